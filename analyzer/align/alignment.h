@@ -1,0 +1,41 @@
+// File: analyzer/align/alignment.h
+//
+// The result of aligning two kernel streams: which kernel of run A pairs with
+// which kernel of run B, and how each pair was made. Produced by align/,
+// consumed by judge/ and report/.
+#ifndef NUMTRACE_ANALYZER_ALIGN_ALIGNMENT_H_
+#define NUMTRACE_ANALYZER_ALIGN_ALIGNMENT_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace numtrace::analyzer {
+
+// How a pair was made; written in the summary's `match_methods`.
+enum class MatchMethod : uint8_t {
+  kOverride,  // forced by the user's --override file
+  kExact,     // same kernel name (as recorded), in launch order
+  kFuzzy,     // names equal after normalisation (counters, templates, GEMM variants)
+  kValue,     // paired by content: equal output hashes or close statistics
+};
+inline constexpr int kMatchMethodCount = 4;
+std::string_view MatchMethodName(MatchMethod m);  // "override", "exact", "fuzzy", "value"
+
+struct KernelPair {
+  uint32_t a = 0;  // index into Trace::kernels of run A
+  uint32_t b = 0;  // index into Trace::kernels of run B
+  MatchMethod method = MatchMethod::kExact;
+};
+
+struct Alignment {
+  std::vector<KernelPair> pairs;   // sorted by a; b increasing too except for overrides
+  std::vector<uint32_t> only_a;    // unpaired kernels of A, ascending
+  std::vector<uint32_t> only_b;    // unpaired kernels of B, ascending
+  std::vector<std::string> warnings;  // e.g. override keys that matched nothing
+};
+
+}  // namespace numtrace::analyzer
+
+#endif  // NUMTRACE_ANALYZER_ALIGN_ALIGNMENT_H_

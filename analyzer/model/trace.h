@@ -1,0 +1,77 @@
+// File: analyzer/model/trace.h
+//
+// The analyzer's in-memory form of one trace: what the importers (read/)
+// produce and every later stage (align/, judge/, report/) consumes. Compact on
+// purpose: a 1M-kernel pair must diff within a few GB, so kernels and buffers
+// are flat vectors, strings are interned once, and per-buffer `pre` stats are
+// not kept (the role already says what they told).
+#ifndef NUMTRACE_ANALYZER_MODEL_TRACE_H_
+#define NUMTRACE_ANALYZER_MODEL_TRACE_H_
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analyzer/model/string_pool.h"
+#include "common/format/records.h"
+
+namespace numtrace::analyzer {
+
+inline constexpr uint64_t kNoValue = ~uint64_t{0};  // absent optional field
+
+struct Buffer {
+  uint64_t addr = 0;
+  uint64_t offset = 0;
+  uint64_t bytes = 0;
+  uint32_t arg = 0;
+  DType dtype = DType::kRaw;
+  DTypeSource dtype_from = DTypeSource::kDefault;
+  Role role = Role::kUnknown;
+  BufferStats stats;
+};
+
+struct Kernel {
+  uint64_t seq = 0;
+  uint64_t launch = kNoValue;
+  int64_t step = -1;               // -1 when absent
+  StringId name = 0;               // as recorded
+  StringId demangled = 0;          // == name when the trace had none
+  uint64_t stream = kNoValue;
+  uint32_t grid[3] = {0, 0, 0};
+  uint32_t block[3] = {0, 0, 0};
+  uint32_t first_buffer = 0;       // index into Trace::buffers
+  uint32_t buffer_count = 0;
+};
+
+// What produced the trace; DebugMode logs carry an L1-norm "hash", not a hash
+// of the bytes, so equal "hashes" there mean equal L1 norms.
+enum class TraceSource : uint8_t { kNumtrace, kDebugMode };
+
+struct Trace {
+  std::string path;
+  std::string label;   // run.label from the header, else the file name
+  int64_t rank = 0;    // from the header, else the file name, else 0
+  TraceSource source = TraceSource::kNumtrace;
+  TraceHeader header;
+  bool truncated = false;                // no footer: the process was cut short
+  std::optional<FooterRecord> footer;
+  uint64_t ignored_lines = 0;            // unknown record types (forward compatibility)
+  std::vector<NoteRecord> notes;
+
+  StringPool strings;
+  std::vector<Kernel> kernels;  // in seq order, kernels[i].seq == i for our traces
+  std::vector<Buffer> buffers;  // all kernels' buffers, each kernel's contiguous
+
+  std::span<const Buffer> BuffersOf(const Kernel& k) const {
+    return {buffers.data() + k.first_buffer, k.buffer_count};
+  }
+  std::string_view Name(const Kernel& k) const { return strings.View(k.name); }
+  std::string_view Demangled(const Kernel& k) const { return strings.View(k.demangled); }
+};
+
+}  // namespace numtrace::analyzer
+
+#endif  // NUMTRACE_ANALYZER_MODEL_TRACE_H_

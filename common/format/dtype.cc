@@ -1,0 +1,38 @@
+#include "common/format/dtype.h"
+
+#include <array>
+
+namespace numtrace {
+namespace {
+constexpr std::array<std::string_view, kDTypeCount> kNames = {
+    "f64", "f32", "f16", "bf16", "f8e4m3", "f8e5m2", "i64",
+    "i32", "i16", "i8",  "u8",   "bool",   "raw"};
+constexpr std::array<std::string_view, 4> kSourceNames = {"name", "signature", "sniffed",
+                                                          "default"};
+}  // namespace
+
+std::string_view DTypeName(DType t) { return kNames[static_cast<int>(t)]; }
+
+bool ParseDType(std::string_view s, DType* out) {
+  for (int i = 0; i < kDTypeCount; ++i) {
+    if (kNames[i] == s) {
+      *out = static_cast<DType>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string_view DTypeSourceName(DTypeSource s) { return kSourceNames[static_cast<int>(s)]; }
+
+bool ParseDTypeSource(std::string_view s, DTypeSource* out) {
+  for (size_t i = 0; i < kSourceNames.size(); ++i) {
+    if (kSourceNames[i] == s) {
+      *out = static_cast<DTypeSource>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace numtrace

@@ -1,0 +1,22 @@
+#include "common/format/records.h"
+
+namespace numtrace {
+
+std::string_view RoleName(Role r) {
+  switch (r) {
+    case Role::kOut: return "out";
+    case Role::kIn: return "in";
+    case Role::kUnknown: break;
+  }
+  return "unknown";
+}
+
+bool ParseRole(std::string_view s, Role* out) {
+  if (s == "out") *out = Role::kOut;
+  else if (s == "in") *out = Role::kIn;
+  else if (s == "unknown") *out = Role::kUnknown;
+  else return false;
+  return true;
+}
+
+}  // namespace numtrace

@@ -1,0 +1,105 @@
+// File: common/format/records.h
+//
+// The records of trace format v1 (../shared/spec/trace-format.md, section 1;
+// docs/format.md in our words), as plain structs. The shim fills them and
+// hands them to the JSONL writer; tests and tools build them directly. The
+// analyzer reads traces into its own compact model (analyzer/model/), not
+// into these, because a 1M-kernel trace must fit in little memory.
+#ifndef NUMTRACE_COMMON_FORMAT_RECORDS_H_
+#define NUMTRACE_COMMON_FORMAT_RECORDS_H_
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/format/dtype.h"
+#include "common/format/stats.h"
+
+namespace numtrace {
+
+inline constexpr std::string_view kTraceFormatName = "numtrace-trace";
+inline constexpr int kTraceFormatVersion = 1;
+
+// `role` of a buffer: did the launch change its contents?
+enum class Role : uint8_t {
+  kOut,      // "out": contents changed
+  kIn,       // "in": contents unchanged
+  kUnknown,  // "unknown": not measured before the launch
+};
+std::string_view RoleName(Role r);
+[[nodiscard]] bool ParseRole(std::string_view s, Role* out);
+
+struct RunInfo {
+  std::string label;
+  std::vector<std::string> argv;
+  int64_t pid = 0;
+  int64_t rank = 0;
+  int64_t world_size = 1;
+  std::string host;
+  std::string start_time;  // RFC 3339, UTC
+};
+
+struct DeviceInfo {
+  int64_t index = 0;
+  std::string name;    // "NVIDIA H200"
+  std::string cc;      // "9.0"
+  std::string driver;  // "580.159"
+  std::string cuda;    // "13.0"
+};
+
+struct CaptureInfo {
+  std::vector<int64_t> steps;
+  std::string outputs;   // "changed" or "all"
+  std::string selector;  // free text describing the filters
+};
+
+struct TraceHeader {
+  std::string producer;  // "libnumtrace 0.1.0"
+  std::optional<RunInfo> run;
+  std::optional<DeviceInfo> device;  // absent for a simulated device
+  std::optional<CaptureInfo> capture;
+};
+
+struct BufferRecord {
+  uint32_t arg = 0;     // kernel parameter the pointer was found in
+  uint64_t addr = 0;    // buffer start (written as a hex string)
+  uint64_t offset = 0;  // pointer offset into the buffer
+  uint64_t bytes = 0;   // buffer size
+  DType dtype = DType::kRaw;
+  DTypeSource dtype_from = DTypeSource::kDefault;
+  Role role = Role::kUnknown;
+  BufferStats stats;                // after the launch
+  std::optional<BufferStats> pre;   // before the launch, when measured
+};
+
+struct KernelRecord {
+  uint64_t seq = 0;                     // dense, 0-based, launch order in this file
+  std::optional<uint64_t> launch;       // process-wide launch count
+  std::optional<int64_t> step;          // training step
+  std::string name;                     // symbol as the driver reports it
+  std::string demangled;                // written only when it differs from name
+  std::optional<uint64_t> stream;
+  std::optional<std::array<uint32_t, 3>> grid, block;
+  std::optional<uint64_t> graph;        // CUDA graph the kernel ran in
+  std::vector<BufferRecord> buffers;
+};
+
+struct NoteRecord {
+  std::optional<uint64_t> launch;
+  std::string level = "warn";  // "info", "warn", "error"
+  std::string msg;
+};
+
+struct FooterRecord {
+  uint64_t kernels = 0;
+  uint64_t launches = 0;
+  uint64_t dropped = 0;
+  std::string status = "complete";
+  std::string end_time;
+};
+
+}  // namespace numtrace
+
+#endif  // NUMTRACE_COMMON_FORMAT_RECORDS_H_

@@ -1,0 +1,63 @@
+// File: shim/engine/events.h
+//
+// What the CUDA-facing layer (shim/cupti/) tells the engine, in plain types:
+// no CUDA or CUPTI header is needed to build or test the engine. Every field
+// is copied out of the callback by the caller; pointers here are valid only
+// for the duration of the engine call.
+#ifndef NUMTRACE_SHIM_ENGINE_EVENTS_H_
+#define NUMTRACE_SHIM_ENGINE_EVENTS_H_
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+namespace numtrace::shim {
+
+// One kernel parameter's place in the packed parameter bytes
+// (cuFuncGetParamInfo: offset and size, no type).
+struct ParamSlot {
+  uint32_t offset = 0;
+  uint32_t size = 0;
+};
+
+struct LaunchEvent {
+  std::string_view symbol;             // as the driver reports it (usually mangled)
+  uint64_t function = 0;               // CUfunction/CUkernel handle, a cache key
+  std::span<const uint8_t> params;     // parameter bytes packed at the layout's offsets
+  std::span<const ParamSlot> layout;   // one entry per kernel parameter
+  std::array<uint32_t, 3> grid{1, 1, 1};
+  std::array<uint32_t, 3> block{1, 1, 1};
+  uint64_t stream = 0;                 // resolved stream handle (legacy/per-thread mapped)
+  uint64_t context = 0;
+  int device = 0;
+  bool stream_capturing = false;       // the stream is being captured into a graph
+};
+
+enum class AllocKind : uint8_t {
+  kPlain,        // cuMemAlloc and friends
+  kStreamOrdered,  // cuMemAllocAsync / from pool
+  kVirtualMap,   // cuMemMap of a VMM range
+};
+
+struct AllocEvent {
+  uint64_t address = 0;
+  uint64_t bytes = 0;
+  AllocKind kind = AllocKind::kPlain;
+  int device = 0;
+};
+
+struct FreeEvent {
+  uint64_t address = 0;
+  uint64_t bytes = 0;  // known for cuMemUnmap; 0 when the free names the start only
+  AllocKind kind = AllocKind::kPlain;
+};
+
+struct GraphLaunchEvent {
+  uint64_t graph_exec = 0;
+  uint64_t stream = 0;
+};
+
+}  // namespace numtrace::shim
+
+#endif  // NUMTRACE_SHIM_ENGINE_EVENTS_H_

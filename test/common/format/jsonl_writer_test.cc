@@ -1,0 +1,105 @@
+#include "common/format/jsonl_writer.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+
+namespace numtrace {
+namespace {
+
+TEST(JsonlWriterTest, DoublesAreShortestRoundTrip) {
+  for (double v : {0.1, 1.0 / 3.0, -6.15625, 1e-310, 1.7976931348623157e308, 643.211}) {
+    std::string s;
+    AppendJsonDouble(v, &s);
+    EXPECT_EQ(std::strtod(s.c_str(), nullptr), v) << s;
+  }
+  std::string s;
+  AppendJsonDouble(0.1, &s);
+  EXPECT_EQ(s, "0.1");
+}
+
+TEST(JsonlWriterTest, NonFiniteNeverWrittenAsNumber) {
+  std::string s;
+  AppendJsonDouble(std::nan(""), &s);
+  EXPECT_EQ(s, "null");
+}
+
+TEST(JsonlWriterTest, StringsAreEscaped) {
+  std::string s;
+  AppendJsonString("a\"b\\c\n<T>\x01", &s);
+  EXPECT_EQ(s, R"j("a\"b\\c\n<T>\u0001")j");
+  s.clear();
+  AppendJsonString("\xff", &s);  // not UTF-8: escaped, line stays valid
+  EXPECT_EQ(s, R"j("\u00ff")j");
+  s.clear();
+  AppendJsonString("\xc3\xa9", &s);  // valid UTF-8 kept as is
+  EXPECT_EQ(s, "\"\xc3\xa9\"");
+}
+
+TEST(JsonlWriterTest, KernelRecordMatchesSpecShape) {
+  KernelRecord k;
+  k.seq = 41;
+  k.launch = 90317;
+  k.step = 2;
+  k.name = "_Z3addPf";
+  k.demangled = "add(float*)";
+  k.stream = 7;
+  k.grid = {{1024, 1, 1}};
+  k.block = {{128, 1, 1}};
+  BufferRecord b;
+  b.arg = 1;
+  b.addr = 0x7f3a40000000;
+  b.bytes = 16;
+  b.dtype = DType::kBF16;
+  b.dtype_from = DTypeSource::kName;
+  b.role = Role::kOut;
+  b.stats.n = 8;
+  b.stats.has_range = true;
+  b.stats.min = -6.15625;
+  b.stats.max = 7.03125;
+  b.stats.hash = 0x9f3a5c0d12e4b788;
+  k.buffers.push_back(b);
+  std::string line;
+  AppendJsonLine(k, &line);
+  EXPECT_EQ(line,
+            R"j({"type":"kernel","seq":41,"launch":90317,"step":2,"name":"_Z3addPf",)j"
+            R"j("demangled":"add(float*)","stream":7,"grid":[1024,1,1],"block":[128,1,1],)j"
+            R"j("buffers":[{"arg":1,"addr":"0x7f3a40000000","offset":0,"bytes":16,"dtype":"bf16",)j"
+            R"j("dtype_from":"name","role":"out","stats":{"n":8,"nan":0,"inf":0,"ninf":0,)j"
+            R"j("zero":0,"sub":0,"min":-6.15625,"max":7.03125,"sum":0,"l1":0,"l2":0,)j"
+            R"j("hash":"9f3a5c0d12e4b788"}}]})j"
+            "\n");
+}
+
+TEST(JsonlWriterTest, RawBuffersCarryOnlyCountAndHash) {
+  KernelRecord k;
+  BufferRecord b;
+  b.dtype = DType::kRaw;
+  b.stats.n = 3;
+  b.stats.hash = 1;
+  k.buffers.push_back(b);
+  std::string line;
+  AppendJsonLine(k, &line);
+  EXPECT_NE(line.find(R"j("stats":{"n":3,"hash":"0000000000000001"})j"), std::string::npos) << line;
+}
+
+TEST(JsonlWriterTest, FooterAndHeader) {
+  std::string s;
+  TraceHeader h;
+  h.producer = "libnumtrace 0.1.0";
+  AppendJsonLine(h, &s);
+  EXPECT_EQ(s, R"j({"type":"header","format":"numtrace-trace","version":1,"producer":"libnumtrace 0.1.0"})j"
+               "\n");
+  s.clear();
+  FooterRecord f;
+  f.kernels = 3;
+  f.launches = 10;
+  f.end_time = "2026-11-29T11:00:00Z";
+  AppendJsonLine(f, &s);
+  EXPECT_EQ(s, R"j({"type":"footer","kernels":3,"launches":10,"dropped":0,"status":"complete","end_time":"2026-11-29T11:00:00Z"})j"
+               "\n");
+}
+
+}  // namespace
+}  // namespace numtrace
