@@ -1,0 +1,43 @@
+// File: shim/engine/event_sink.h
+//
+// The narrow interface the CUDA-facing layer (shim/cupti/) calls. The engine
+// implements it; tests and the simulated training loop call it directly, the
+// same way the CUPTI callbacks do. Every method may be called from many host
+// threads at once and must return quickly: OnLaunch is on the application's
+// launch path.
+#ifndef NUMTRACE_SHIM_ENGINE_EVENT_SINK_H_
+#define NUMTRACE_SHIM_ENGINE_EVENT_SINK_H_
+
+#include <string_view>
+
+#include "shim/engine/events.h"
+
+namespace numtrace::shim {
+
+class EventSink {
+ public:
+  virtual ~EventSink() = default;
+
+  // A kernel launch that succeeded (callback EXIT, CUDA_SUCCESS).
+  virtual void OnLaunch(const LaunchEvent& launch) = 0;
+  virtual void OnAlloc(const AllocEvent& alloc) = 0;
+  virtual void OnFree(const FreeEvent& free) = 0;
+  virtual void OnGraphLaunch(const GraphLaunchEvent& graph) = 0;
+
+  // Step and capture markers: numtrace_mark_step(), numtrace_capture_begin/end(),
+  // cuProfilerStart/Stop, NVTX range push/pop (name; empty for a pop).
+  virtual void OnStepMark() = 0;
+  virtual void OnCaptureBegin() = 0;
+  virtual void OnCaptureEnd() = 0;
+  virtual void OnProfilerStart() = 0;
+  virtual void OnProfilerStop() = 0;
+  virtual void OnRangePush(std::string_view name) = 0;
+  virtual void OnRangePop() = 0;
+
+  // Completes outstanding measurements, writes them and flushes (process exit).
+  virtual void Shutdown() = 0;
+};
+
+}  // namespace numtrace::shim
+
+#endif  // NUMTRACE_SHIM_ENGINE_EVENT_SINK_H_
