@@ -18,6 +18,12 @@ class EventSink {
  public:
   virtual ~EventSink() = default;
 
+  // A kernel launch about to be made (callback ENTER), with the same fields
+  // OnLaunch will get. The engine measures "before" here, on the launch's
+  // stream, so stream order puts it ahead of the kernel. Optional for a
+  // caller: without it buffers get role "unknown". Must be followed on the
+  // same thread by OnLaunch for the same launch when the launch succeeds.
+  virtual void OnLaunchEnter(const LaunchEvent& launch) {}
   // A kernel launch that succeeded (callback EXIT, CUDA_SUCCESS).
   virtual void OnLaunch(const LaunchEvent& launch) = 0;
   virtual void OnAlloc(const AllocEvent& alloc) = 0;

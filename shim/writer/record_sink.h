@@ -1,0 +1,37 @@
+// File: shim/writer/record_sink.h
+//
+// Where the engine hands finished records, in launch order. TraceWriter
+// (trace_writer.h) is the real one: bounded, background thread, JSONL file.
+// Tests use an in-memory sink. The sink numbers kernel records itself (`seq`)
+// as it writes them, so a record it drops leaves no hole in the numbering.
+//
+// Example:
+//   sink->Push(std::move(kernel_record));  // false: dropped (queue full)
+//   sink->Flush();                         // step end: write what is queued
+//   sink->Finish(/*launches=*/9000, /*dropped=*/0);  // footer, at exit
+#ifndef NUMTRACE_SHIM_WRITER_RECORD_SINK_H_
+#define NUMTRACE_SHIM_WRITER_RECORD_SINK_H_
+
+#include <cstdint>
+
+#include "common/format/records.h"
+
+namespace numtrace::shim {
+
+class RecordSink {
+ public:
+  virtual ~RecordSink() = default;
+  // Both may be called from any thread; false means the record was dropped
+  // and counted. `seq` of a kernel record is assigned by the sink.
+  virtual bool Push(KernelRecord record) = 0;
+  virtual bool Push(NoteRecord note) = 0;
+  // Makes everything pushed so far reach the file soon (step end).
+  virtual void Flush() = 0;
+  // Writes what is left and the footer; `dropped` adds the producer's own
+  // drops (measurements the device could not take) to the sink's. Idempotent.
+  virtual void Finish(uint64_t launches, uint64_t dropped) = 0;
+};
+
+}  // namespace numtrace::shim
+
+#endif  // NUMTRACE_SHIM_WRITER_RECORD_SINK_H_
