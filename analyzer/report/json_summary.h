@@ -1,0 +1,25 @@
+// File: analyzer/report/json_summary.h
+//
+// The `--json` diff summary, exactly as ../shared/spec/trace-format.md
+// section 2 defines it: what CI scripts and jq read. For directory inputs
+// the top level rolls the ranks up and `ranks` carries one summary per rank
+// (same shape plus `rank`).
+//
+// Example:
+//   std::string json = JsonSummary(report);
+//   // {"format":"numtrace-diff-summary","version":1,"a":{...},...,"verdict":"diverged",...}
+#ifndef NUMTRACE_ANALYZER_REPORT_JSON_SUMMARY_H_
+#define NUMTRACE_ANALYZER_REPORT_JSON_SUMMARY_H_
+
+#include <string>
+
+#include "analyzer/report/rank_diff.h"
+
+namespace numtrace::analyzer {
+
+// One JSON object followed by a newline.
+std::string JsonSummary(const DiffReport& report);
+
+}  // namespace numtrace::analyzer
+
+#endif  // NUMTRACE_ANALYZER_REPORT_JSON_SUMMARY_H_

@@ -1,0 +1,67 @@
+// File: analyzer/report/rank_diff.h
+//
+// What every report (terminal, JSON summary, HTML) renders: the two traces of
+// each rank and the judge's verdict on them. The reports only borrow these
+// objects; the caller (cli/) owns the traces and results and keeps them alive
+// while a report is being written.
+//
+// Example:
+//   DiffReport report{.path_a = "runA", .path_b = "runB", .per_rank = true};
+//   report.ranks.push_back({.rank = 0, .a = &trace_a, .b = &trace_b, .result = &result});
+//   std::string json = JsonSummary(report);
+#ifndef NUMTRACE_ANALYZER_REPORT_RANK_DIFF_H_
+#define NUMTRACE_ANALYZER_REPORT_RANK_DIFF_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analyzer/judge/diff_result.h"
+#include "analyzer/model/trace.h"
+
+namespace numtrace::analyzer {
+
+struct RankDiff {
+  int64_t rank = 0;
+  const Trace* a = nullptr;
+  const Trace* b = nullptr;
+  const DiffResult* result = nullptr;
+};
+
+struct DiffReport {
+  std::string path_a, path_b;  // as given on the command line (file or directory)
+  bool per_rank = false;       // directory inputs: the summary carries `ranks`
+  std::vector<RankDiff> ranks;  // ascending rank; exactly one when !per_rank
+};
+
+// The roll-up over ranks that the top level of every report shows: the worst
+// verdict, summed counts, and the rank whose first divergence (and first
+// NaN/Inf per run) comes first in launch order.
+struct RolledUp {
+  Verdict verdict = Verdict::kIdentical;
+  DiffCounts counts;
+  uint64_t kernels_a = 0, kernels_b = 0;
+  bool truncated_a = false, truncated_b = false;
+  int first_divergence_rank = -1;   // index into DiffReport::ranks, -1 when none
+  int first_nonfinite_a_rank = -1;  // likewise
+  int first_nonfinite_b_rank = -1;
+};
+RolledUp RollUpRanks(const DiffReport& report);
+
+// Spellings the reports share (the spec's words), kept here so report/ does
+// not depend on judge/'s object files for a few switch statements.
+std::string_view VerdictWord(Verdict v);        // "identical", "within_tolerance", "diverged"
+std::string_view StatusWord(PairStatus s);      // "bitwise_equal", ..., "layout"
+std::string_view MethodWord(MatchMethod m);     // "override", "exact", "fuzzy", "value"
+// `kind` of a divergence: "values", "nonfinite" or "layout"; "" when not diverged.
+std::string_view DivergenceKind(PairStatus s);
+
+// The order of a kernel in its process: `launch` when the trace has it (it is
+// comparable across ranks), else `seq`.
+uint64_t LaunchOrder(const Kernel& k);
+
+}  // namespace numtrace::analyzer
+
+#endif  // NUMTRACE_ANALYZER_REPORT_RANK_DIFF_H_

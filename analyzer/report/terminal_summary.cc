@@ -1,0 +1,210 @@
+#include "analyzer/report/terminal_summary.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string_view>
+
+#include "analyzer/report/kernel_label.h"
+
+namespace numtrace::analyzer {
+namespace {
+
+constexpr std::string_view kRed = "\033[31m", kGreen = "\033[32m", kYellow = "\033[33m",
+                           kBold = "\033[1m", kDim = "\033[2m", kReset = "\033[0m";
+
+class Writer {
+ public:
+  explicit Writer(bool color) : color_(color) {}
+  Writer& operator<<(std::string_view s) {
+    out_.append(s);
+    return *this;
+  }
+  Writer& operator<<(uint64_t v) {
+    out_.append(std::to_string(v));
+    return *this;
+  }
+  // `text` in colour `code` (when colour is on).
+  Writer& C(std::string_view code, std::string_view text) {
+    if (color_) out_.append(code);
+    out_.append(text);
+    if (color_) out_.append(kReset);
+    return *this;
+  }
+  std::string Take() { return std::move(out_); }
+
+ private:
+  bool color_;
+  std::string out_;
+};
+
+std::string Num(double v) {
+  if (std::isinf(v)) return "inf";
+  if (std::isnan(v)) return "nan";
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.3g", v);
+  return buf;
+}
+
+std::string Label(const Trace& t, const Kernel& k) { return KernelLabel(t.Demangled(k)); }
+
+std::string_view VerdictColor(Verdict v) {
+  return v == Verdict::kDiverged ? kRed : v == Verdict::kWithinTolerance ? kYellow : kGreen;
+}
+
+void Counts(const DiffCounts& c, Writer& w) {
+  w << "  pairs " << c.pairs << ": " << c.bitwise_equal << " bitwise equal, "
+    << c.within_tolerance << " within tolerance, ";
+  w.C(c.diverged ? kRed : std::string_view(), std::to_string(c.diverged) + " diverged");
+  w << "; unmatched: " << c.only_a << " only in A, " << c.only_b << " only in B\n";
+  w << "  matched by:";
+  for (int m = 0; m < kMatchMethodCount; ++m) {
+    w << " " << MethodWord(static_cast<MatchMethod>(m)) << " " << c.by_method[m];
+  }
+  w << "\n";
+}
+
+std::string BufferText(const Trace& t, const Kernel& k, int32_t buffer) {
+  if (buffer < 0 || static_cast<uint32_t>(buffer) >= k.buffer_count) return "no buffer";
+  const Buffer& b = t.BuffersOf(k)[buffer];
+  return "arg " + std::to_string(b.arg) + " " + std::string(DTypeName(b.dtype)) + "[" +
+         std::to_string(b.stats.n) + "]";
+}
+
+void PairLine(const RankDiff& rd, uint32_t i, Writer& w) {
+  const DiffResult& res = *rd.result;
+  const KernelPair& p = res.alignment.pairs[i];
+  const PairVerdict& v = res.verdicts[i];
+  const Kernel& ka = rd.a->kernels[p.a];
+  const Kernel& kb = rd.b->kernels[p.b];
+  w << "    A#" << ka.seq << " " << Label(*rd.a, ka);
+  std::string lb = Label(*rd.b, kb);
+  if (lb != Label(*rd.a, ka) || kb.seq != ka.seq) w << "  |  B#" << kb.seq << " " << lb;
+  w << "  ";
+  if (IsDiverged(v.status)) {
+    w.C(kRed, std::string(StatusWord(v.status)) + " rel " + Num(v.rel_diff));
+  } else {
+    w.C(kDim, v.status == PairStatus::kBitwiseEqual ? "equal" : "within tol, rel " + Num(v.rel_diff));
+  }
+  w << "\n";
+}
+
+void FirstDivergence(const RankDiff& rd, const TerminalOptions& opt, Writer& w) {
+  const DiffResult& res = *rd.result;
+  if (!res.first_divergence) return;
+  uint32_t i = *res.first_divergence;
+  const KernelPair& p = res.alignment.pairs[i];
+  const PairVerdict& v = res.verdicts[i];
+  const Kernel& ka = rd.a->kernels[p.a];
+  const Kernel& kb = rd.b->kernels[p.b];
+  w.C(kBold, "  first divergence");
+  w << " (" << DivergenceKind(v.status) << ", rel diff " << Num(v.rel_diff) << ", matched "
+    << MethodWord(p.method) << "):\n";
+  w << "    A seq " << ka.seq << ": ";
+  w.C(kBold, Label(*rd.a, ka));
+  w << "  " << BufferText(*rd.a, ka, v.a_buffer) << "\n";
+  w << "    B seq " << kb.seq << ": ";
+  w.C(kBold, Label(*rd.b, kb));
+  w << "  " << BufferText(*rd.b, kb, v.b_buffer) << "\n";
+  w.C(kDim, "    A full name: ");
+  w << rd.a->Demangled(ka) << "\n";
+  if (opt.context > 0 && i > 0) {
+    w << "  just before it:\n";
+    uint32_t from = i > static_cast<uint32_t>(opt.context) ? i - opt.context : 0;
+    for (uint32_t j = from; j < i; ++j) PairLine(rd, j, w);
+  }
+}
+
+void Nonfinite(const RankDiff& rd, Writer& w) {
+  const DiffResult& res = *rd.result;
+  auto line = [&](std::string_view side, const Trace& t, std::optional<uint32_t> k) {
+    w << "  first NaN/Inf in " << side << ": ";
+    if (!k) {
+      w << "none\n";
+      return;
+    }
+    const Kernel& kernel = t.kernels[*k];
+    w.C(kRed, "seq " + std::to_string(kernel.seq) + " " + Label(t, kernel));
+    w << "\n";
+  };
+  if (res.first_nonfinite_a || res.first_nonfinite_b) {
+    line("A", *rd.a, res.first_nonfinite_a);
+    line("B", *rd.b, res.first_nonfinite_b);
+  }
+}
+
+void Warnings(const RankDiff& rd, Writer& w) {
+  for (const Trace* t : {rd.a, rd.b}) {
+    if (t->truncated) {
+      w.C(kYellow, "  warning: ");
+      w << t->path << " is truncated (no footer: the process was cut short)\n";
+    }
+    if (t->footer && t->footer->dropped > 0) {
+      w.C(kYellow, "  warning: ");
+      w << t->path << " dropped " << t->footer->dropped << " records\n";
+    }
+  }
+  for (const std::string& s : rd.result->alignment.warnings) {
+    w.C(kYellow, "  warning: ");
+    w << s << "\n";
+  }
+}
+
+void Top(const RankDiff& rd, int top, Writer& w) {
+  const DiffResult& res = *rd.result;
+  if (top <= 0 || res.top_divergences.empty()) return;
+  w << "  largest divergences:\n";
+  int shown = 0;
+  for (uint32_t i : res.top_divergences) {
+    if (shown++ >= top) break;
+    PairLine(rd, i, w);
+  }
+}
+
+}  // namespace
+
+bool ShouldUseColor(ColorMode mode, bool is_tty) {
+  if (mode != ColorMode::kAuto) return mode == ColorMode::kAlways;
+  const char* no_color = std::getenv("NO_COLOR");
+  return is_tty && (no_color == nullptr || *no_color == '\0');
+}
+
+std::string TerminalSummary(const DiffReport& report, const TerminalOptions& opt) {
+  Writer w(opt.color);
+  RolledUp up = RollUpRanks(report);
+  w << "numtrace-diff: ";
+  w.C(std::string(VerdictColor(up.verdict)) + std::string(kBold), VerdictWord(up.verdict));
+  w << "  (A: " << report.path_a << ", " << up.kernels_a << " kernels; B: " << report.path_b
+    << ", " << up.kernels_b << " kernels)\n";
+  if (report.per_rank) {
+    w << "  " << report.ranks.size() << " ranks\n";
+    Counts(up.counts, w);
+    for (const RankDiff& rd : report.ranks) {
+      w << "  rank " << static_cast<uint64_t>(rd.rank) << ": ";
+      w.C(VerdictColor(rd.result->verdict), VerdictWord(rd.result->verdict));
+      w << ", " << rd.result->counts.diverged << " diverged of " << rd.result->counts.pairs
+        << " pairs\n";
+    }
+  }
+  for (size_t r = 0; r < report.ranks.size(); ++r) {
+    const RankDiff& rd = report.ranks[r];
+    bool detail = !report.per_rank || static_cast<int>(r) == up.first_divergence_rank ||
+                  static_cast<int>(r) == up.first_nonfinite_a_rank ||
+                  static_cast<int>(r) == up.first_nonfinite_b_rank ||
+                  rd.a->truncated || rd.b->truncated;
+    if (!detail) continue;
+    if (report.per_rank) {
+      w.C(kBold, "rank " + std::to_string(rd.rank));
+      if (static_cast<int>(r) == up.first_divergence_rank) w << " (diverges first)";
+      w << ":\n";
+    }
+    if (!report.per_rank) Counts(rd.result->counts, w);
+    Warnings(rd, w);
+    FirstDivergence(rd, opt, w);
+    Nonfinite(rd, w);
+    Top(rd, opt.top, w);
+  }
+  return w.Take();
+}
+
+}  // namespace numtrace::analyzer

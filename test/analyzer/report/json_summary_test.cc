@@ -1,0 +1,157 @@
+#include "analyzer/report/json_summary.h"
+
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include "test/analyzer/report/report_fixture.h"
+
+namespace numtrace::analyzer {
+namespace {
+
+using testing::RankFixture;
+
+simdjson::dom::element Parse(simdjson::dom::parser& parser, const std::string& json) {
+  auto doc = parser.parse(json);
+  EXPECT_EQ(doc.error(), simdjson::SUCCESS) << json;
+  return doc.value();
+}
+
+std::string Str(simdjson::dom::element e) { return std::string(std::string_view(e)); }
+
+TEST(JsonSummaryTest, SingleFileDivergedEveryField) {
+  RankFixture f(0, "runA/rank_0.ntrace.jsonl", "runB/rank_0.ntrace.jsonl");
+  f.AddPair("gemm", "gemm", PairStatus::kBitwiseEqual, 0);
+  f.AddPair("add<\"x\">", "add<\"x\">", PairStatus::kWithinTolerance, 1e-7, MatchMethod::kFuzzy);
+  f.AddOnlyA("extra_a");
+  f.AddPair("softmax", "softmax_v2", PairStatus::kDiverged, 3.1e-3, MatchMethod::kValue);
+  f.AddPair("norm", "norm", PairStatus::kNonfiniteMismatch, 1.0, MatchMethod::kOverride, 2);
+  f.AddOnlyB("extra_b");
+  f.a().truncated = true;
+  f.result().tolerance = {1e-4, 1e-8};
+  f.Finish();
+  DiffReport report{"runA/rank_0.ntrace.jsonl", "runB/rank_0.ntrace.jsonl", false, {f.Diff()}};
+
+  std::string json = JsonSummary(report);
+  ASSERT_EQ(json.back(), '\n');
+  simdjson::dom::parser parser;
+  auto doc = Parse(parser, json);
+  EXPECT_EQ(Str(doc["format"]), "numtrace-diff-summary");
+  EXPECT_EQ(int64_t(doc["version"]), 1);
+  EXPECT_EQ(Str(doc["a"]["path"]), "runA/rank_0.ntrace.jsonl");
+  EXPECT_EQ(Str(doc["a"]["label"]), "A");
+  EXPECT_EQ(uint64_t(doc["a"]["kernels"]), 5u);
+  EXPECT_TRUE(bool(doc["a"]["truncated"]));
+  EXPECT_EQ(Str(doc["b"]["path"]), "runB/rank_0.ntrace.jsonl");
+  EXPECT_EQ(uint64_t(doc["b"]["kernels"]), 5u);
+  EXPECT_FALSE(bool(doc["b"]["truncated"]));
+  EXPECT_DOUBLE_EQ(double(doc["tolerance"]["rtol"]), 1e-4);
+  EXPECT_DOUBLE_EQ(double(doc["tolerance"]["atol"]), 1e-8);
+  EXPECT_EQ(Str(doc["verdict"]), "diverged");
+  auto c = doc["counts"];
+  EXPECT_EQ(uint64_t(c["pairs"]), 4u);
+  EXPECT_EQ(uint64_t(c["bitwise_equal"]), 1u);
+  EXPECT_EQ(uint64_t(c["within_tolerance"]), 1u);
+  EXPECT_EQ(uint64_t(c["diverged"]), 2u);
+  EXPECT_EQ(uint64_t(c["only_a"]), 1u);
+  EXPECT_EQ(uint64_t(c["only_b"]), 1u);
+  auto m = doc["match_methods"];
+  EXPECT_EQ(uint64_t(m["override"]), 1u);
+  EXPECT_EQ(uint64_t(m["exact"]), 1u);
+  EXPECT_EQ(uint64_t(m["fuzzy"]), 1u);
+  EXPECT_EQ(uint64_t(m["value"]), 1u);
+  auto fd = doc["first_divergence"];
+  EXPECT_EQ(uint64_t(fd["a_seq"]), 3u);  // after the only-A kernel
+  EXPECT_EQ(uint64_t(fd["b_seq"]), 2u);
+  EXPECT_EQ(Str(fd["a_name"]), "softmax");
+  EXPECT_EQ(Str(fd["b_name"]), "softmax_v2");
+  EXPECT_EQ(int64_t(fd["a_arg"]), 1);
+  EXPECT_EQ(int64_t(fd["b_arg"]), 1);
+  EXPECT_DOUBLE_EQ(double(fd["rel_diff"]), 3.1e-3);
+  EXPECT_EQ(Str(fd["kind"]), "values");
+  EXPECT_TRUE(fd["rank"].error() == simdjson::NO_SUCH_FIELD);  // only for directories
+  EXPECT_TRUE(doc["first_nonfinite"]["a"].is_null());
+  EXPECT_EQ(uint64_t(doc["first_nonfinite"]["b"]["seq"]), 3u);
+  EXPECT_EQ(Str(doc["first_nonfinite"]["b"]["name"]), "norm");
+  EXPECT_TRUE(doc["ranks"].error() == simdjson::NO_SUCH_FIELD);
+}
+
+TEST(JsonSummaryTest, IdenticalHasNullDivergence) {
+  RankFixture f(0, "a.jsonl", "b.jsonl");
+  f.AddPair("k", "k", PairStatus::kBitwiseEqual, 0);
+  f.Finish();
+  DiffReport report{"a.jsonl", "b.jsonl", false, {f.Diff()}};
+  simdjson::dom::parser parser;
+  auto doc = Parse(parser, JsonSummary(report));
+  EXPECT_EQ(Str(doc["verdict"]), "identical");
+  EXPECT_TRUE(doc["first_divergence"].is_null());
+  EXPECT_TRUE(doc["first_nonfinite"]["a"].is_null());
+  EXPECT_TRUE(doc["first_nonfinite"]["b"].is_null());
+}
+
+TEST(JsonSummaryTest, LayoutDivergenceWithoutBufferHasNullArgs) {
+  RankFixture f(0, "a.jsonl", "b.jsonl");
+  f.AddPair("k", "k", PairStatus::kLayoutMismatch, 0);
+  f.result().verdicts[0].a_buffer = -1;
+  f.result().verdicts[0].b_buffer = -1;
+  f.Finish();
+  DiffReport report{"a.jsonl", "b.jsonl", false, {f.Diff()}};
+  simdjson::dom::parser parser;
+  auto doc = Parse(parser, JsonSummary(report));
+  EXPECT_EQ(Str(doc["first_divergence"]["kind"]), "layout");
+  EXPECT_TRUE(doc["first_divergence"]["a_arg"].is_null());
+  EXPECT_TRUE(doc["first_divergence"]["b_arg"].is_null());
+}
+
+TEST(JsonSummaryTest, DirectoriesRollUpRanks) {
+  RankFixture r0(0, "A/rank_0.ntrace.jsonl", "B/rank_0.ntrace.jsonl");
+  r0.AddPair("k", "k", PairStatus::kBitwiseEqual, 0);
+  r0.AddPair("k", "k", PairStatus::kBitwiseEqual, 0);
+  r0.AddPair("late", "late", PairStatus::kDiverged, 0.5);  // launch 1002
+  r0.Finish();
+  RankFixture r1(1, "A/rank_1.ntrace.jsonl", "B/rank_1.ntrace.jsonl");
+  r1.AddPair("k", "k", PairStatus::kBitwiseEqual, 0);
+  r1.AddPair("early", "early", PairStatus::kDiverged, 0.01, MatchMethod::kExact, 1);  // launch 1001
+  r1.AddOnlyB("x");
+  r1.Finish();
+  DiffReport report{"A", "B", true, {r0.Diff(), r1.Diff()}};
+  simdjson::dom::parser parser;
+  auto doc = Parse(parser, JsonSummary(report));
+  EXPECT_EQ(Str(doc["a"]["path"]), "A");
+  EXPECT_EQ(uint64_t(doc["a"]["kernels"]), 5u);
+  EXPECT_EQ(uint64_t(doc["b"]["kernels"]), 6u);
+  EXPECT_EQ(Str(doc["verdict"]), "diverged");
+  EXPECT_EQ(uint64_t(doc["counts"]["pairs"]), 5u);
+  EXPECT_EQ(uint64_t(doc["counts"]["diverged"]), 2u);
+  EXPECT_EQ(uint64_t(doc["counts"]["only_b"]), 1u);
+  EXPECT_EQ(uint64_t(doc["match_methods"]["exact"]), 5u);
+  EXPECT_EQ(int64_t(doc["first_divergence"]["rank"]), 1);
+  EXPECT_EQ(Str(doc["first_divergence"]["a_name"]), "early");
+  EXPECT_EQ(int64_t(doc["first_nonfinite"]["b"]["rank"]), 1);
+  EXPECT_EQ(uint64_t(doc["first_nonfinite"]["b"]["seq"]), 1u);
+  simdjson::dom::array ranks = doc["ranks"];
+  ASSERT_EQ(ranks.size(), 2u);
+  auto first = ranks.at(0).value();
+  EXPECT_EQ(int64_t(first["rank"]), 0);
+  EXPECT_EQ(Str(first["format"]), "numtrace-diff-summary");
+  EXPECT_EQ(Str(first["a"]["path"]), "A/rank_0.ntrace.jsonl");
+  EXPECT_EQ(uint64_t(first["counts"]["pairs"]), 3u);
+  EXPECT_EQ(Str(first["first_divergence"]["a_name"]), "late");
+  EXPECT_TRUE(first["first_divergence"]["rank"].error() == simdjson::NO_SUCH_FIELD);
+  auto second = ranks.at(1).value();
+  EXPECT_EQ(int64_t(second["rank"]), 1);
+  EXPECT_EQ(Str(second["verdict"]), "diverged");
+}
+
+TEST(JsonSummaryTest, NamesWithQuotesAndControlBytesStayValidJson) {
+  RankFixture f(0, "a\"q.jsonl", "b\\.jsonl");
+  f.AddPair("k\"<&>\n\x01", "k", PairStatus::kDiverged, 1);
+  f.Finish();
+  DiffReport report{"a\"q.jsonl", "b\\.jsonl", false, {f.Diff()}};
+  simdjson::dom::parser parser;
+  auto doc = Parse(parser, JsonSummary(report));
+  EXPECT_EQ(Str(doc["first_divergence"]["a_name"]), "k\"<&>\n\x01");
+  EXPECT_EQ(Str(doc["a"]["path"]), "a\"q.jsonl");
+}
+
+}  // namespace
+}  // namespace numtrace::analyzer

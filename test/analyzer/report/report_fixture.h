@@ -1,0 +1,118 @@
+// File: test/analyzer/report/report_fixture.h
+//
+// Builds small traces and diff results directly (no reader, aligner or
+// judge), so the report tests pin the reports' own behaviour.
+//
+// Example:
+//   ReportFixture f;
+//   f.AddPair("gemm", "gemm", PairStatus::kDiverged, 3e-3);
+//   f.Finish();                      // counts, verdict, first divergence
+//   std::string json = JsonSummary(f.Report());
+#ifndef NUMTRACE_TEST_ANALYZER_REPORT_REPORT_FIXTURE_H_
+#define NUMTRACE_TEST_ANALYZER_REPORT_REPORT_FIXTURE_H_
+
+#include <algorithm>
+#include <memory>
+#include <string>
+
+#include "analyzer/report/rank_diff.h"
+
+namespace numtrace::analyzer::testing {
+
+class RankFixture {
+ public:
+  RankFixture(int64_t rank, std::string path_a, std::string path_b) : rank_(rank) {
+    a_.path = std::move(path_a);
+    b_.path = std::move(path_b);
+    a_.label = "A";
+    b_.label = "B";
+    a_.rank = b_.rank = rank;
+  }
+
+  // Adds one kernel to a trace with one output buffer (arg 1, f32).
+  static uint32_t AddKernel(Trace* t, std::string_view name, double sum, uint64_t nan = 0) {
+    Kernel k;
+    k.seq = t->kernels.size();
+    k.launch = 1000 + k.seq;
+    k.name = t->strings.Intern(name);
+    k.demangled = k.name;
+    k.stream = 7;
+    k.grid[0] = 128; k.grid[1] = k.grid[2] = 1;
+    k.block[0] = 256; k.block[1] = k.block[2] = 1;
+    k.first_buffer = static_cast<uint32_t>(t->buffers.size());
+    k.buffer_count = 1;
+    Buffer b;
+    b.arg = 1;
+    b.addr = 0x7f0000000000;
+    b.bytes = 4096;
+    b.dtype = DType::kF32;
+    b.role = Role::kOut;
+    b.stats.n = 1024;
+    b.stats.nan = nan;
+    b.stats.has_range = true;
+    b.stats.min = -1;
+    b.stats.max = 1;
+    b.stats.sum = sum;
+    b.stats.l1 = 512;
+    b.stats.l2 = 16;
+    b.stats.hash = 0x9f3a5c0d12e4b788ULL + static_cast<uint64_t>(sum * 1000);
+    t->buffers.push_back(b);
+    t->kernels.push_back(k);
+    return static_cast<uint32_t>(t->kernels.size() - 1);
+  }
+
+  void AddPair(std::string_view name_a, std::string_view name_b, PairStatus status, double rel,
+               MatchMethod method = MatchMethod::kExact, uint64_t nan_b = 0) {
+    uint32_t ia = AddKernel(&a_, name_a, 1.0);
+    uint32_t ib = AddKernel(&b_, name_b, status == PairStatus::kBitwiseEqual ? 1.0 : 1.0 + rel, nan_b);
+    r_.alignment.pairs.push_back({ia, ib, method});
+    PairVerdict v;
+    v.status = status;
+    v.rel_diff = rel;
+    v.a_buffer = v.b_buffer = 0;
+    r_.verdicts.push_back(v);
+    if (nan_b && !r_.first_nonfinite_b) r_.first_nonfinite_b = ib;
+  }
+  void AddOnlyA(std::string_view name) { r_.alignment.only_a.push_back(AddKernel(&a_, name, 1)); }
+  void AddOnlyB(std::string_view name) { r_.alignment.only_b.push_back(AddKernel(&b_, name, 1)); }
+
+  // Fills counts, verdict, first divergence and top list from the pairs, as
+  // judge/ would.
+  void Finish() {
+    DiffCounts& c = r_.counts;
+    c = {};
+    c.pairs = r_.alignment.pairs.size();
+    c.only_a = r_.alignment.only_a.size();
+    c.only_b = r_.alignment.only_b.size();
+    for (size_t i = 0; i < r_.verdicts.size(); ++i) {
+      PairStatus s = r_.verdicts[i].status;
+      c.by_method[static_cast<int>(r_.alignment.pairs[i].method)]++;
+      if (s == PairStatus::kBitwiseEqual) c.bitwise_equal++;
+      else if (s == PairStatus::kWithinTolerance) c.within_tolerance++;
+      else c.diverged++;
+      if (IsDiverged(s)) {
+        if (!r_.first_divergence) r_.first_divergence = static_cast<uint32_t>(i);
+        r_.top_divergences.push_back(static_cast<uint32_t>(i));
+      }
+    }
+    std::stable_sort(r_.top_divergences.begin(), r_.top_divergences.end(),
+                     [&](uint32_t x, uint32_t y) { return r_.verdicts[x].rel_diff > r_.verdicts[y].rel_diff; });
+    r_.verdict = c.diverged ? Verdict::kDiverged
+                 : (c.within_tolerance || c.only_a || c.only_b) ? Verdict::kWithinTolerance
+                                                                 : Verdict::kIdentical;
+  }
+
+  Trace& a() { return a_; }
+  Trace& b() { return b_; }
+  DiffResult& result() { return r_; }
+  RankDiff Diff() const { return {rank_, &a_, &b_, &r_}; }
+
+ private:
+  int64_t rank_;
+  Trace a_, b_;
+  DiffResult r_;
+};
+
+}  // namespace numtrace::analyzer::testing
+
+#endif  // NUMTRACE_TEST_ANALYZER_REPORT_REPORT_FIXTURE_H_

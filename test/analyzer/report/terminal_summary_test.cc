@@ -1,0 +1,99 @@
+#include "analyzer/report/terminal_summary.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "test/analyzer/report/report_fixture.h"
+
+namespace numtrace::analyzer {
+namespace {
+
+using testing::RankFixture;
+
+RankFixture Diverged() {
+  RankFixture f(0, "a.jsonl", "b.jsonl");
+  f.AddPair("void at::native::elementwise_kernel<128, 4>(int, float*)", "void at::native::elementwise_kernel<128, 4>(int, float*)",
+            PairStatus::kBitwiseEqual, 0);
+  f.AddPair("ctx_before", "ctx_before", PairStatus::kWithinTolerance, 2e-7);
+  f.AddPair("void cutlass::Kernel<cutlass_80_tensorop_s1688gemm>(Params)",
+            "void cutlass::Kernel<cutlass_80_tensorop_s1688gemm>(Params)", PairStatus::kDiverged, 3.1e-3);
+  f.AddPair("norm", "norm", PairStatus::kNonfiniteMismatch, 1.0, MatchMethod::kExact, 4);
+  f.AddOnlyA("only_in_a");
+  f.Finish();
+  return f;
+}
+
+TEST(TerminalSummaryTest, NamesVerdictCountsAndFirstDivergence) {
+  RankFixture f = Diverged();
+  f.b().truncated = true;
+  f.b().path = "b.jsonl";
+  DiffReport report{"a.jsonl", "b.jsonl", false, {f.Diff()}};
+  std::string s = TerminalSummary(report, {.color = false, .top = 5, .context = 2});
+  EXPECT_NE(s.find("numtrace-diff: diverged"), std::string::npos) << s;
+  EXPECT_NE(s.find("pairs 4: 1 bitwise equal, 1 within tolerance, 2 diverged"), std::string::npos) << s;
+  EXPECT_NE(s.find("1 only in A, 0 only in B"), std::string::npos) << s;
+  EXPECT_NE(s.find("matched by: override 0 exact 4 fuzzy 0 value 0"), std::string::npos) << s;
+  EXPECT_NE(s.find("first divergence (values, rel diff 0.0031"), std::string::npos) << s;
+  EXPECT_NE(s.find("A seq 2: Kernel  arg 1 f32[1024]"), std::string::npos) << s;
+  EXPECT_NE(s.find("A full name: void cutlass::Kernel<cutlass_80_tensorop_s1688gemm>(Params)"),
+            std::string::npos) << s;
+  // Context: the two pairs before it, the short label of the first.
+  EXPECT_NE(s.find("A#0 elementwise_kernel"), std::string::npos) << s;
+  EXPECT_NE(s.find("A#1 ctx_before"), std::string::npos) << s;
+  EXPECT_NE(s.find("first NaN/Inf in A: none"), std::string::npos) << s;
+  EXPECT_NE(s.find("first NaN/Inf in B: seq 3 norm"), std::string::npos) << s;
+  EXPECT_NE(s.find("b.jsonl is truncated"), std::string::npos) << s;
+  EXPECT_NE(s.find("largest divergences:"), std::string::npos) << s;
+  // Largest first: the nonfinite pair (rel 1) before the values pair.
+  EXPECT_LT(s.find("A#3 norm"), s.find("A#2 Kernel", s.find("largest divergences:"))) << s;
+  EXPECT_EQ(s.find('\033'), std::string::npos) << "no ANSI codes without colour";
+}
+
+TEST(TerminalSummaryTest, ColourOnlyWhenAsked) {
+  RankFixture f = Diverged();
+  DiffReport report{"a.jsonl", "b.jsonl", false, {f.Diff()}};
+  std::string s = TerminalSummary(report, {.color = true});
+  EXPECT_NE(s.find("\033[31m"), std::string::npos);
+}
+
+TEST(TerminalSummaryTest, ShouldUseColorFollowsTtyAndNoColor) {
+  unsetenv("NO_COLOR");
+  EXPECT_TRUE(ShouldUseColor(ColorMode::kAuto, true));
+  EXPECT_FALSE(ShouldUseColor(ColorMode::kAuto, false));
+  EXPECT_TRUE(ShouldUseColor(ColorMode::kAlways, false));
+  EXPECT_FALSE(ShouldUseColor(ColorMode::kNever, true));
+  setenv("NO_COLOR", "1", 1);
+  EXPECT_FALSE(ShouldUseColor(ColorMode::kAuto, true));
+  EXPECT_TRUE(ShouldUseColor(ColorMode::kAlways, true));
+  unsetenv("NO_COLOR");
+}
+
+TEST(TerminalSummaryTest, IdenticalSaysSoWithoutDivergenceSection) {
+  RankFixture f(0, "a", "b");
+  f.AddPair("k", "k", PairStatus::kBitwiseEqual, 0);
+  f.Finish();
+  DiffReport report{"a", "b", false, {f.Diff()}};
+  std::string s = TerminalSummary(report, {});
+  EXPECT_NE(s.find("numtrace-diff: identical"), std::string::npos) << s;
+  EXPECT_EQ(s.find("first divergence"), std::string::npos) << s;
+}
+
+TEST(TerminalSummaryTest, RanksListedAndFirstDivergingRankDetailed) {
+  RankFixture r0(0, "A/rank_0", "B/rank_0");
+  r0.AddPair("k", "k", PairStatus::kBitwiseEqual, 0);
+  r0.Finish();
+  RankFixture r1(1, "A/rank_1", "B/rank_1");
+  r1.AddPair("bad_kernel", "bad_kernel", PairStatus::kDiverged, 0.2);
+  r1.Finish();
+  DiffReport report{"A", "B", true, {r0.Diff(), r1.Diff()}};
+  std::string s = TerminalSummary(report, {});
+  EXPECT_NE(s.find("2 ranks"), std::string::npos) << s;
+  EXPECT_NE(s.find("rank 0: identical"), std::string::npos) << s;
+  EXPECT_NE(s.find("rank 1: diverged, 1 diverged of 1 pairs"), std::string::npos) << s;
+  EXPECT_NE(s.find("rank 1 (diverges first)"), std::string::npos) << s;
+  EXPECT_NE(s.find("bad_kernel"), std::string::npos) << s;
+}
+
+}  // namespace
+}  // namespace numtrace::analyzer
