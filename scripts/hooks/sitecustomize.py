@@ -1,0 +1,169 @@
+"""numtrace hooks for PyTorch jobs, loaded through PYTHONPATH by `numtrace run --torch-hooks`.
+
+Two things the shim cannot see from CUDA alone, supplied without editing the job:
+  * step boundaries: numtrace_mark_step() after every optimizer.step(), through
+    torch's global optimizer step post-hook;
+  * Triton dtypes: Triton kernel names carry none, so when Triton loads a
+    compiled kernel we pass the dtypes of its pointer arguments from the
+    kernel's signature to numtrace_annotate_kernel().
+Every hook is best effort: any failure leaves the job exactly as it was.
+Status: written against torch 2.x / Triton 3.x; not yet run on a GPU machine.
+"""
+import ctypes
+import importlib.abc
+import importlib.util
+import os
+import sys
+
+_TRITON_TO_NUMTRACE = {
+    "fp64": "f64", "fp32": "f32", "fp16": "f16", "bf16": "bf16",
+    "fp8e4nv": "f8e4m3", "fp8e4b8": "f8e4m3", "fp8e5": "f8e5m2", "fp8e5b16": "f8e5m2",
+    "i64": "i64", "i32": "i32", "i16": "i16", "i8": "i8", "u8": "u8", "i1": "bool",
+    "u64": "i64", "u32": "i32", "u16": "i16",
+}
+
+
+def _load_lib():
+    path = os.environ.get("NUMTRACE_LIB_PATH")
+    try:
+        lib = ctypes.CDLL(path or "libnumtrace.so", mode=ctypes.RTLD_GLOBAL)
+        lib.numtrace_mark_step.restype = None
+        lib.numtrace_annotate_kernel.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+        return lib
+    except (OSError, AttributeError):
+        return None
+
+
+def _signature_dtypes(signature):
+    """'*bf16' -> bf16 for pointer params, in kernel parameter order; scalars -> raw."""
+    out = []
+    items = signature.values() if isinstance(signature, dict) else signature
+    for ty in items:
+        ty = str(ty)
+        if ty == "constexpr":
+            continue  # compiled away: not a kernel parameter
+        if ty.startswith("*"):
+            out.append(_TRITON_TO_NUMTRACE.get(ty.lstrip("*k"), "raw"))
+        else:
+            out.append("raw")
+    return out
+
+
+def _install_triton_hook(lib, compiler_module):
+    kernel_cls = getattr(compiler_module, "CompiledKernel", None)
+    if kernel_cls is None or getattr(kernel_cls, "_numtrace_hooked", False):
+        return
+    original_init = kernel_cls.__init__
+
+    def init(self, *args, **kwargs):
+        original_init(self, *args, **kwargs)
+        try:
+            signature = getattr(getattr(self, "src", None), "signature", None)
+            name = getattr(self, "name", None) or getattr(self.metadata, "name", None)
+            if signature and name:
+                dtypes = ",".join(_signature_dtypes(signature))
+                lib.numtrace_annotate_kernel(name.encode(), dtypes.encode())
+        except Exception:  # never disturb the job
+            pass
+
+    kernel_cls.__init__ = init
+    kernel_cls._numtrace_hooked = True
+
+
+class _TritonCompilerWatcher(importlib.abc.MetaPathFinder):
+    """Installs the Triton hook when triton.compiler.compiler is first imported."""
+
+    def __init__(self, lib):
+        self._lib = lib
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != "triton.compiler.compiler":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(fullname)
+        if spec is None or spec.loader is None:
+            return spec
+        loader, lib = spec.loader, self._lib
+
+        class _Loader(importlib.abc.Loader):
+            def create_module(self, s):
+                return loader.create_module(s)
+
+            def exec_module(self, module):
+                loader.exec_module(module)
+                try:
+                    _install_triton_hook(lib, module)
+                except Exception:
+                    pass
+
+        spec.loader = _Loader()
+        return spec
+
+
+def _install_step_hook(lib, optimizer_module):
+    register = getattr(optimizer_module, "register_optimizer_step_post_hook", None)
+    if register is not None:
+        register(lambda *args, **kwargs: lib.numtrace_mark_step())
+
+
+class _TorchOptimWatcher(importlib.abc.MetaPathFinder):
+    def __init__(self, lib):
+        self._lib = lib
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != "torch.optim.optimizer":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(fullname)
+        if spec is None or spec.loader is None:
+            return spec
+        loader, lib = spec.loader, self._lib
+
+        class _Loader(importlib.abc.Loader):
+            def create_module(self, s):
+                return loader.create_module(s)
+
+            def exec_module(self, module):
+                loader.exec_module(module)
+                try:
+                    _install_step_hook(lib, module)
+                except Exception:
+                    pass
+
+        spec.loader = _Loader()
+        return spec
+
+
+def _chain_other_sitecustomize():
+    """Run the sitecustomize we shadow, if the environment had one."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    for entry in sys.path:
+        if not entry or os.path.abspath(entry) == here:
+            continue
+        candidate = os.path.join(entry, "sitecustomize.py")
+        if os.path.isfile(candidate):
+            spec = importlib.util.spec_from_file_location("_numtrace_chained_sitecustomize", candidate)
+            if spec and spec.loader:
+                try:
+                    spec.loader.exec_module(importlib.util.module_from_spec(spec))
+                except Exception:
+                    pass
+            return
+
+
+def _main():
+    _chain_other_sitecustomize()
+    lib = _load_lib()
+    if lib is None:
+        return
+    if "torch.optim.optimizer" in sys.modules:
+        _install_step_hook(lib, sys.modules["torch.optim.optimizer"])
+    else:
+        sys.meta_path.insert(0, _TorchOptimWatcher(lib))
+    if "triton.compiler.compiler" in sys.modules:
+        _install_triton_hook(lib, sys.modules["triton.compiler.compiler"])
+    else:
+        sys.meta_path.insert(0, _TritonCompilerWatcher(lib))
+
+
+_main()
