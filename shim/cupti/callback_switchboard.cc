@@ -1,0 +1,202 @@
+// File: shim/cupti/callback_switchboard.cc
+//
+// Dispatch of CUPTI callbacks to the engine; see callback_switchboard.h.
+#include "shim/cupti/callback_switchboard.h"
+
+#include <cuda.h>
+
+#include <vector>
+
+#include "shim/cupti/alloc_decoder.h"
+#include "shim/cupti/launch_decoder.h"
+#include "shim/cupti/self_call_guard.h"
+
+namespace numtrace::shim {
+namespace {
+
+constexpr uint32_t kLaunchIds[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+};
+constexpr uint32_t kGraphIds[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
+};
+constexpr uint32_t kProfilerIds[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuProfilerStart,
+    CUPTI_DRIVER_TRACE_CBID_cuProfilerStop,
+};
+constexpr uint32_t kResourceIds[] = {
+    CUPTI_CBID_RESOURCE_CONTEXT_CREATED,
+    CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING,
+};
+
+const std::vector<uint32_t>& AllDriverIds() {
+  static const std::vector<uint32_t> ids = [] {
+    std::vector<uint32_t> v(std::begin(kLaunchIds), std::end(kLaunchIds));
+    v.insert(v.end(), std::begin(kGraphIds), std::end(kGraphIds));
+    v.insert(v.end(), std::begin(kProfilerIds), std::end(kProfilerIds));
+    for (uint32_t id : AllocCallbackIds()) v.push_back(id);
+    return v;
+  }();
+  return ids;
+}
+
+bool Succeeded(const CUpti_CallbackData& d) {
+  return d.functionReturnValue != nullptr &&
+         *static_cast<const CUresult*>(d.functionReturnValue) == CUDA_SUCCESS;
+}
+
+uint64_t ContextOf(const CUpti_CallbackData& d) { return reinterpret_cast<uint64_t>(d.context); }
+
+// The engine may offer a "before" hook (OnLaunchEnter); call it when it does.
+template <typename Sink>
+constexpr bool kHasEnter = requires(Sink* s, const LaunchEvent& e) { s->OnLaunchEnter(e); };
+
+template <typename Sink>
+void CallEnter(Sink* sink, const LaunchEvent& e) {
+  if constexpr (kHasEnter<Sink>) sink->OnLaunchEnter(e);
+}
+
+// Per-thread scratch: the packed parameter bytes of the launch in flight.
+// Grows to the largest kernel seen and is then reused: no allocation per launch.
+thread_local std::vector<uint8_t> t_params;
+thread_local KernelInfo t_uncached;  // when the cache cannot hold an entry
+
+}  // namespace
+
+CallbackSwitchboard::CallbackSwitchboard(DriverQueries* queries, Hooks hooks)
+    : queries_(queries), hooks_(hooks) {
+  for (uint32_t id : kLaunchIds) handlers_[id] = &OnKernelLaunch;
+  for (uint32_t id : kGraphIds) handlers_[id] = &OnGraphLaunch;
+  for (uint32_t id : kProfilerIds) handlers_[id] = &OnProfiler;
+  for (uint32_t id : AllocCallbackIds()) handlers_[id] = &OnAllocOrFree;
+}
+
+std::span<const uint32_t> CallbackSwitchboard::DriverIds() { return AllDriverIds(); }
+std::span<const uint32_t> CallbackSwitchboard::ResourceIds() { return kResourceIds; }
+
+void CUPTIAPI CallbackSwitchboard::Callback(void* userdata, CUpti_CallbackDomain domain,
+                                            CUpti_CallbackId cbid, const void* cbdata) {
+  static_cast<CallbackSwitchboard*>(userdata)->Dispatch(domain, cbid, cbdata);
+}
+
+void CallbackSwitchboard::Dispatch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                                   const void* cbdata) {
+  if (SelfCallGuard::Active() || cbdata == nullptr) return;
+  SelfCallGuard guard;
+  if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+    if (cbid >= handlers_.size() || handlers_[cbid] == nullptr) return;
+    handlers_[cbid](*this, cbid, *static_cast<const CUpti_CallbackData*>(cbdata));
+  } else if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
+    const auto& r = *static_cast<const CUpti_ResourceData*>(cbdata);
+    uint64_t ctx = reinterpret_cast<uint64_t>(r.context);
+    if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
+      EnsureSink(ctx);
+    } else if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING &&
+               hooks_.context_destroying != nullptr && sink_.load(std::memory_order_acquire)) {
+      hooks_.context_destroying(ctx);
+    }
+  }
+}
+
+EventSink* CallbackSwitchboard::EnsureSink(uint64_t context) {
+  if (EventSink* s = sink_.load(std::memory_order_acquire)) return s;
+  if (hooks_.start == nullptr) return nullptr;
+  int expected = 0;
+  // One thread starts the engine; others drop their event meanwhile rather
+  // than wait inside the application's launch.
+  if (!start_state_.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) {
+    return nullptr;
+  }
+  EventSink* s = hooks_.start(context);
+  sink_.store(s, std::memory_order_release);
+  start_state_.store(2, std::memory_order_release);
+  return s;
+}
+
+const KernelInfo& CallbackSwitchboard::Describe(uint64_t function) {
+  if (const KernelInfo* k = kernels_.Find(function)) return *k;
+  auto info = std::make_unique<KernelInfo>();
+  if (!queries_->Describe(function, info.get())) {
+    counters_.undescribed.fetch_add(1, std::memory_order_relaxed);
+    t_uncached = KernelInfo{};
+    return t_uncached;  // not cached: a later launch may succeed
+  }
+  KernelInfo copy = *info;
+  if (const KernelInfo* k = kernels_.Insert(function, std::move(info))) return *k;
+  t_uncached = std::move(copy);
+  return t_uncached;
+}
+
+void CallbackSwitchboard::OnKernelLaunch(CallbackSwitchboard& self, uint32_t cbid,
+                                         const CUpti_CallbackData& d) {
+  bool enter = d.callbackSite == CUPTI_API_ENTER;
+  if (enter && !kHasEnter<EventSink>) return;
+  if (!enter && !Succeeded(d)) return;
+  EventSink* sink = self.EnsureSink(ContextOf(d));
+  if (sink == nullptr) return;
+  std::optional<LaunchArgs> args = ExtractLaunchArgs(cbid, d.functionParams);
+  if (!args) return;
+  const KernelInfo& info = self.Describe(args->function);
+  if (t_params.size() < info.param_bytes) t_params.resize(info.param_bytes);
+  std::span<uint8_t> packed(t_params.data(), info.param_bytes);
+  if (!PackParams(*args, info.layout, packed)) {
+    if (!enter) self.counters_.unpacked.fetch_add(1, std::memory_order_relaxed);
+    packed = {};
+  }
+  uint64_t stream = ResolveStream(args->raw_stream, args->per_thread);
+  bool capturing = self.queries_->IsCapturing(stream);
+  int device = self.queries_->DeviceOf(ContextOf(d));
+  LaunchEvent e = MakeLaunchEvent(*args, info, d.symbolName, packed, ContextOf(d), device, capturing);
+  if (packed.empty()) e.layout = {};  // no bytes: the engine must not read slots
+  if (enter) {
+    CallEnter(sink, e);
+  } else {
+    self.counters_.launches.fetch_add(1, std::memory_order_relaxed);
+    sink->OnLaunch(e);
+  }
+}
+
+void CallbackSwitchboard::OnGraphLaunch(CallbackSwitchboard& self, uint32_t cbid,
+                                        const CUpti_CallbackData& d) {
+  if (d.callbackSite != CUPTI_API_EXIT || !Succeeded(d)) return;
+  EventSink* sink = self.EnsureSink(ContextOf(d));
+  if (sink == nullptr) return;
+  if (std::optional<GraphLaunchEvent> g = ExtractGraphLaunch(cbid, d.functionParams)) {
+    sink->OnGraphLaunch(*g);
+  }
+}
+
+void CallbackSwitchboard::OnAllocOrFree(CallbackSwitchboard& self, uint32_t cbid,
+                                        const CUpti_CallbackData& d) {
+  if (d.callbackSite != CUPTI_API_EXIT || !Succeeded(d)) return;
+  EventSink* sink = self.EnsureSink(ContextOf(d));
+  if (sink == nullptr) return;
+  if (std::optional<FreeEvent> f = DecodeFree(cbid, d.functionParams)) {
+    sink->OnFree(*f);
+    return;
+  }
+  if (std::optional<AllocEvent> a =
+          DecodeAlloc(cbid, d.functionParams, self.queries_->DeviceOf(ContextOf(d)))) {
+    sink->OnAlloc(*a);
+  }
+}
+
+void CallbackSwitchboard::OnProfiler(CallbackSwitchboard& self, uint32_t cbid,
+                                     const CUpti_CallbackData& d) {
+  if (d.callbackSite != CUPTI_API_EXIT || !Succeeded(d)) return;
+  EventSink* sink = self.EnsureSink(ContextOf(d));
+  if (sink == nullptr) return;
+  if (cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart) {
+    sink->OnProfilerStart();
+  } else {
+    sink->OnProfilerStop();
+  }
+}
+
+}  // namespace numtrace::shim

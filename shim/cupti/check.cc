@@ -1,0 +1,58 @@
+// File: shim/cupti/check.cc
+//
+// Failure logging for the checked-call macros; see check.h.
+#include "shim/cupti/check.h"
+
+#include <atomic>
+#include <cstdarg>
+#include <cstdio>
+
+#include "shim/cupti/cupti_api.h"
+#include "shim/cupti/driver_api.h"
+
+namespace numtrace::shim {
+namespace {
+
+constexpr int kMaxFailureLines = 20;
+std::atomic<int> g_failure_lines{0};
+
+bool MayLog() {
+  int n = g_failure_lines.fetch_add(1, std::memory_order_relaxed);
+  if (n == kMaxFailureLines) LogLine("further CUDA/CUPTI failures are not logged");
+  return n < kMaxFailureLines;
+}
+
+}  // namespace
+
+void LogLine(const char* fmt, ...) {
+  char line[512];
+  va_list args;
+  va_start(args, fmt);
+  vsnprintf(line, sizeof line, fmt, args);
+  va_end(args);
+  // One write: lines from several threads must not interleave.
+  fprintf(stderr, "numtrace: %s\n", line);
+}
+
+bool CheckCuptiResult(int code, const char* call, const char* file, int line) {
+  if (code == 0) return true;
+  if (!MayLog()) return false;
+  const char* what = "unknown CUPTI error";
+  CuptiApi& api = CuptiApi::Instance();
+  if (api.loaded()) api.cuptiGetResultString(static_cast<CUptiResult>(code), &what);
+  LogLine("%s failed: %s (%d) [%s:%d]", call, what, code, file, line);
+  return false;
+}
+
+bool CheckDriverResult(int code, const char* call, const char* file, int line) {
+  if (code == 0) return true;
+  if (!MayLog()) return false;
+  const char* what = nullptr;
+  DriverApi& api = DriverApi::Instance();
+  if (api.loaded()) api.cuGetErrorString(static_cast<CUresult>(code), &what);
+  LogLine("%s failed: %s (%d) [%s:%d]", call, what ? what : "unknown driver error", code, file,
+          line);
+  return false;
+}
+
+}  // namespace numtrace::shim

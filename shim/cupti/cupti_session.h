@@ -1,0 +1,69 @@
+// File: shim/cupti/cupti_session.h
+//
+// The lifetime of numtrace's CUPTI subscription, behind a header free of
+// CUDA/CUPTI types (shim/api/injection.cc includes it). Start loads libcupti
+// and libcuda (library_finder.h), subscribes as "numtrace" with
+// cuptiSubscribe_v2 and enables the driver and resource callbacks of
+// CallbackSwitchboard. Whatever goes wrong, the job keeps running: Start
+// prints at most ONE "numtrace: ..." line and the session stays inert.
+// CUPTI 13.0 allows one subscriber per process: when torch.profiler,
+// Nsight or cuda-gdb holds it, the line names the holder.
+//
+// Example:
+//   SessionState s = CuptiSession::Get().Start({.start = &StartEngine});
+//   if (s != SessionState::kActive) return;  // message already printed
+//   ...
+//   CuptiSession::Get().Stop();  // unsubscribe before the engine shuts down
+#ifndef NUMTRACE_SHIM_CUPTI_CUPTI_SESSION_H_
+#define NUMTRACE_SHIM_CUPTI_CUPTI_SESSION_H_
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "shim/engine/event_sink.h"
+
+namespace numtrace::shim {
+
+enum class SessionState : uint8_t {
+  kOff,          // Start not called yet
+  kActive,       // subscribed; callbacks flow
+  kHeldByOther,  // another CUPTI subscriber holds the process
+  kNoCupti,      // libcupti not found or too old
+  kNoDriver,     // libcuda.so.1 missing or too old
+  kFailed,       // CUPTI refused (message printed)
+  kStopped,      // unsubscribed
+};
+
+struct SessionHooks {
+  // First context seen: start the engine and return its sink (null: inert).
+  EventSink* (*start)(uint64_t context) = nullptr;
+  // A context is about to be destroyed.
+  void (*context_destroying)(uint64_t context) = nullptr;
+};
+
+// The one line printed when another tool holds CUPTI. `holder` is CUPTI's
+// oldSubscriberName (may be empty when CUPTI did not say).
+std::string FormatHeldMessage(std::string_view holder);
+
+class CuptiSession {
+ public:
+  static CuptiSession& Get();
+
+  // Idempotent: later calls return the first call's state. Thread-safe.
+  SessionState Start(const SessionHooks& hooks);
+  // Unsubscribes (callbacks stop before this returns). Safe to call twice.
+  void Stop();
+  SessionState state() const;
+
+ private:
+  mutable std::mutex mu_;
+  SessionState state_ = SessionState::kOff;
+  void* subscriber_ = nullptr;  // CUpti_SubscriberHandle
+  void* board_ = nullptr;       // CallbackSwitchboard*, leaked on purpose
+};
+
+}  // namespace numtrace::shim
+
+#endif  // NUMTRACE_SHIM_CUPTI_CUPTI_SESSION_H_

@@ -1,0 +1,90 @@
+// File: shim/cupti/driver_queries.cc
+//
+// Driver-backed answers for the callback path; see driver_queries.h.
+#include "shim/cupti/driver_queries.h"
+
+#include "shim/cupti/driver_api.h"
+
+#include <utility>
+
+namespace numtrace::shim {
+namespace {
+
+// CUDA caps a kernel's parameters at 32764 bytes; a loop that never ends
+// would mean a broken driver, not a big kernel.
+constexpr size_t kMaxParams = 8192;
+
+template <typename Handle, typename InfoFn>
+bool ReadLayout(InfoFn fn, Handle h, KernelInfo* out) {
+  out->layout.clear();
+  for (size_t i = 0; i < kMaxParams; ++i) {
+    size_t offset = 0, size = 0;
+    CUresult r = fn(h, i, &offset, &size);
+    // No count API: the first index past the end answers INVALID_VALUE.
+    if (r == CUDA_ERROR_INVALID_VALUE) return true;
+    if (r != CUDA_SUCCESS) return false;
+    out->layout.push_back({static_cast<uint32_t>(offset), static_cast<uint32_t>(size)});
+  }
+  return false;
+}
+
+}  // namespace
+
+bool LiveDriverQueries::Describe(uint64_t function, KernelInfo* out) {
+  // `f` may be a CUkernel cast to CUfunction (cuLaunchKernel accepts both);
+  // the function queries reject a kernel handle, so fall back to the kernel ones.
+  auto* f = reinterpret_cast<CUfunction>(function);
+  auto* k = reinterpret_cast<CUkernel>(function);
+  const char* name = nullptr;
+  bool ok = ReadLayout(api_.cuFuncGetParamInfo, f, out);
+  // An empty layout may also be a kernel handle the function query misread.
+  if (!ok || out->layout.empty()) {
+    KernelInfo as_kernel;
+    if (ReadLayout(api_.cuKernelGetParamInfo, k, &as_kernel) &&
+        (!ok || !as_kernel.layout.empty())) {
+      out->layout = std::move(as_kernel.layout);
+      ok = true;
+      if (api_.cuKernelGetName(&name, k) != CUDA_SUCCESS) name = nullptr;
+    }
+  }
+  if (ok && name == nullptr && api_.cuFuncGetName(&name, f) != CUDA_SUCCESS) name = nullptr;
+  if (!ok) {
+    out->layout.clear();
+    return false;
+  }
+  out->name = name ? name : "";
+  out->param_bytes = ParamBytes(out->layout);
+  return true;
+}
+
+bool LiveDriverQueries::IsCapturing(uint64_t stream) {
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  if (api_.cuStreamIsCapturing(reinterpret_cast<CUstream>(stream), &status) != CUDA_SUCCESS) {
+    return false;
+  }
+  return status != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+int LiveDriverQueries::DeviceOf(uint64_t context) {
+  // Hot path: a launch thread keeps using one context, so remember the last.
+  thread_local uint64_t last_context = 0;
+  thread_local int last_device = 0;
+  if (context != 0 && context == last_context) return last_device;
+  CUdevice dev = 0;
+  CUcontext current = nullptr;
+  bool switched = false;
+  if (context != 0 && api_.cuCtxGetCurrent(&current) == CUDA_SUCCESS &&
+      current != reinterpret_cast<CUcontext>(context)) {
+    switched = api_.cuCtxPushCurrent_v2(reinterpret_cast<CUcontext>(context)) == CUDA_SUCCESS;
+  }
+  if (api_.cuCtxGetDevice(&dev) != CUDA_SUCCESS) dev = 0;
+  if (switched) {
+    CUcontext popped = nullptr;
+    api_.cuCtxPopCurrent_v2(&popped);
+  }
+  last_context = context;
+  last_device = static_cast<int>(dev);
+  return last_device;
+}
+
+}  // namespace numtrace::shim

@@ -1,0 +1,48 @@
+// File: shim/cupti/driver_queries.h
+//
+// The few driver questions the callback path asks (what is this kernel, is
+// this stream capturing, which device owns this context), behind an
+// interface: the switchboard's CPU tests answer them with fakes, the shim
+// with LiveDriverQueries over the DriverApi table.
+//
+// Example:
+//   LiveDriverQueries q(DriverApi::Instance());
+//   KernelInfo info;
+//   if (q.Describe(fn, &info)) ...  // info.layout from cuFuncGetParamInfo
+#ifndef NUMTRACE_SHIM_CUPTI_DRIVER_QUERIES_H_
+#define NUMTRACE_SHIM_CUPTI_DRIVER_QUERIES_H_
+
+#include <cstdint>
+
+#include "shim/cupti/launch_decoder.h"
+
+namespace numtrace::shim {
+
+struct DriverApi;
+
+class DriverQueries {
+ public:
+  virtual ~DriverQueries() = default;
+  // Name and parameter layout of a CUfunction or CUkernel handle; false when
+  // the driver knows neither.
+  virtual bool Describe(uint64_t function, KernelInfo* out) = 0;
+  // True while `stream` (already resolved: never NULL) is being captured.
+  virtual bool IsCapturing(uint64_t stream) = 0;
+  // Device ordinal of `context` (the current one when 0); 0 when unknown.
+  virtual int DeviceOf(uint64_t context) = 0;
+};
+
+class LiveDriverQueries : public DriverQueries {
+ public:
+  explicit LiveDriverQueries(const DriverApi& api) : api_(api) {}
+  bool Describe(uint64_t function, KernelInfo* out) override;
+  bool IsCapturing(uint64_t stream) override;
+  int DeviceOf(uint64_t context) override;
+
+ private:
+  const DriverApi& api_;
+};
+
+}  // namespace numtrace::shim
+
+#endif  // NUMTRACE_SHIM_CUPTI_DRIVER_QUERIES_H_

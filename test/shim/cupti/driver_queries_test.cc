@@ -1,0 +1,86 @@
+// File: test/shim/cupti/driver_queries_test.cc
+//
+// LiveDriverQueries over a DriverApi table of fake functions: parameter
+// iteration ends at CUDA_ERROR_INVALID_VALUE, CUkernel handles fall back to
+// the cuKernel* queries, broken handles give no layout.
+#include "shim/cupti/driver_queries.h"
+
+#include <gtest/gtest.h>
+
+#include "shim/cupti/driver_api.h"
+
+namespace numtrace::shim {
+namespace {
+
+constexpr uint64_t kFunction = 0x100, kKernel = 0x200, kBroken = 0x300;
+
+CUresult FakeFuncParamInfo(CUfunction f, size_t i, size_t* off, size_t* size) {
+  if (reinterpret_cast<uint64_t>(f) != kFunction) return CUDA_ERROR_INVALID_HANDLE;
+  if (i >= 3) return CUDA_ERROR_INVALID_VALUE;
+  *off = i * 8;
+  *size = 8;
+  return CUDA_SUCCESS;
+}
+CUresult FakeKernelParamInfo(CUkernel k, size_t i, size_t* off, size_t* size) {
+  if (reinterpret_cast<uint64_t>(k) != kKernel) return CUDA_ERROR_INVALID_HANDLE;
+  if (i >= 2) return CUDA_ERROR_INVALID_VALUE;
+  *off = i * 16;
+  *size = 16;
+  return CUDA_SUCCESS;
+}
+CUresult FakeFuncName(const char** name, CUfunction) { *name = "func_name"; return CUDA_SUCCESS; }
+CUresult FakeKernelName(const char** name, CUkernel) { *name = "kernel_name"; return CUDA_SUCCESS; }
+CUresult FakeIsCapturing(CUstream s, CUstreamCaptureStatus* st) {
+  *st = reinterpret_cast<uint64_t>(s) == 0x2 ? CU_STREAM_CAPTURE_STATUS_ACTIVE
+                                             : CU_STREAM_CAPTURE_STATUS_NONE;
+  return CUDA_SUCCESS;
+}
+
+DriverApi FakeApi() {
+  DriverApi api;
+  api.cuFuncGetParamInfo = &FakeFuncParamInfo;
+  api.cuKernelGetParamInfo = &FakeKernelParamInfo;
+  api.cuFuncGetName = &FakeFuncName;
+  api.cuKernelGetName = &FakeKernelName;
+  api.cuStreamIsCapturing = &FakeIsCapturing;
+  return api;
+}
+
+TEST(LiveDriverQueries, FunctionLayout) {
+  DriverApi api = FakeApi();
+  LiveDriverQueries q(api);
+  KernelInfo k;
+  ASSERT_TRUE(q.Describe(kFunction, &k));
+  EXPECT_EQ(k.name, "func_name");
+  ASSERT_EQ(k.layout.size(), 3u);
+  EXPECT_EQ(k.layout[2].offset, 16u);
+  EXPECT_EQ(k.param_bytes, 24u);
+}
+
+TEST(LiveDriverQueries, KernelHandleFallsBack) {
+  DriverApi api = FakeApi();
+  LiveDriverQueries q(api);
+  KernelInfo k;
+  ASSERT_TRUE(q.Describe(kKernel, &k));
+  EXPECT_EQ(k.name, "kernel_name");
+  ASSERT_EQ(k.layout.size(), 2u);
+  EXPECT_EQ(k.param_bytes, 32u);
+}
+
+TEST(LiveDriverQueries, BrokenHandleHasNoLayout) {
+  DriverApi api = FakeApi();
+  LiveDriverQueries q(api);
+  KernelInfo k;
+  EXPECT_FALSE(q.Describe(kBroken, &k));
+  EXPECT_TRUE(k.layout.empty());
+}
+
+TEST(LiveDriverQueries, Capturing) {
+  DriverApi api = FakeApi();
+  LiveDriverQueries q(api);
+  EXPECT_TRUE(q.IsCapturing(0x2));
+  EXPECT_FALSE(q.IsCapturing(0x1));
+}
+
+}  // namespace
+}  // namespace numtrace::shim
