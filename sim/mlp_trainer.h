@@ -1,0 +1,56 @@
+// File: sim/mlp_trainer.h
+//
+// A small training loop played through the capture engine exactly as the
+// CUPTI layer would present a real one: a 2-layer MLP (GEMM, fused bias+ReLU,
+// bias add, softmax, NLL loss, backward, SGD through a multi-tensor-apply
+// kernel), its "kernels" host functions over host buffers, launched with real
+// parameter layouts (pointers inside structs too) and real-looking kernel
+// names (ATen, cuBLAS, Triton). Step markers are all emitted (API mark, NVTX
+// range, profiler start/stop), so every step-delimiting mode can be tested.
+//
+// Planted changes make two runs differ in known ways:
+//   perturb_layer  scales one element of that layer's forward GEMM output by
+//                  (1 + 1e-3): a real divergence at that kernel.
+//   reorder_gemm   sums every GEMM in reverse k order: reduction-order noise.
+//
+// Example:
+//   MlpOptions o; o.steps = 3; o.perturb_layer = 2;
+//   MlpResult r = TrainMlp(o, &engine);   // r.losses[i] per step
+#ifndef NUMTRACE_SIM_MLP_TRAINER_H_
+#define NUMTRACE_SIM_MLP_TRAINER_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "shim/engine/event_sink.h"
+
+namespace numtrace::sim {
+
+struct MlpOptions {
+  int steps = 4;
+  int batch = 64, inputs = 32, hidden = 64, classes = 10;
+  uint64_t seed = 1234;
+  float lr = 0.1f;
+  int perturb_layer = 0;    // 0 = none, 1 or 2
+  int perturb_step = -1;    // -1 = every step
+  bool reorder_gemm = false;
+  int profile_step = -1;    // cuProfilerStart/Stop around this step (-1: none)
+};
+
+struct MlpResult {
+  std::vector<float> losses;    // one per step
+  std::vector<float> weights;   // final W1, b1, W2, b2 concatenated
+};
+
+// The Triton kernel's per-argument dtypes, announced like the PyTorch hooks do.
+inline constexpr const char* kTritonBiasReluName = "triton_poi_fused_addmm_relu_0";
+inline constexpr const char* kTritonBiasReluDTypes = "f32,f32,raw";
+
+MlpResult TrainMlp(const MlpOptions& options, shim::EventSink* sink);
+
+// Names of the forward GEMM of each layer, for tests that look for them.
+inline constexpr const char* kForwardGemmName = "ampere_sgemm_64x32_sliced1x4_nn";
+
+}  // namespace numtrace::sim
+
+#endif  // NUMTRACE_SIM_MLP_TRAINER_H_

@@ -1,0 +1,41 @@
+#include "sim/sim_run.h"
+
+#include <memory>
+
+#include "shim/device/host_device.h"
+#include "shim/engine/runtime.h"
+
+namespace numtrace::sim {
+
+SimRun RunSimulation(const MlpOptions& options, const shim::GetEnvFn& getenv) {
+  SimRun run;
+  shim::Runtime runtime(getenv);
+  run.configured = runtime.Configure();
+  shim::EventSink* sink = nullptr;
+  if (run.configured) {
+    sink = runtime.Start(std::make_unique<shim::HostDevice>(), std::nullopt);
+    // What the PyTorch hooks do for Triton kernels, whose names carry no dtype.
+    runtime.Annotate(kTritonBiasReluName, kTritonBiasReluDTypes);
+  }
+  // Without a sink the loop still runs, untouched, as a job would.
+  class NullSink final : public shim::EventSink {
+    void OnLaunch(const shim::LaunchEvent&) override {}
+    void OnAlloc(const shim::AllocEvent&) override {}
+    void OnFree(const shim::FreeEvent&) override {}
+    void OnGraphLaunch(const shim::GraphLaunchEvent&) override {}
+    void OnStepMark() override {}
+    void OnCaptureBegin() override {}
+    void OnCaptureEnd() override {}
+    void OnProfilerStart() override {}
+    void OnProfilerStop() override {}
+    void OnRangePush(std::string_view) override {}
+    void OnRangePop() override {}
+    void Shutdown() override {}
+  } null_sink;
+  run.result = TrainMlp(options, sink ? sink : &null_sink);
+  runtime.Shutdown();
+  run.trace_path = runtime.trace_path();
+  return run;
+}
+
+}  // namespace numtrace::sim
