@@ -26,7 +26,7 @@ namespace numtrace::analyzer {
 
 struct HtmlOptions {
   int context = 5;  // pairs shown before the first divergence
-  int top = 20;     // largest divergences listed
+  int top = 10;     // largest divergences listed
 };
 
 std::string HtmlReport(const DiffReport& report, const HtmlOptions& options);

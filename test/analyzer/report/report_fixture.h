@@ -55,7 +55,7 @@ class RankFixture {
     b.stats.sum = sum;
     b.stats.l1 = 512;
     b.stats.l2 = 16;
-    b.stats.hash = 0x9f3a5c0d12e4b788ULL + static_cast<uint64_t>(sum * 1000);
+    b.stats.hash = 0x9f3a5c0d12e4b788ULL + static_cast<uint64_t>(sum * 1e9);
     t->buffers.push_back(b);
     t->kernels.push_back(k);
     return static_cast<uint32_t>(t->kernels.size() - 1);

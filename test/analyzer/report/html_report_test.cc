@@ -1,0 +1,218 @@
+#include "analyzer/report/html_report.h"
+
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "test/analyzer/report/report_fixture.h"
+
+namespace numtrace::analyzer {
+namespace {
+
+using testing::RankFixture;
+
+constexpr const char* kEvilName = "<script>alert(1)</script> &amp; \"q\" 'k' </script><img src=x onerror=alert(2)>";
+
+size_t Count(const std::string& hay, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = hay.find(needle); at != std::string::npos; at = hay.find(needle, at + 1)) ++n;
+  return n;
+}
+
+// The JSON text between the data block's tags.
+std::string DataBlock(const std::string& html) {
+  const std::string open = "<script type=\"application/json\" id=\"numtrace-data\">";
+  size_t begin = html.find(open);
+  EXPECT_NE(begin, std::string::npos);
+  begin += open.size();
+  size_t end = html.find("</script>", begin);
+  EXPECT_NE(end, std::string::npos);
+  return html.substr(begin, end - begin);
+}
+
+RankFixture Evil() {
+  RankFixture f(0, "a<b>.jsonl", "b&c.jsonl");
+  f.AddPair("fine_kernel", "fine_kernel", PairStatus::kBitwiseEqual, 0);
+  f.AddPair("before\xE2\x80\xA8line", "before\xE2\x80\xA8line", PairStatus::kWithinTolerance, 1e-7);
+  f.AddPair(kEvilName, kEvilName, PairStatus::kDiverged, 2.5e-2);
+  f.AddOnlyB("extra<b>");
+  f.Finish();
+  return f;
+}
+
+TEST(HtmlReportTest, ScriptSafeStringEscapesMarkupCharacters) {
+  std::string out;
+  AppendScriptSafeJsonString("</script>&\xE2\x80\xA8\xE2\x80\xA9\"", &out);
+  EXPECT_EQ(out, "\"\\u003c/script\\u003e\\u0026\\u2028\\u2029\\\"\"");
+}
+
+TEST(HtmlReportTest, DataBlockHasNoMarkupAndParsesBack) {
+  RankFixture f = Evil();
+  DiffReport report{"a<b>.jsonl", "b&c.jsonl", false, {f.Diff()}};
+  std::string html = HtmlReport(report, {});
+  EXPECT_EQ(html.find("<script>alert"), std::string::npos);
+  EXPECT_EQ(html.find("<img"), std::string::npos);
+  EXPECT_EQ(html.find("__NUMTRACE_DATA__"), std::string::npos);
+  EXPECT_EQ(Count(html, "<script"), 2u);  // the data block and the page's code
+  EXPECT_EQ(html.find("http://"), std::string::npos) << "no network";
+  EXPECT_EQ(html.find("https://"), std::string::npos) << "no network";
+  std::string data = DataBlock(html);
+  EXPECT_EQ(data.find_first_of("<>&"), std::string::npos);
+  simdjson::dom::parser parser;
+  simdjson::padded_string padded(data);
+  auto doc = parser.parse(padded);
+  ASSERT_EQ(doc.error(), simdjson::SUCCESS);
+  simdjson::dom::element rank = doc.value()["ranks"].at(0).value();
+  EXPECT_EQ(std::string_view(rank["a"]["path"]), "a<b>.jsonl");
+  EXPECT_EQ(int64_t(rank["first"]), 2);  // the third row
+  simdjson::dom::array names = rank["names"];
+  bool found = false;
+  for (auto n : names) found |= std::string_view(n) == kEvilName;
+  EXPECT_TRUE(found);
+  EXPECT_EQ(int64_t(rank["rows"]["n"]), 4);
+  simdjson::dom::array status = rank["rows"]["s"];
+  std::vector<int64_t> s;
+  for (auto v : status) s.push_back(int64_t(v));
+  EXPECT_EQ(s, (std::vector<int64_t>{0, 1, 2, 6}));  // 6: only in B
+}
+
+RankFixture Big(int pairs, int diverge_at) {
+  RankFixture f(0, "big_a.jsonl", "big_b.jsonl");
+  const char* names[] = {"void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>(int)",
+                         "ampere_bf16_s16816gemm_bf16_128x64_ldg8_f2f_stages_64x4_tn",
+                         "triton_red_fused_native_layer_norm_0", "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)"};
+  for (int i = 0; i < pairs; ++i) {
+    bool div = i >= diverge_at;
+    f.AddPair(names[i % 4], names[i % 4], div ? PairStatus::kDiverged : i % 7 ? PairStatus::kBitwiseEqual : PairStatus::kWithinTolerance,
+              div ? 1e-4 * (1 + i - diverge_at) : i % 7 ? 0 : 3e-7);
+  }
+  f.Finish();
+  return f;
+}
+
+TEST(HtmlReportTest, CompactAtScale) {
+  RankFixture f = Big(100000, 60000);
+  DiffReport report{"big_a.jsonl", "big_b.jsonl", false, {f.Diff()}};
+  std::string html = HtmlReport(report, {});
+  double per_row = static_cast<double>(html.size()) / 100000;
+  std::printf("HTML report: %zu bytes for 100000 pairs (%.1f bytes/pair)\n", html.size(), per_row);
+  // 50 MB at 1M kernels leaves 50 bytes a pair; stay well under.
+  EXPECT_LT(per_row, 30);
+}
+
+// A realistic report (one training step's real kernel names, diverging
+// midway, a NaN later in B) for looking at: build/html_report_sample.html.
+TEST(HtmlReportTest, WritesRealisticSample) {
+  std::ifstream in(std::string(NUMTRACE_SHARED_DIR) +
+                   "/data/kernel-names/6a_seq_trainstep_recsys_A100_rank3of8_fullstep_fullnames.txt");
+  if (!in) GTEST_SKIP() << "shared kernel names not found";
+  RankFixture f(3, "runA/rank_3.ntrace.jsonl", "runB/rank_3.ntrace.jsonl");
+  std::string line;
+  int i = 0;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::string name = line.substr(line.rfind('\t') + 1);
+    if (i == 400 || i == 401) f.AddOnlyB("void at::native::(anonymous namespace)::extra_copy_kernel<float>(float*)");
+    if (i < 700) {
+      f.AddPair(name, name, i % 11 == 3 ? PairStatus::kWithinTolerance : PairStatus::kBitwiseEqual,
+                i % 11 == 3 ? 1e-7 * (1 + i % 5) : 0, i % 13 == 5 ? MatchMethod::kFuzzy : MatchMethod::kExact);
+    } else if (i == 1200) {
+      f.AddPair(name, name, PairStatus::kNonfiniteMismatch, 1, MatchMethod::kExact, 3);
+    } else {
+      bool equal = i % 3 == 0;
+      f.AddPair(name, name, equal ? PairStatus::kBitwiseEqual : PairStatus::kDiverged,
+                equal ? 0 : 2e-5 * (1 + (i - 700) * (i % 7)), i % 17 == 2 ? MatchMethod::kValue : MatchMethod::kExact);
+    }
+    ++i;
+  }
+  f.AddOnlyA("triton_poi_fused_add_0");
+  f.Finish();
+  DiffReport report{"runA", "runB", false, {f.Diff()}};
+  std::string html = HtmlReport(report, {});
+  std::ofstream(std::string(NUMTRACE_BINARY_DIR) + "/html_report_sample.html") << html;
+  EXPECT_GT(i, 1000);
+  EXPECT_NE(html.find("vectorized_elementwise_kernel"), std::string::npos);
+}
+
+// ---- in a real browser (Debian's chromium, headless) ----
+
+std::string Chromium() {
+  for (const char* p : {"/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"}) {
+    if (std::filesystem::exists(p)) return p;
+  }
+  return "";
+}
+
+std::string RunCapture(const std::string& cmd) {
+  std::string out;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return out;
+  char buf[65536];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) out.append(buf, n);
+  pclose(p);
+  return out;
+}
+
+std::string ChromiumFlags() {
+  return " --headless --no-sandbox --disable-gpu --disable-background-networking"
+         " --disable-component-update --disable-sync --no-first-run --disable-dev-shm-usage"
+         " --user-data-dir=" + (std::filesystem::temp_directory_path() / "numtrace-chromium").string();
+}
+
+std::string DumpDom(const std::string& html, const std::string& file) {
+  std::filesystem::path path = std::filesystem::path(NUMTRACE_BINARY_DIR) / file;
+  std::ofstream(path, std::ios::binary) << html;
+  return RunCapture("timeout 120 " + Chromium() + ChromiumFlags() +
+                    " --window-size=1400,1000 --dump-dom file://" + path.string() + " 2>/dev/null");
+}
+
+TEST(HtmlReportBrowserTest, TraceStringsRenderAsTextNeverAsMarkup) {
+  if (Chromium().empty()) GTEST_SKIP() << "chromium not installed: browser checks skipped";
+  RankFixture f = Evil();
+  DiffReport report{"a<b>.jsonl", "b&c.jsonl", false, {f.Diff()}};
+  std::string dom = DumpDom(HtmlReport(report, {}), "html_report_evil.html");
+  ASSERT_NE(dom.find("</html>"), std::string::npos) << "chromium produced no DOM";
+  // The page's own script ran: the verdict badge and the table were filled.
+  EXPECT_NE(dom.find(">diverged</span>"), std::string::npos) << dom.substr(0, 2000);
+  // Escaped as text in the DOM (the serializer writes text '<' as &lt;).
+  const std::string escaped = "&lt;script&gt;alert(1)&lt;/script&gt; &amp;amp; \"q\" 'k'";
+  EXPECT_GE(Count(dom, escaped), 2u) << "in the first divergence card and the table";
+  // Nothing injected: no element came from a name.
+  EXPECT_EQ(dom.find("<script>alert"), std::string::npos);
+  EXPECT_EQ(dom.find("<img"), std::string::npos);
+  EXPECT_EQ(Count(dom, "<script"), 2u);
+  EXPECT_NE(dom.find("a&lt;b&gt;.jsonl"), std::string::npos);
+  EXPECT_NE(dom.find("extra&lt;b&gt;"), std::string::npos);
+  // The first divergence card names the diverging kernel (its label).
+  size_t card = dom.find("id=\"firstbody\"");
+  ASSERT_NE(card, std::string::npos);
+  size_t card_end = dom.find("First NaN", card);
+  std::string card_text = dom.substr(card, card_end - card);
+  EXPECT_NE(card_text.find("A seq 2"), std::string::npos) << card_text;
+  EXPECT_NE(card_text.find("values"), std::string::npos) << card_text;
+  EXPECT_NE(card_text.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos) << card_text;
+  EXPECT_EQ(card_text.find("fine_kernel</div>"), std::string::npos) << "not an earlier pair as the divergence";
+}
+
+TEST(HtmlReportBrowserTest, LargeReportRendersABoundedNumberOfRows) {
+  if (Chromium().empty()) GTEST_SKIP() << "chromium not installed: browser checks skipped";
+  RankFixture f = Big(100000, 60000);
+  DiffReport report{"big_a.jsonl", "big_b.jsonl", false, {f.Diff()}};
+  std::string dom = DumpDom(HtmlReport(report, {}), "html_report_100k.html");
+  ASSERT_NE(dom.find("</html>"), std::string::npos) << "chromium produced no DOM";
+  size_t rows = Count(dom, "class=\"trow");
+  EXPECT_GT(rows, 10u) << "the table rendered";
+  EXPECT_LT(rows, 200u) << "virtualised: never one DOM row per pair";
+  EXPECT_NE(dom.find("100000 of 100000 rows"), std::string::npos);
+  // Opened at the first divergence: its row (60000) is among those rendered.
+  EXPECT_NE(dom.find("data-row=\"60000\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace numtrace::analyzer
