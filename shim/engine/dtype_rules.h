@@ -10,7 +10,7 @@
 //   FindTypeRule("c10::BFloat16")->dtype          // DType::kBF16
 //   FindTypeRule("long")->role                    // TypeRole::kWeak
 //   DType t; TokenDType("s16816gemm", &t)          // TokenHit::kDType, kF32
-//   MatchFamily("ncclDevKernel_AllReduce_Sum_bf16_RING_LL").reading  // kNccl
+//   MatchFamily("ncclDevKernel_AllReduce_Sum_bf16_RING_LL", name).reading  // kNccl
 #ifndef NUMTRACE_SHIM_ENGINE_DTYPE_RULES_H_
 #define NUMTRACE_SHIM_ENGINE_DTYPE_RULES_H_
 
