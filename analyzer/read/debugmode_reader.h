@@ -1,0 +1,73 @@
+// File: analyzer/read/debugmode_reader.h
+//
+// Reads torchtitan's numerics activation logs (`rank_<R>_activations.log`,
+// written by torchtitan/tools/activation_tracer.py, DebugMode-based) into the
+// same model as our own traces, so numtrace-diff can compare them too. A log
+// is a short preamble ("Total captured activations: N", "Excluded ops
+// dispatched: ...", a "====" rule) and then one block per captured op:
+//
+//   [layers.0.attention.wq/op_3_mm]
+//     Shape: torch.Size([8, 2048, 4096]), Dtype: torch.bfloat16
+//     L2 norm:  1.234568e+03
+//     Min:      -6.156250e+00
+//     Max:      7.031250e+00
+//     Mean:     1.250000e-03
+//     Output hash: 1021337.25            (float64 L1 norm; "a, b" for tuples)
+//     Input hashes: 5.5e+02, 7.0e+01
+//     Location: common/attention.py:534
+//     Phase: backward                    (absent: forward)
+//
+// `Shape` and `Dtype` may also be on lines of their own, and the key may carry
+// a root-class prefix (`FSDPLlama3Model.layers.0...`); both are accepted.
+// Unknown keys are ignored; values may be lists (tuple outputs); nan / inf
+// values are accepted.
+//
+// Mapping (one Kernel per block, seq = 0-based block index):
+// - name = the bracketed key, demangled = the op name ("mm").
+// - one role-`out` Buffer per output (arg = output index): dtype from the
+//   torch dtype (`raw` when unknown), n = product of the shape, bytes =
+//   n * dtype size, min / max / l2 from the log, sum = mean * n, l1 = the
+//   "Output hash" (else an "L1 norm" line), and hash = the bit pattern of
+//   that L1 double: equal "hashes" of a DebugMode trace mean equal L1 norms,
+//   not equal bytes (Trace::source = kDebugMode says so). Without any L1 the
+//   hash mixes the bits of the other statistics.
+// - Non-finite values: the log holds aggregates, not counts, so counts are
+//   lower bounds. nan = 1 when any statistic is NaN (torch's min / max / norms
+//   propagate NaN); else inf = 1 when Max is +inf and ninf = 1 when Min is
+//   -inf. An infinite norm or mean with finite Min / Max is a float32
+//   overflow of the reduction, not an Inf element, and counts nothing.
+//   has_range only when Min and Max are both present and finite; n is raised
+//   to at least the non-finite count.
+// - one role-`in` Buffer per input hash (arg = input position, dtype raw,
+//   n = 0, only l1 / hash known); "None" or empty positions are skipped.
+// Phase and Location have no place in the model and are not kept.
+// A preamble total larger than the number of blocks marks the trace truncated.
+//
+// Errors: InvalidArgument "PATH:LINE: reason" (a stat line outside a block,
+// an unparsable number or shape, a block header without a key, a log
+// without blocks).
+//
+// Example:
+//   absl::StatusOr<Trace> t = ReadDebugModeLog("dumps/rank_0_activations.log");
+#ifndef NUMTRACE_ANALYZER_READ_DEBUGMODE_READER_H_
+#define NUMTRACE_ANALYZER_READ_DEBUGMODE_READER_H_
+
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "analyzer/model/trace.h"
+
+namespace numtrace::analyzer {
+
+[[nodiscard]] absl::StatusOr<Trace> ReadDebugModeLog(const std::string& path);
+[[nodiscard]] absl::StatusOr<Trace> ReadDebugModeBuffer(std::string_view contents,
+                                                        std::string_view path_for_messages);
+
+// The op name of a key: "layers.0.attention.wq/op_3_mm" -> "mm"; a key
+// without the "/op_<N>_" part is returned whole.
+std::string_view DebugModeOpName(std::string_view key);
+
+}  // namespace numtrace::analyzer
+
+#endif  // NUMTRACE_ANALYZER_READ_DEBUGMODE_READER_H_

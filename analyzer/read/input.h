@@ -1,0 +1,57 @@
+// File: analyzer/read/input.h
+//
+// What numtrace-diff's two arguments are: a trace of either format, detected
+// by content, or a directory of per-rank traces paired by rank.
+//
+// Example:
+//   absl::StatusOr<std::vector<RankPair>> pairs = PairInputs("runA", "runB");
+//   for (const RankPair& p : *pairs) {
+//     absl::StatusOr<Trace> a = ReadAnyTrace(p.path_a), b = ReadAnyTrace(p.path_b);
+//   }
+#ifndef NUMTRACE_ANALYZER_READ_INPUT_H_
+#define NUMTRACE_ANALYZER_READ_INPUT_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "analyzer/model/trace.h"
+
+namespace numtrace::analyzer {
+
+enum class TraceFormat : uint8_t { kNumtraceJsonl, kDebugModeLog, kUnknown };
+
+// Looks at the first non-blank bytes: '{' -> numtrace JSONL; a
+// "Total captured activations:" preamble or a '[' block header -> DebugMode.
+TraceFormat DetectTraceFormat(std::string_view contents);
+
+// Reads a numtrace trace or a DebugMode activation log, whichever `path`
+// holds. Errors as in ReadTraceFile / ReadDebugModeLog; "PATH: not a numtrace
+// trace nor a DebugMode activation log" for anything else.
+[[nodiscard]] absl::StatusOr<Trace> ReadAnyTrace(const std::string& path);
+
+struct RankPair {
+  int64_t rank = 0;
+  std::string path_a;
+  std::string path_b;
+  // Files of this rank that were left out (see PairInputs), for the report.
+  std::vector<std::string> warnings;
+};
+
+// Two files: one pair (rank from A's file name, else B's, else 0). Two
+// directories: the trace files of each (`rank_<R>.ntrace.jsonl`,
+// `rank_<R>.pid<P>.ntrace.jsonl`, `rank_<R>_activations.log`; other files are
+// not looked at) paired by rank, ascending. When a directory holds several
+// files of one rank (a launcher and its child both traced), the largest is
+// used, as the one that ran the work, and the others are named in
+// `warnings`. Errors (InvalidArgument unless a path is missing, NotFound):
+// a rank present on one side only (names the rank and the file), a directory
+// without trace files (names it), a file paired with a directory.
+[[nodiscard]] absl::StatusOr<std::vector<RankPair>> PairInputs(const std::string& a,
+                                                               const std::string& b);
+
+}  // namespace numtrace::analyzer
+
+#endif  // NUMTRACE_ANALYZER_READ_INPUT_H_

@@ -1,0 +1,134 @@
+#include "analyzer/read/json_fields.h"
+#include "analyzer/read/text_util.h"
+
+#include <cmath>
+#include <utility>
+#include <cstring>
+#include <limits>
+
+
+namespace numtrace::analyzer::json {
+namespace {
+
+// Hex digit value, or -1.
+inline int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+bool ParseHexDigits(std::string_view s, uint64_t* out) {
+  if (s.empty() || s.size() > 16) return false;
+  uint64_t v = 0;
+  for (char c : s) {
+    int d = HexValue(c);
+    if (d < 0) return false;
+    v = (v << 4) | static_cast<uint64_t>(d);
+  }
+  *out = v;
+  return true;
+}
+
+}  // namespace
+
+absl::Status FieldError(std::string_view field, std::string_view what) {
+  return absl::InvalidArgumentError(Cat(field, ": ", what));
+}
+
+absl::Status JsonError(simdjson::error_code e, std::string_view field, std::string_view expected) {
+  switch (e) {
+    case simdjson::INCORRECT_TYPE:
+    case simdjson::NUMBER_OUT_OF_RANGE:
+    case simdjson::NUMBER_ERROR:
+      return FieldError(field, Cat("expected ", expected));
+    default:
+      return FieldError(field, Cat("bad JSON (", simdjson::error_message(e), ")"));
+  }
+}
+
+absl::Status Prefixed(const absl::Status& s, std::string_view prefix) {
+  if (s.ok()) return s;
+  return absl::Status(s.code(), Cat(prefix, s.message()));
+}
+
+std::string_view RawString(const char* raw, const char* end) {
+  const void* q = std::memchr(raw, '"', static_cast<size_t>(end - raw));
+  const char* stop = q ? static_cast<const char*>(q) : end;
+  return {raw, static_cast<size_t>(stop - raw)};
+}
+
+absl::Status GetU64(od::value& v, std::string_view field, uint64_t* out) {
+  auto e = v.get_uint64().get(*out);
+  return e ? JsonError(e, field, "an unsigned integer") : absl::OkStatus();
+}
+
+absl::Status GetU32(od::value& v, std::string_view field, uint32_t* out) {
+  uint64_t x;
+  auto e = v.get_uint64().get(x);
+  if (e || x > std::numeric_limits<uint32_t>::max()) {
+    return JsonError(e ? e : simdjson::NUMBER_OUT_OF_RANGE, field, "an unsigned 32-bit integer");
+  }
+  *out = static_cast<uint32_t>(x);
+  return absl::OkStatus();
+}
+
+absl::Status GetI64(od::value& v, std::string_view field, int64_t* out) {
+  auto e = v.get_int64().get(*out);
+  return e ? JsonError(e, field, "an integer") : absl::OkStatus();
+}
+
+absl::Status GetDouble(od::value& v, std::string_view field, double* out) {
+  auto e = v.get_double().get(*out);
+  if (!e) return absl::OkStatus();
+  bool is_null = false;
+  if (e == simdjson::INCORRECT_TYPE && !v.is_null().get(is_null) && is_null) {
+    *out = std::numeric_limits<double>::quiet_NaN();
+    return absl::OkStatus();
+  }
+  return JsonError(e, field, "a number");
+}
+
+absl::Status GetString(od::value& v, std::string_view field, std::string_view* out) {
+  auto e = v.get_string().get(*out);
+  return e ? JsonError(e, field, "a string") : absl::OkStatus();
+}
+
+absl::Status GetRawString(od::value& v, std::string_view field, const char* end,
+                          std::string_view* out) {
+  od::raw_json_string raw;
+  auto e = v.get_raw_json_string().get(raw);
+  if (e) return JsonError(e, field, "a string");
+  *out = RawString(raw.raw(), end);
+  return absl::OkStatus();
+}
+
+absl::Status GetDim3(od::value& v, std::string_view field, uint32_t out[3]) {
+  od::array arr;
+  auto e = v.get_array().get(arr);
+  if (e) return JsonError(e, field, "an array of 3 unsigned integers");
+  int i = 0;
+  for (auto element : arr) {
+    od::value x;
+    if ((e = std::move(element).get(x))) return JsonError(e, field, "an array of 3 unsigned integers");
+    if (i >= 3) return FieldError(field, "expected an array of 3 unsigned integers");
+    uint32_t d;
+    if (!GetU32(x, field, &d).ok()) {
+      return FieldError(field, "expected an array of 3 unsigned integers");
+    }
+    out[i++] = d;
+  }
+  if (i != 3) return FieldError(field, "expected an array of 3 unsigned integers");
+  return absl::OkStatus();
+}
+
+bool ParseHexAddress(std::string_view s, uint64_t* out) {
+  if (s.size() < 3 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X')) return false;
+  return ParseHexDigits(s.substr(2), out);
+}
+
+bool ParseHash16(std::string_view s, uint64_t* out) {
+  return s.size() == 16 && ParseHexDigits(s, out);
+}
+
+}  // namespace numtrace::analyzer::json

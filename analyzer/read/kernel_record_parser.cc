@@ -1,0 +1,199 @@
+#include "analyzer/read/kernel_record_parser.h"
+
+#include "analyzer/read/json_fields.h"
+#include "analyzer/read/text_util.h"
+
+namespace numtrace::analyzer {
+namespace {
+
+namespace od = simdjson::ondemand;
+using json::FieldError;
+using json::JsonError;
+
+// Fetches the next field of an object loop into `f` and its raw key into `key`.
+#define NT_FIELD(item, f, key, end)                                   \
+  od::field f;                                                        \
+  if (auto e_ = std::move(item).get(f)) return JsonError(e_, "object", "an object"); \
+  const std::string_view key = json::RawString(f.key().raw(), end)
+
+absl::Status Missing(std::string_view field) { return FieldError(field, "missing (MUST field)"); }
+
+}  // namespace
+
+absl::Status KernelRecordParser::ParseStats(od::value& v, const char* end, BufferStats* s) {
+  od::object object;
+  if (auto e = v.get_object().get(object)) return JsonError(e, "stats", "an object");
+  bool has_n = false, has_hash = false, has_min = false, has_max = false;
+  for (auto item : object) {
+    NT_FIELD(item, f, key, end);
+    od::value& x = f.value();
+    switch (key.size()) {
+      case 1:
+        if (key == "n") { NT_RETURN_IF_ERROR(json::GetU64(x, "stats.n", &s->n)); has_n = true; }
+        break;
+      case 2:
+        if (key == "l1") NT_RETURN_IF_ERROR(json::GetDouble(x, "stats.l1", &s->l1));
+        else if (key == "l2") NT_RETURN_IF_ERROR(json::GetDouble(x, "stats.l2", &s->l2));
+        break;
+      case 3:
+        if (key == "nan") NT_RETURN_IF_ERROR(json::GetU64(x, "stats.nan", &s->nan));
+        else if (key == "inf") NT_RETURN_IF_ERROR(json::GetU64(x, "stats.inf", &s->inf));
+        else if (key == "sub") NT_RETURN_IF_ERROR(json::GetU64(x, "stats.sub", &s->sub));
+        else if (key == "min") {
+          NT_RETURN_IF_ERROR(json::GetDouble(x, "stats.min", &s->min));
+          has_min = true;
+        } else if (key == "max") {
+          NT_RETURN_IF_ERROR(json::GetDouble(x, "stats.max", &s->max));
+          has_max = true;
+        } else if (key == "sum") {
+          NT_RETURN_IF_ERROR(json::GetDouble(x, "stats.sum", &s->sum));
+        }
+        break;
+      case 4:
+        if (key == "ninf") NT_RETURN_IF_ERROR(json::GetU64(x, "stats.ninf", &s->ninf));
+        else if (key == "zero") NT_RETURN_IF_ERROR(json::GetU64(x, "stats.zero", &s->zero));
+        else if (key == "hash") {
+          std::string_view h;
+          NT_RETURN_IF_ERROR(json::GetRawString(x, "stats.hash", end, &h));
+          if (!json::ParseHash16(h, &s->hash)) {
+            return FieldError("stats.hash", Cat("expected 16 hex digits, got \"",
+                                                         h.substr(0, 40), "\""));
+          }
+          has_hash = true;
+        }
+        break;
+      default:
+        break;  // unknown fields are ignored (forward compatibility)
+    }
+  }
+  if (!has_n) return Missing("stats.n");
+  if (!has_hash) return Missing("stats.hash");
+  s->has_range = has_min && has_max;
+  if (s->nan + s->inf + s->ninf > s->n) {
+    return FieldError("stats", "nan + inf + ninf exceeds n");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status KernelRecordParser::ParseBuffer(od::object& object, const char* end, Buffer* b) {
+  bool has_dtype = false, has_role = false, has_stats = false;
+  for (auto item : object) {
+    NT_FIELD(item, f, key, end);
+    od::value& x = f.value();
+    if (key == "arg") {
+      NT_RETURN_IF_ERROR(json::GetU32(x, "arg", &b->arg));
+    } else if (key == "addr") {
+      std::string_view s;
+      NT_RETURN_IF_ERROR(json::GetRawString(x, "addr", end, &s));
+      if (!json::ParseHexAddress(s, &b->addr)) {
+        return FieldError("addr", Cat("expected \"0x<hex>\", got \"", s.substr(0, 40), "\""));
+      }
+    } else if (key == "offset") {
+      NT_RETURN_IF_ERROR(json::GetU64(x, "offset", &b->offset));
+    } else if (key == "bytes") {
+      NT_RETURN_IF_ERROR(json::GetU64(x, "bytes", &b->bytes));
+    } else if (key == "dtype") {
+      std::string_view s;
+      NT_RETURN_IF_ERROR(json::GetRawString(x, "dtype", end, &s));
+      if (!ParseDType(s, &b->dtype)) {
+        return FieldError("dtype", Cat("unknown dtype \"", s.substr(0, 40), "\""));
+      }
+      has_dtype = true;
+    } else if (key == "dtype_from") {
+      std::string_view s;
+      NT_RETURN_IF_ERROR(json::GetRawString(x, "dtype_from", end, &s));
+      // SHOULD field: a value from a later version is not worth failing on.
+      if (!ParseDTypeSource(s, &b->dtype_from)) b->dtype_from = DTypeSource::kDefault;
+    } else if (key == "role") {
+      std::string_view s;
+      NT_RETURN_IF_ERROR(json::GetRawString(x, "role", end, &s));
+      if (!ParseRole(s, &b->role)) {
+        return FieldError("role", Cat("unknown role \"", s.substr(0, 40), "\""));
+      }
+      has_role = true;
+    } else if (key == "stats") {
+      NT_RETURN_IF_ERROR(ParseStats(x, end, &b->stats));
+      has_stats = true;
+    } else if (key == "pre") {
+      // Not kept by the model (the role already says what it told); only
+      // check it is an object so a garbled line is still noticed.
+      od::object pre;
+      if (auto e = x.get_object().get(pre)) return JsonError(e, "pre", "an object");
+    }
+  }
+  if (!has_dtype) return Missing("dtype");
+  if (!has_role) return Missing("role");
+  if (!has_stats) return Missing("stats");
+  return absl::OkStatus();
+}
+
+absl::Status KernelRecordParser::ParseBuffers(od::value& v, const char* end) {
+  od::array arr;
+  if (auto e = v.get_array().get(arr)) return JsonError(e, "buffers", "an array");
+  size_t index = 0;
+  for (auto item : arr) {
+    od::object object;
+    if (auto e = item.get_object().get(object)) {
+      return JsonError(e, Cat("buffers[", index, "]"), "an object");
+    }
+    Buffer& b = trace_->buffers.emplace_back();
+    absl::Status s = ParseBuffer(object, end, &b);
+    if (!s.ok()) return json::Prefixed(s, Cat("buffers[", index, "]."));
+    ++index;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status KernelRecordParser::Parse(od::object& object, const char* end) {
+  Kernel k;
+  bool has_seq = false, has_name = false, has_buffers = false, has_demangled = false;
+  k.first_buffer = static_cast<uint32_t>(trace_->buffers.size());
+  for (auto item : object) {
+    NT_FIELD(item, f, key, end);
+    od::value& x = f.value();
+    if (key == "type") continue;
+    if (key == "seq") {
+      NT_RETURN_IF_ERROR(json::GetU64(x, "seq", &k.seq));
+      has_seq = true;
+    } else if (key == "launch") {
+      NT_RETURN_IF_ERROR(json::GetU64(x, "launch", &k.launch));
+    } else if (key == "step") {
+      NT_RETURN_IF_ERROR(json::GetI64(x, "step", &k.step));
+    } else if (key == "name") {
+      std::string_view s;
+      NT_RETURN_IF_ERROR(json::GetString(x, "name", &s));
+      k.name = trace_->strings.Intern(s);
+      has_name = true;
+    } else if (key == "demangled") {
+      std::string_view s;
+      NT_RETURN_IF_ERROR(json::GetString(x, "demangled", &s));
+      k.demangled = trace_->strings.Intern(s);
+      has_demangled = true;
+    } else if (key == "stream") {
+      NT_RETURN_IF_ERROR(json::GetU64(x, "stream", &k.stream));
+    } else if (key == "grid") {
+      NT_RETURN_IF_ERROR(json::GetDim3(x, "grid", k.grid));
+    } else if (key == "block") {
+      NT_RETURN_IF_ERROR(json::GetDim3(x, "block", k.block));
+    } else if (key == "buffers") {
+      NT_RETURN_IF_ERROR(ParseBuffers(x, end));
+      has_buffers = true;
+    }
+  }
+  if (!has_seq) return Missing("seq");
+  if (!has_name) return Missing("name");
+  if (!has_buffers) return Missing("buffers");
+  if (k.seq != next_seq_) {
+    return FieldError("seq", Cat(k.seq, " where ", next_seq_,
+                                          " was expected (seq must be dense from 0)"));
+  }
+  if (!has_demangled) k.demangled = k.name;
+  size_t count = trace_->buffers.size() - k.first_buffer;
+  if (trace_->buffers.size() > UINT32_MAX) return FieldError("buffers", "more than 2^32 buffers in one trace");
+  k.buffer_count = static_cast<uint32_t>(count);
+  trace_->kernels.push_back(k);
+  ++next_seq_;
+  return absl::OkStatus();
+}
+
+}  // namespace numtrace::analyzer

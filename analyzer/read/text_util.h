@@ -1,0 +1,94 @@
+// File: analyzer/read/text_util.h
+//
+// Small std::string_view helpers for the importers. Debian's Abseil is built
+// with its own absl::string_view (ABSL_OPTION_USE_STD_STRING_VIEW 0), which
+// does not convert from std::string_view; these keep our code on
+// std::string_view and bridge to absl::StrCat in one place.
+//
+// Example:
+//   Cat(path, ":", 12, ": ", std::string_view("bad"))  -> "p:12: bad"
+//   Trim("  a b \r")                                    -> "a b"
+//   Split("1, 2", ',')                                  -> {"1", " 2"}
+#ifndef NUMTRACE_ANALYZER_READ_TEXT_UTIL_H_
+#define NUMTRACE_ANALYZER_READ_TEXT_UTIL_H_
+
+#include <charconv>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace numtrace::analyzer {
+
+namespace text_internal {
+template <typename T>
+auto ToAlphaNum(const T& v) {
+  if constexpr (std::is_convertible_v<const T&, std::string_view> && !std::is_arithmetic_v<T>) {
+    std::string_view s(v);
+    return absl::string_view(s.data(), s.size());
+  } else {
+    return v;
+  }
+}
+}  // namespace text_internal
+
+// absl::StrCat that also takes std::string_view.
+template <typename... T>
+std::string Cat(const T&... v) {
+  return absl::StrCat(text_internal::ToAlphaNum(v)...);
+}
+
+inline std::string_view Message(const absl::Status& s) {
+  return {s.message().data(), s.message().size()};
+}
+
+inline bool IsSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
+}
+inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+inline std::string_view TrimLeft(std::string_view s) {
+  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
+  return s;
+}
+inline std::string_view Trim(std::string_view s) {
+  s = TrimLeft(s);
+  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+inline bool ConsumePrefix(std::string_view* s, std::string_view prefix) {
+  if (!s->starts_with(prefix)) return false;
+  s->remove_prefix(prefix.size());
+  return true;
+}
+
+// Pieces between `sep`s, empty ones included ("a,,b" -> 3 pieces).
+inline std::vector<std::string_view> Split(std::string_view s, char sep) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  while (true) {
+    size_t at = s.find(sep, start);
+    if (at == std::string_view::npos) {
+      out.push_back(s.substr(start));
+      return out;
+    }
+    out.push_back(s.substr(start, at - start));
+    start = at + 1;
+  }
+}
+
+// The whole of `s` as a decimal unsigned integer.
+inline bool ParseUint(std::string_view s, uint64_t* out) {
+  if (s.empty()) return false;
+  auto r = std::from_chars(s.data(), s.data() + s.size(), *out);
+  return r.ec == std::errc() && r.ptr == s.data() + s.size();
+}
+
+}  // namespace numtrace::analyzer
+
+#endif  // NUMTRACE_ANALYZER_READ_TEXT_UTIL_H_

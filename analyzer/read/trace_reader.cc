@@ -1,0 +1,181 @@
+#include "analyzer/read/trace_reader.h"
+
+#include <cstring>
+
+#include "absl/status/status.h"
+#include "analyzer/read/file_contents.h"
+#include "analyzer/read/json_fields.h"
+#include "analyzer/read/kernel_record_parser.h"
+#include "analyzer/read/meta_record_parser.h"
+#include "analyzer/read/trace_file_name.h"
+#include "analyzer/read/text_util.h"
+
+namespace numtrace::analyzer {
+namespace {
+
+namespace od = simdjson::ondemand;
+
+bool IsBlank(const char* p, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r' && p[i] != '\n') return false;
+  }
+  return true;
+}
+
+// Whether [p, p+n) is one complete JSON value; tells a line cut short by a
+// killed process from a complete but invalid last line. Needs the padding
+// that follows the data.
+bool IsCompleteJson(const char* p, size_t n) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element element;
+  return !parser.parse(reinterpret_cast<const uint8_t*>(p), n, false).get(element);
+}
+
+// Parses the lines of one trace; one instance per file.
+class LineLoop {
+ public:
+  explicit LineLoop(Trace* trace) : trace_(trace), kernels_(trace) {}
+
+  // One line [p, p+n); `allocated` bytes from p are readable (>= n + padding).
+  absl::Status ParseLine(const char* p, size_t n, size_t allocated) {
+    const char* end = p + n;
+    od::document doc;
+    if (auto e = parser_.iterate(p, n, allocated).get(doc)) {
+      return absl::InvalidArgumentError(Cat("bad JSON (", simdjson::error_message(e), ")"));
+    }
+    od::object object;
+    if (auto e = doc.get_object().get(object)) {
+      return e == simdjson::INCORRECT_TYPE
+                 ? absl::InvalidArgumentError("expected a JSON object")
+                 : absl::InvalidArgumentError(
+                       Cat("bad JSON (", simdjson::error_message(e), ")"));
+    }
+    od::value type_value;
+    if (auto e = object.find_field_unordered("type").get(type_value)) {
+      return e == simdjson::NO_SUCH_FIELD ? json::FieldError("type", "missing (MUST field)")
+                                          : json::JsonError(e, "type", "a string");
+    }
+    std::string_view type;
+    NT_RETURN_IF_ERROR(json::GetRawString(type_value, "type", end, &type));
+    if (auto e = object.reset().error()) return json::JsonError(e, "type", "a string");
+
+    if (!have_header_ && type != "header") {
+      return absl::InvalidArgumentError(
+          Cat("the first record must be the header, got type \"", type.substr(0, 40),
+                       "\""));
+    }
+    if (type == "kernel") {
+      NT_RETURN_IF_ERROR(kernels_.Parse(object, end));
+    } else if (type == "header") {
+      if (have_header_) return json::FieldError("header", "a second header (only the first line may be one)");
+      NT_RETURN_IF_ERROR(json::Prefixed(ParseHeaderRecord(object, end, &trace_->header), "header "));
+      have_header_ = true;
+    } else if (type == "note") {
+      NT_RETURN_IF_ERROR(json::Prefixed(ParseNoteRecord(object, end, &trace_->notes.emplace_back()), "note "));
+    } else if (type == "footer") {
+      NT_RETURN_IF_ERROR(json::Prefixed(ParseFooterRecord(object, end, &trace_->footer.emplace()), "footer "));
+    } else {
+      ++trace_->ignored_lines;  // a record type from a later version
+      return absl::OkStatus();  // its contents are not ours to check
+    }
+    // In bounds after the whole object means something follows it.
+    const char* after = nullptr;
+    if (!doc.current_location().get(after)) {
+      return absl::InvalidArgumentError("bad JSON (content after the object)");
+    }
+    return absl::OkStatus();
+  }
+
+  bool have_header() const { return have_header_; }
+
+ private:
+  Trace* trace_;
+  od::parser parser_;
+  KernelRecordParser kernels_;
+  bool have_header_ = false;
+};
+
+absl::Status LineError(std::string_view path, uint64_t line, std::string_view reason) {
+  return absl::InvalidArgumentError(Cat(path, ":", line, ": ", reason));
+}
+
+}  // namespace
+
+absl::StatusOr<Trace> ReadTracePadded(const simdjson::padded_string& contents,
+                                      std::string_view path) {
+  const char* const data = contents.data();
+  const size_t size = contents.size();
+  if (IsBlank(data, size)) return absl::InvalidArgumentError(Cat(path, ": empty trace"));
+  Trace trace;
+  trace.path = std::string(path);
+  // Typical lines: ~1.2 KB per kernel with ~3 buffers; avoids regrowth.
+  trace.kernels.reserve(size / 1024 + 16);
+  trace.buffers.reserve(size / 340 + 16);
+
+  LineLoop loop(&trace);
+  const size_t allocated = size + simdjson::SIMDJSON_PADDING;
+  uint64_t line_no = 0;
+  size_t pos = 0;
+  while (pos < size) {
+    ++line_no;
+    const char* p = data + pos;
+    const void* nl = std::memchr(p, '\n', size - pos);
+    const bool terminated = nl != nullptr;
+    const size_t n = terminated ? static_cast<const char*>(nl) - p : size - pos;
+    const size_t next = pos + n + 1;
+    if (IsBlank(p, n)) {
+      pos = next;
+      continue;
+    }
+    const size_t kernels_before = trace.kernels.size();
+    const size_t buffers_before = trace.buffers.size();
+    const size_t notes_before = trace.notes.size();
+    const bool footer_before = trace.footer.has_value();
+    absl::Status s = loop.ParseLine(p, n, allocated - pos);
+    if (!s.ok()) {
+      if (!terminated && !IsCompleteJson(p, n)) {
+        // The process was killed mid-write: drop the partial line.
+        trace.kernels.resize(kernels_before);
+        trace.buffers.resize(buffers_before);
+        trace.notes.resize(notes_before);
+        if (!footer_before) trace.footer.reset();
+        trace.truncated = true;
+        if (!loop.have_header()) {
+          return LineError(path, line_no, "the header line is cut short");
+        }
+        break;
+      }
+      return LineError(path, line_no, Message(s));
+    }
+    pos = next;
+  }
+  if (!loop.have_header()) return absl::InvalidArgumentError(Cat(path, ": empty trace"));
+  if (!trace.footer) trace.truncated = true;
+
+  const TraceHeader& h = trace.header;
+  if (h.run && !h.run->label.empty()) {
+    trace.label = h.run->label;
+  } else {
+    trace.label = std::string(FileStem(path));
+  }
+  if (h.run) {
+    trace.rank = h.run->rank;
+  } else {
+    trace.rank = RankFromFileName(path).value_or(0);
+  }
+  trace.source = TraceSource::kNumtrace;
+  return trace;
+}
+
+absl::StatusOr<Trace> ReadTraceBuffer(std::string_view contents, std::string_view path) {
+  simdjson::padded_string padded(contents.data(), contents.size());
+  return ReadTracePadded(padded, path);
+}
+
+absl::StatusOr<Trace> ReadTraceFile(const std::string& path) {
+  absl::StatusOr<simdjson::padded_string> contents = LoadFile(path);
+  if (!contents.ok()) return contents.status();
+  return ReadTracePadded(*contents, path);
+}
+
+}  // namespace numtrace::analyzer

@@ -1,0 +1,58 @@
+// File: analyzer/read/trace_reader.h
+//
+// Reads a trace file of format v1 (../shared/spec/trace-format.md, section
+// 1; JSON Lines) into the analyzer's compact model. Built for speed: the file
+// is loaded into one padded buffer, lines are found with memchr and each is
+// parsed in place with simdjson On Demand (the rest of the buffer serves as
+// simdjson's padding), names are interned and buffers appended to one flat
+// vector.
+//
+// What is an error (InvalidArgument, one line "PATH:LINE: reason" naming the
+// field): bad JSON, a missing MUST field, a wrong type, an unknown dtype or
+// role, a header that is not the first line, a `format` other than
+// "numtrace-trace", a `version` other than 1, a `seq` that is not dense from
+// 0, an empty file ("PATH: empty trace"). An unreadable file gives
+// NotFound / PermissionDenied naming the path.
+//
+// What is not: unknown fields (ignored), unknown record types (ignored and
+// counted in Trace::ignored_lines), `pre` stats (checked to be objects and
+// skipped), a JSON null where a number is expected in stats (read as NaN: the
+// writer emits null for a value that was not finite), blank lines. A file
+// without a footer is a trace cut short: Trace::truncated is set and every
+// complete line is kept; a last line without a trailing newline that is not
+// valid JSON is the cut itself and is dropped.
+//
+// Label: header run.label, else the file name without .ntrace.jsonl. Rank:
+// header run.rank, else `rank_<R>` from the file name, else 0.
+//
+// Example:
+//   absl::StatusOr<Trace> t = ReadTraceFile("runA/rank_0.ntrace.jsonl");
+//   if (!t.ok()) { std::cerr << t.status().message() << "\n"; return 2; }
+//   for (const Kernel& k : t->kernels) use(t->Name(k), t->BuffersOf(k));
+#ifndef NUMTRACE_ANALYZER_READ_TRACE_READER_H_
+#define NUMTRACE_ANALYZER_READ_TRACE_READER_H_
+
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "analyzer/model/trace.h"
+#include "simdjson.h"
+
+namespace numtrace::analyzer {
+
+[[nodiscard]] absl::StatusOr<Trace> ReadTraceFile(const std::string& path);
+
+// Same, from bytes already in memory (tests, fuzzers); `path_for_messages`
+// prefixes errors and gives the default label and rank. Copies `contents`
+// once into a padded buffer.
+[[nodiscard]] absl::StatusOr<Trace> ReadTraceBuffer(std::string_view contents,
+                                                    std::string_view path_for_messages);
+
+// Same, from an already padded buffer (no copy); used by ReadAnyTrace.
+[[nodiscard]] absl::StatusOr<Trace> ReadTracePadded(const simdjson::padded_string& contents,
+                                                    std::string_view path_for_messages);
+
+}  // namespace numtrace::analyzer
+
+#endif  // NUMTRACE_ANALYZER_READ_TRACE_READER_H_

@@ -1,0 +1,164 @@
+#include "analyzer/read/debugmode_reader.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+
+#include "test/analyzer/read/debugmode_log_text.h"
+
+namespace numtrace::analyzer {
+namespace {
+
+using ::testing::StartsWith;
+using testing::DebugModeLogText;
+using testing::OpBlock;
+
+TEST(DebugModeReaderTest, SingleOutputBlock) {
+  OpBlock b;
+  b.input_hashes = "5.5e+02, None, 7.0e+01";
+  absl::StatusOr<Trace> t =
+      ReadDebugModeBuffer(DebugModeLogText({b}), "dumps/rank_3_activations.log");
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->source, TraceSource::kDebugMode);
+  EXPECT_EQ(t->rank, 3);
+  EXPECT_EQ(t->label, "rank_3_activations");
+  EXPECT_FALSE(t->truncated);
+  ASSERT_EQ(t->kernels.size(), 1u);
+  const Kernel& k = t->kernels[0];
+  EXPECT_EQ(k.seq, 0u);
+  EXPECT_EQ(t->Name(k), "layers.0.attention.wq/op_0_mm");
+  EXPECT_EQ(t->Demangled(k), "mm");
+  auto buffers = t->BuffersOf(k);
+  ASSERT_EQ(buffers.size(), 3u);  // one output, two inputs ("None" skipped)
+  const Buffer& out = buffers[0];
+  EXPECT_EQ(out.role, Role::kOut);
+  EXPECT_EQ(out.arg, 0u);
+  EXPECT_EQ(out.dtype, DType::kBF16);
+  EXPECT_EQ(out.stats.n, 32u);
+  EXPECT_EQ(out.bytes, 64u);
+  EXPECT_TRUE(out.stats.has_range);
+  EXPECT_EQ(out.stats.min, -3.0);
+  EXPECT_EQ(out.stats.max, 4.5);
+  EXPECT_EQ(out.stats.l2, 12.5);
+  EXPECT_EQ(out.stats.sum, 0.25 * 32);
+  EXPECT_EQ(out.stats.l1, 1.234567891234e+02);
+  EXPECT_EQ(out.stats.hash, std::bit_cast<uint64_t>(1.234567891234e+02));
+  EXPECT_EQ(out.stats.nan + out.stats.inf + out.stats.ninf, 0u);
+  EXPECT_EQ(buffers[1].role, Role::kIn);
+  EXPECT_EQ(buffers[1].arg, 0u);
+  EXPECT_EQ(buffers[1].stats.l1, 550.0);
+  EXPECT_EQ(buffers[1].stats.hash, std::bit_cast<uint64_t>(550.0));
+  EXPECT_EQ(buffers[2].arg, 2u);
+  EXPECT_EQ(buffers[2].stats.l1, 70.0);
+}
+
+TEST(DebugModeReaderTest, TupleOutputsAndPrefixedKeys) {
+  OpBlock b;
+  b.key = "FSDPLlama3Model.layers.1.attention/op_12__scaled_dot_product_flash_attention";
+  b.shape = "(torch.Size([2, 16, 128]), torch.Size([2, 16]))";
+  b.dtype = "torch.bfloat16";
+  b.output_hash = "1.5e+03, 2.5e+01";
+  b.min = "-1.0e+00, -2.0e+00";
+  b.max = "1.0e+00, 2.0e+00";
+  b.phase = "backward";
+  absl::StatusOr<Trace> t = ReadDebugModeBuffer(DebugModeLogText({OpBlock{}, b}), "x.log");
+  ASSERT_TRUE(t.ok()) << t.status();
+  ASSERT_EQ(t->kernels.size(), 2u);
+  const Kernel& k = t->kernels[1];
+  EXPECT_EQ(k.seq, 1u);
+  EXPECT_EQ(t->Demangled(k), "_scaled_dot_product_flash_attention");
+  auto buffers = t->BuffersOf(k);
+  ASSERT_EQ(buffers.size(), 2u);
+  EXPECT_EQ(buffers[0].stats.n, 2u * 16 * 128);
+  EXPECT_EQ(buffers[1].stats.n, 2u * 16);
+  EXPECT_EQ(buffers[1].arg, 1u);
+  EXPECT_EQ(buffers[1].dtype, DType::kBF16);  // one dtype given: applies to all
+  EXPECT_EQ(buffers[0].stats.l1, 1500.0);
+  EXPECT_EQ(buffers[1].stats.l1, 25.0);
+  EXPECT_EQ(buffers[1].stats.min, -2.0);
+  EXPECT_EQ(buffers[1].stats.max, 2.0);
+  EXPECT_NE(buffers[0].stats.hash, buffers[1].stats.hash);
+}
+
+TEST(DebugModeReaderTest, SeparateShapeAndDtypeLinesAndUnknownDtype) {
+  std::string log =
+      "[norm/op_0_add]\n"
+      "  Shape: torch.Size([])\n"
+      "  Dtype: torch.complex64\n"
+      "  L1 norm:  2.000000e+00\n"
+      "  Future stat: 42\n";
+  absl::StatusOr<Trace> t = ReadDebugModeBuffer(log, "x.log");
+  ASSERT_TRUE(t.ok()) << t.status();
+  const Buffer& out = t->buffers[0];
+  EXPECT_EQ(out.dtype, DType::kRaw);
+  EXPECT_EQ(out.stats.n, 1u);  // a scalar
+  EXPECT_EQ(out.stats.l1, 2.0);
+  EXPECT_EQ(out.stats.hash, std::bit_cast<uint64_t>(2.0));
+  EXPECT_FALSE(out.stats.has_range);
+}
+
+TEST(DebugModeReaderTest, NonFiniteValuesAreCounted) {
+  OpBlock nan_block;
+  nan_block.key = "a/op_0_mm";
+  nan_block.min = "nan";
+  nan_block.max = "nan";
+  nan_block.output_hash = "nan";
+  OpBlock inf_block;
+  inf_block.key = "a/op_1_mm";
+  inf_block.min = "-inf";
+  inf_block.max = "inf";
+  inf_block.l2 = "inf";
+  absl::StatusOr<Trace> t = ReadDebugModeBuffer(DebugModeLogText({nan_block, inf_block}), "x.log");
+  ASSERT_TRUE(t.ok()) << t.status();
+  const BufferStats& a = t->buffers[0].stats;
+  EXPECT_EQ(a.nan, 1u);
+  EXPECT_FALSE(a.has_range);
+  EXPECT_TRUE(std::isnan(a.l1));
+  const BufferStats& b = t->buffers[1].stats;
+  EXPECT_EQ(b.nan, 0u);
+  EXPECT_EQ(b.inf, 1u);
+  EXPECT_EQ(b.ninf, 1u);
+  EXPECT_FALSE(b.has_range);
+  EXPECT_LE(a.nan + a.inf + a.ninf, a.n);
+}
+
+TEST(DebugModeReaderTest, DeclaredTotalAboveBlocksMeansTruncated) {
+  absl::StatusOr<Trace> t = ReadDebugModeBuffer(DebugModeLogText({OpBlock{}}, 5), "x.log");
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_TRUE(t->truncated);
+}
+
+TEST(DebugModeReaderTest, MalformedLinesNameTheLine) {
+  OpBlock bad;
+  bad.min = "minus three";
+  std::string log = DebugModeLogText({OpBlock{}, bad});
+  absl::StatusOr<Trace> t = ReadDebugModeBuffer(log, "r/rank_0_activations.log");
+  ASSERT_FALSE(t.ok());
+  // Preamble 4 lines, first block 10 lines (incl. blank), then [key], Shape, L2, Min.
+  EXPECT_EQ(t.status().message(),
+            "r/rank_0_activations.log:17: Min: not a number: \"minus three\"");
+
+  EXPECT_EQ(ReadDebugModeBuffer("  Shape: torch.Size([1])\n", "x.log").status().message(),
+            "x.log:1: a \"Key: value\" line outside any [block]");
+  EXPECT_EQ(ReadDebugModeBuffer("[a/op_0_mm]\n  Shape torch.Size([1])\n", "x.log").status().message(),
+            "x.log:2: expected \"Key: value\"");
+  EXPECT_THAT(std::string(ReadDebugModeBuffer("[a/op_0_mm]\n  Shape: big\n", "x.log").status().message()),
+              StartsWith("x.log:2: Shape: no [dims]"));
+  EXPECT_EQ(ReadDebugModeBuffer("[a/op_0_mm]\nstray text\n", "x.log").status().message(),
+            "x.log:2: expected a \"[module/op_N_name]\" block header or an indented \"Key: value\" line");
+  EXPECT_EQ(ReadDebugModeBuffer("", "x.log").status().message(), "x.log: empty trace");
+  EXPECT_THAT(std::string(ReadDebugModeBuffer("Total captured activations: 0\n", "x.log").status().message()),
+              StartsWith("x.log: no [module/op_N_name] blocks"));
+}
+
+TEST(DebugModeReaderTest, OpNameOfKeys) {
+  EXPECT_EQ(DebugModeOpName("layers.0.attention.wq/op_3_mm"), "mm");
+  EXPECT_EQ(DebugModeOpName("<none>/op_10_add_"), "add_");
+  EXPECT_EQ(DebugModeOpName("weird_key"), "weird_key");
+  EXPECT_EQ(DebugModeOpName("a/op_x_mm"), "a/op_x_mm");
+}
+
+}  // namespace
+}  // namespace numtrace::analyzer
