@@ -1,0 +1,120 @@
+// File: shim/api/injection.cc
+//
+// How libnumtrace.so wakes up inside an unmodified job, in two ways:
+//   - LD_PRELOAD: the constructor below runs in EVERY process (sh, python,
+//     cmake, DataLoader workers) and does no CUDA work. It reads the
+//     configuration, then either subscribes at once (libcuda is already
+//     loaded: the program links it) or points CUDA_INJECTION64_PATH at this
+//     library, so the driver calls InitializeInjection at cuInit - only in
+//     processes that really use CUDA. A process that never calls cuInit sees
+//     no file, no stderr line and the same exit code.
+//   - CUDA_INJECTION64_PATH=/path/libnumtrace.so alone (launchers that
+//     rewrite LD_PRELOAD): the driver loads us at cuInit and calls
+//     InitializeInjection.
+// If CUDA_INJECTION64_PATH already names another tool (Nsight sets it), we
+// cannot wait for cuInit and subscribe from the constructor instead; the
+// loser of the race for CUPTI's one subscriber slot says so in one line.
+//
+// The engine starts at the first CUDA context (CUPTI resource callback):
+// CudaDevice + Runtime::Start. Exit order: Runtime::Start registers its
+// atexit handler after the CUDA runtime registered its own teardown (cudart
+// initialises before it creates the context), so ours runs first, while the
+// driver and the contexts are alive: Shutdown drains the device and writes
+// the footer. cudart's teardown then destroys the contexts; their
+// CONTEXT_DESTROY_STARTING callbacks free our rings. CUPTI is never
+// unsubscribed at exit (late callbacks reach an engine that is shut down and
+// ignores them). The destructor below covers programs that skip atexit
+// handlers of dlopen'ed code.
+//
+// Example:
+//   LD_PRELOAD=/opt/numtrace/libnumtrace.so python train.py
+//   CUDA_INJECTION64_PATH=/opt/numtrace/libnumtrace.so torchrun ... train.py
+#include <dlfcn.h>
+
+#include <climits>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "shim/cupti/cupti_session.h"
+#include "shim/cupti/driver_api.h"
+#include "shim/cupti/library_finder.h"
+#include "shim/device/cuda_device.h"
+#include "shim/engine/runtime.h"
+#include "shim/reduce/reduction_fatbin.h"
+
+namespace numtrace::shim {
+namespace {
+
+CudaDevice* g_device = nullptr;  // owned by the Runtime once started
+
+EventSink* StartEngine(uint64_t context) {
+  Runtime& rt = Runtime::Get();
+  if (!rt.Configure()) return nullptr;
+  DriverApi& cu = DriverApi::Instance();
+  CudaDevice::Options options;
+  options.device_memory = rt.config().device_memory;
+  auto device = std::make_unique<CudaDevice>(cu, ReductionFatbin(), options);
+  CudaDevice* raw = device.get();
+  EventSink* sink = rt.Start(std::move(device), QueryDeviceInfo(cu, context));
+  if (sink != nullptr) g_device = raw;
+  return sink;
+}
+
+void ContextDestroying(uint64_t context) {
+  if (g_device != nullptr) g_device->ReleaseContext(context);
+}
+
+// Subscribes to CUPTI; everything after this happens in callbacks.
+void Activate() {
+  if (!Runtime::Get().Configure()) return;
+  CuptiSession::Get().Start({&StartEngine, &ContextDestroying});
+}
+
+std::string OwnPath() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&Activate), &info) == 0 || info.dli_fname == nullptr) {
+    return {};
+  }
+  char resolved[PATH_MAX];
+  return realpath(info.dli_fname, resolved) ? std::string(resolved) : std::string(info.dli_fname);
+}
+
+bool SameFile(const char* a, const std::string& b) {
+  char resolved[PATH_MAX];
+  return realpath(a, resolved) != nullptr && b == resolved;
+}
+
+__attribute__((constructor)) void OnLoad() {
+  // No CUDA call here: this runs in every preloaded process.
+  if (!Runtime::Get().Configure()) return;
+  if (IsLoaded(LoadedLibraryPaths(), "libcuda.so")) {
+    Activate();  // linked against libcuda: cuInit may come before any hook of ours
+    return;
+  }
+  std::string self = OwnPath();
+  const char* injection = std::getenv("CUDA_INJECTION64_PATH");
+  if (injection == nullptr || injection[0] == '\0') {
+    if (!self.empty()) setenv("CUDA_INJECTION64_PATH", self.c_str(), 1);
+    return;  // InitializeInjection runs at cuInit, if this process ever calls it
+  }
+  if (!self.empty() && SameFile(injection, self)) return;
+  Activate();  // another tool owns the injection slot
+}
+
+__attribute__((destructor)) void OnUnload() {
+  if (CuptiSession::Get().state() == SessionState::kActive) Runtime::Get().Shutdown();
+}
+
+}  // namespace
+}  // namespace numtrace::shim
+
+// Called by the driver at cuInit when CUDA_INJECTION64_PATH names this
+// library. Returns 1 (success) even when numtrace stays inert: the job must
+// run as without us.
+extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
+  numtrace::shim::Activate();
+  return 1;
+}

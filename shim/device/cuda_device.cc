@@ -1,0 +1,328 @@
+// File: shim/device/cuda_device.cc
+//
+// The GPU Device: batched reductions on the launch's stream; see cuda_device.h.
+#include "shim/device/cuda_device.h"
+
+#include <cuda.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <string>
+
+#include "shim/cupti/check.h"
+#include "shim/cupti/driver_api.h"
+#include "shim/cupti/self_call_guard.h"
+#include "shim/reduce/batch_abi.h"
+
+namespace numtrace::shim {
+namespace {
+
+uint64_t AlignUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+// Byte layout of one batch of m items and `tiles` tiles. Device:
+// items | counters | partials | results. Host: items | counters (staged,
+// copied in one H2D) then results (copied back in one D2H).
+struct BatchLayout {
+  uint64_t items, counters, partials, results;  // device offsets within the batch
+  uint64_t device_bytes;
+  uint64_t staged_bytes;  // items + counters
+  uint64_t host_results, host_bytes;
+
+  BatchLayout(uint32_t m, uint64_t tiles) {
+    items = 0;
+    counters = uint64_t{m} * sizeof(NtBatchItem);
+    partials = AlignUp(counters + uint64_t{m} * 4, 16);
+    results = AlignUp(partials + NtScratchBytes(tiles), 16);
+    device_bytes = results + uint64_t{m} * sizeof(BufferStats);
+    staged_bytes = counters + uint64_t{m} * 4;
+    host_results = AlignUp(staged_bytes, 16);
+    host_bytes = host_results + uint64_t{m} * sizeof(BufferStats);
+  }
+};
+
+std::string DriverVersionFromProc() {
+  // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.95.05  ..."
+  std::ifstream in("/proc/driver/nvidia/version");
+  std::string line;
+  if (!std::getline(in, line)) return {};
+  size_t at = line.find("Kernel Module");
+  if (at == std::string::npos) return {};
+  size_t start = line.find_first_not_of(' ', at + 13);
+  if (start == std::string::npos) return {};
+  size_t end = line.find(' ', start);
+  return line.substr(start, end == std::string::npos ? std::string::npos : end - start);
+}
+
+}  // namespace
+
+std::optional<uint64_t> ByteRing::Allocate(uint64_t bytes, uint64_t align) {
+  bytes = AlignUp(bytes == 0 ? 1 : bytes, align);
+  if (bytes > size_) return std::nullopt;
+  if (live_.empty()) {
+    live_.push_back({0, bytes});
+    return 0;
+  }
+  uint64_t head = live_.back().offset + live_.back().bytes;
+  uint64_t tail = live_.front().offset;
+  if (head > tail) {
+    // Not wrapped: room after head, else wrap to 0 when the front has moved on.
+    if (head + bytes <= size_) {
+      live_.push_back({head, bytes});
+      return head;
+    }
+    if (bytes <= tail) {
+      live_.push_back({0, bytes});
+      return 0;
+    }
+    return std::nullopt;
+  }
+  // Wrapped: room between head and the oldest allocation.
+  if (head + bytes <= tail) {
+    live_.push_back({head, bytes});
+    return head;
+  }
+  return std::nullopt;
+}
+
+void ByteRing::ReleaseOldest() {
+  if (!live_.empty()) live_.pop_front();
+}
+
+void ByteRing::ReleaseNewest() {
+  if (!live_.empty()) live_.pop_back();
+}
+
+std::optional<DeviceInfo> QueryDeviceInfo(const DriverApi& api, uint64_t context) {
+  SelfCallGuard guard;
+  bool pushed = false;
+  if (context != 0) {
+    pushed = api.cuCtxPushCurrent_v2(reinterpret_cast<CUcontext>(context)) == CUDA_SUCCESS;
+  }
+  DeviceInfo info;
+  CUdevice dev = 0;
+  bool ok = api.cuCtxGetDevice(&dev) == CUDA_SUCCESS;
+  if (ok) {
+    char name[256] = {};
+    int major = 0, minor = 0, version = 0;
+    api.cuDeviceGetName(name, sizeof name - 1, dev);
+    api.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+    api.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+    api.cuDriverGetVersion(&version);
+    info.index = dev;
+    info.name = name;
+    info.cc = std::to_string(major) + "." + std::to_string(minor);
+    info.cuda = std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
+    info.driver = DriverVersionFromProc();
+  }
+  if (pushed) {
+    CUcontext popped = nullptr;
+    api.cuCtxPopCurrent_v2(&popped);
+  }
+  if (!ok) return std::nullopt;
+  return info;
+}
+
+CudaDevice::CudaDevice(const DriverApi& api, std::span<const uint8_t> fatbin, Options options)
+    : api_(api), fatbin_(fatbin), options_(options) {
+  if (options_.host_memory == 0) {
+    options_.host_memory = std::max<uint64_t>(options_.device_memory / 16, 1ull << 20);
+  }
+}
+
+bool CudaDevice::LoadKernelLocked() {
+  if (kernel_ != nullptr) return true;
+  if (kernel_failed_) return false;
+  CUlibrary lib = nullptr;
+  CUkernel kernel = nullptr;
+  // Context-independent loading: one CUlibrary serves every context.
+  if (!NUMTRACE_CU_CHECK(api_.cuLibraryLoadData(&lib, fatbin_.data(), nullptr, nullptr, 0, nullptr,
+                                                nullptr, 0)) ||
+      !NUMTRACE_CU_CHECK(api_.cuLibraryGetKernel(&kernel, lib, kReduceBatchKernelName))) {
+    kernel_failed_ = true;
+    LogLine("cannot load the reduction kernels for this GPU; kernels are listed without stats");
+    return false;
+  }
+  library_ = lib;
+  kernel_ = kernel;
+  return true;
+}
+
+CudaDevice::Context* CudaDevice::ContextForCurrentLocked() {
+  CUcontext current = nullptr;
+  if (api_.cuCtxGetCurrent(&current) != CUDA_SUCCESS || current == nullptr) return nullptr;
+  uint64_t handle = reinterpret_cast<uint64_t>(current);
+  for (auto& c : contexts_) {
+    if (c->handle == handle) return c->failed ? nullptr : c.get();
+  }
+  auto c = std::make_unique<Context>();
+  c->handle = handle;
+  c->failed = !InitLocked(*c);
+  contexts_.push_back(std::move(c));
+  return contexts_.back()->failed ? nullptr : contexts_.back().get();
+}
+
+bool CudaDevice::InitLocked(Context& c) {
+  if (!LoadKernelLocked()) return false;
+  CUdeviceptr base = 0;
+  void* host = nullptr;
+  if (!NUMTRACE_CU_CHECK(api_.cuMemAlloc_v2(&base, options_.device_memory))) return false;
+  if (!NUMTRACE_CU_CHECK(
+          api_.cuMemHostAlloc(&host, options_.host_memory, CU_MEMHOSTALLOC_PORTABLE))) {
+    api_.cuMemFree_v2(base);
+    return false;
+  }
+  c.device_base = base;
+  c.host_base = static_cast<uint8_t*>(host);
+  c.device_ring = ByteRing(options_.device_memory);
+  c.host_ring = ByteRing(options_.host_memory);
+  return true;
+}
+
+bool CudaDevice::Enqueue(uint64_t stream, std::span<const MeasureItem> items, uint64_t ticket) {
+  SelfCallGuard guard;
+  auto* s = reinterpret_cast<CUstream>(stream);
+  CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+  if (api_.cuStreamIsCapturing(s, &capture) != CUDA_SUCCESS ||
+      capture != CU_STREAM_CAPTURE_STATUS_NONE) {
+    stats_.capturing.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+  uint32_t m = static_cast<uint32_t>(items.size());
+  std::lock_guard<std::mutex> lock(mu_);
+  Context* c = ContextForCurrentLocked();
+  if (c == nullptr) {
+    stats_.errors.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+  RetireLocked(*c, /*wait=*/false);  // recycle space before asking for more
+
+  // Stage the items in pinned memory first: planning needs them, and the
+  // H2D copy reads them from there.
+  uint64_t tiles = 0;
+  for (const MeasureItem& it : items) tiles += TileCount(it.bytes, it.dtype);
+  BatchLayout L(m, tiles);
+  if (tiles > 0x7fffffffull) {
+    stats_.full.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+  std::optional<uint64_t> host_off = c->host_ring.Allocate(L.host_bytes);
+  if (!host_off) {
+    stats_.full.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+  std::optional<uint64_t> dev_off = c->device_ring.Allocate(L.device_bytes);
+  if (!dev_off) {
+    c->host_ring.ReleaseNewest();  // keep the two rings in step
+    stats_.full.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+  uint8_t* host = c->host_base + *host_off;
+  auto* staged = reinterpret_cast<NtBatchItem*>(host);
+  for (uint32_t i = 0; i < m; ++i) {
+    staged[i] = NtBatchItem{items[i].address, items[i].bytes, 0, 0,
+                            static_cast<uint32_t>(items[i].dtype), i, 0};
+  }
+  NtPlanBatch(staged, m);
+  std::memset(host + L.counters, 0, uint64_t{m} * 4);
+
+  CUdeviceptr dev = c->device_base + *dev_off;
+  CUdeviceptr items_dev = dev + L.items, counters_dev = dev + L.counters;
+  CUdeviceptr partials_dev = dev + L.partials, results_dev = dev + L.results;
+  void* params[] = {&items_dev, &m, &partials_dev, &counters_dev, &results_dev};
+  CUevent event = nullptr;
+  if (!c->free_events.empty()) {
+    event = static_cast<CUevent>(c->free_events.back());
+    c->free_events.pop_back();
+  } else if (!NUMTRACE_CU_CHECK(api_.cuEventCreate(&event, CU_EVENT_DISABLE_TIMING))) {
+    event = nullptr;
+  }
+  bool ok = event != nullptr &&
+            (m == 0 ||
+             (NUMTRACE_CU_CHECK(api_.cuMemcpyHtoDAsync_v2(dev, host, L.staged_bytes, s)) &&
+            NUMTRACE_CU_CHECK(api_.cuLaunchKernel(reinterpret_cast<CUfunction>(kernel_),
+                                                  static_cast<unsigned>(tiles), 1, 1,
+                                                  kNtBlockThreads, 1, 1, 0, s, params, nullptr)) &&
+            NUMTRACE_CU_CHECK(api_.cuMemcpyDtoHAsync_v2(host + L.host_results, results_dev,
+                                                        uint64_t{m} * sizeof(BufferStats), s)))) &&
+            NUMTRACE_CU_CHECK(api_.cuEventRecord(event, s));
+  if (!ok) {
+    // Work may already be queued on the stream that reads this space, so the
+    // space stays taken until an event recorded now (if any) completes.
+    if (event != nullptr && api_.cuEventRecord(event, s) == CUDA_SUCCESS) {
+      c->in_flight.push_back({0, 0, event, nullptr, false});
+    } else {
+      c->failed = true;  // cannot know when the space is free: stop using it
+    }
+    stats_.errors.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+  c->in_flight.push_back({ticket, m, event, host + L.host_results, true});
+  stats_.batches.fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
+
+void CudaDevice::RetireLocked(Context& c, bool wait) {
+  while (!c.in_flight.empty()) {
+    Batch& b = c.in_flight.front();
+    auto* event = static_cast<CUevent>(b.event);
+    CUresult r = wait ? api_.cuEventSynchronize(event) : api_.cuEventQuery(event);
+    if (r == CUDA_ERROR_NOT_READY) return;
+    if (r == CUDA_SUCCESS && b.deliver) {
+      const auto* stats = static_cast<const BufferStats*>(b.results);
+      parked_.push_back({b.ticket, std::vector<BufferStats>(stats, stats + b.count)});
+    } else if (r != CUDA_SUCCESS) {
+      NUMTRACE_CU_CHECK(r);  // the ticket never completes: the engine times it out
+    }
+    c.free_events.push_back(b.event);
+    c.in_flight.pop_front();
+    c.device_ring.ReleaseOldest();
+    c.host_ring.ReleaseOldest();
+  }
+}
+
+void CudaDevice::Poll(const ResultFn& fn) {
+  SelfCallGuard guard;
+  std::vector<Parked> ready;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& c : contexts_) {
+      if (!c->failed) RetireLocked(*c, /*wait=*/false);
+    }
+    ready.swap(parked_);
+  }
+  // Outside the lock: the engine's callback may take its own locks, which
+  // an application thread may hold while it calls Enqueue.
+  for (const Parked& p : ready) fn(p.ticket, p.stats);
+}
+
+void CudaDevice::Drain() {
+  SelfCallGuard guard;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& c : contexts_) {
+    if (!c->failed) RetireLocked(*c, /*wait=*/true);
+  }
+}
+
+void CudaDevice::ReleaseContext(uint64_t context) {
+  SelfCallGuard guard;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto it = contexts_.begin(); it != contexts_.end(); ++it) {
+    Context& c = **it;
+    if (c.handle != context) continue;
+    bool pushed = api_.cuCtxPushCurrent_v2(reinterpret_cast<CUcontext>(context)) == CUDA_SUCCESS;
+    if (!c.failed) RetireLocked(c, /*wait=*/true);
+    for (void* e : c.free_events) api_.cuEventDestroy_v2(static_cast<CUevent>(e));
+    if (c.device_base != 0) api_.cuMemFree_v2(c.device_base);
+    if (c.host_base != nullptr) api_.cuMemFreeHost(c.host_base);
+    if (pushed) {
+      CUcontext popped = nullptr;
+      api_.cuCtxPopCurrent_v2(&popped);
+    }
+    contexts_.erase(it);
+    return;
+  }
+}
+
+}  // namespace numtrace::shim

@@ -1,0 +1,145 @@
+// File: shim/device/cuda_device.h
+//
+// The Device that runs the reductions on the GPU: the batched reduction
+// kernel of shim/reduce (batch_abi.h) is loaded once from the embedded
+// fatbin with cuLibraryLoadData and launched on the intercepted launch's own
+// stream, so stream order alone puts the measurement after (or, at ENTER,
+// before) the kernel: no host synchronisation per launch.
+//
+// Memory: per CUDA context, one device ring (config.device_memory, 64 MiB by
+// default) holds each batch's items, counters, tile partials and results,
+// and one pinned host ring holds the staged items and the copied-back
+// results. Both are allocated at the first Enqueue in that context and
+// recycled in FIFO order as batches complete (an event per batch). A batch
+// that does not fit returns false: the engine counts a drop.
+//
+// Capture: Enqueue refuses (returns false) on a stream that is being
+// captured into a CUDA graph; nothing is enqueued that capture forbids.
+//
+// Every driver call goes through DriverApi (never linked) inside a
+// SelfCallGuard, so numtrace's own launches and copies are invisible to its
+// callbacks.
+//
+// Example:
+//   auto dev = std::make_unique<CudaDevice>(DriverApi::Instance(), ReductionFatbin(),
+//                                           CudaDevice::Options{.device_memory = 64 << 20});
+//   dev->Enqueue(stream, items, ticket);   // from the launch callback
+//   dev->Poll(on_result);                  // from the engine's thread
+#ifndef NUMTRACE_SHIM_DEVICE_CUDA_DEVICE_H_
+#define NUMTRACE_SHIM_DEVICE_CUDA_DEVICE_H_
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "common/format/records.h"
+#include "shim/device/device.h"
+
+namespace numtrace::shim {
+
+struct DriverApi;
+
+// FIFO byte ring: allocations are released in the order they were made.
+// Exposed for CPU tests; CudaDevice uses one per memory kind.
+class ByteRing {
+ public:
+  explicit ByteRing(uint64_t size = 0) : size_(size) {}
+  // Offset of `bytes` (rounded up to `align`) contiguous bytes, or nullopt when full.
+  std::optional<uint64_t> Allocate(uint64_t bytes, uint64_t align = 256);
+  // Releases the oldest allocation (normal retirement).
+  void ReleaseOldest();
+  // Releases the newest allocation (undo of an Allocate just made).
+  void ReleaseNewest();
+  uint64_t size() const { return size_; }
+  bool empty() const { return live_.empty(); }
+
+ private:
+  struct Span {
+    uint64_t offset, bytes;
+  };
+  uint64_t size_;
+  std::deque<Span> live_;
+};
+
+// Fills a DeviceInfo for `context`'s device (name, compute capability,
+// CUDA version; driver version from /proc/driver/nvidia/version).
+std::optional<DeviceInfo> QueryDeviceInfo(const DriverApi& api, uint64_t context);
+
+class CudaDevice : public Device {
+ public:
+  struct Options {
+    uint64_t device_memory = 64ull << 20;  // per context
+    uint64_t host_memory = 0;              // pinned, per context; 0: device_memory / 16, >= 1 MiB
+  };
+  struct Stats {
+    std::atomic<uint64_t> batches{0};
+    std::atomic<uint64_t> full{0};        // refused: ring full or batch too big
+    std::atomic<uint64_t> capturing{0};   // refused: stream being captured
+    std::atomic<uint64_t> errors{0};      // refused: a driver call failed
+  };
+
+  CudaDevice(const DriverApi& api, std::span<const uint8_t> fatbin, Options options);
+  // Frees nothing: at process exit the driver may already be gone; contexts
+  // release their memory in ReleaseContext or when they are destroyed.
+  ~CudaDevice() override = default;
+
+  [[nodiscard]] bool Enqueue(uint64_t stream, std::span<const MeasureItem> items,
+                             uint64_t ticket) override;
+  void Poll(const ResultFn& fn) override;
+  void Drain() override;
+
+  // A context is about to be destroyed: wait for its batches, keep their
+  // results for the next Poll, free its rings.
+  void ReleaseContext(uint64_t context);
+
+  const Stats& stats() const { return stats_; }
+
+ private:
+  struct Batch {
+    uint64_t ticket;
+    uint32_t count;
+    void* event;          // CUevent
+    const void* results;  // BufferStats[count] in the host ring
+    bool deliver;         // false: a failed batch that only holds ring space
+  };
+  struct Context {
+    uint64_t handle = 0;
+    bool failed = false;
+    uint64_t device_base = 0;  // CUdeviceptr
+    uint8_t* host_base = nullptr;
+    ByteRing device_ring, host_ring;
+    std::deque<Batch> in_flight;
+    std::vector<void*> free_events;
+  };
+  struct Parked {
+    uint64_t ticket;
+    std::vector<BufferStats> stats;
+  };
+
+  Context* ContextForCurrentLocked();
+  bool InitLocked(Context& c);
+  bool LoadKernelLocked();
+  // Moves finished batches of `c` (FIFO order) to parked_ and recycles
+  // their ring space; `wait` blocks until all are finished.
+  void RetireLocked(Context& c, bool wait);
+
+  const DriverApi& api_;
+  std::span<const uint8_t> fatbin_;
+  Options options_;
+  std::mutex mu_;
+  void* library_ = nullptr;  // CUlibrary
+  void* kernel_ = nullptr;   // CUkernel
+  bool kernel_failed_ = false;
+  std::vector<std::unique_ptr<Context>> contexts_;
+  std::vector<Parked> parked_;
+  Stats stats_;
+};
+
+}  // namespace numtrace::shim
+
+#endif  // NUMTRACE_SHIM_DEVICE_CUDA_DEVICE_H_

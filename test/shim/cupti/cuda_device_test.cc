@@ -1,0 +1,216 @@
+// File: test/shim/cupti/cuda_device_test.cc
+//
+// CudaDevice over a fake driver whose "device memory" is host memory and
+// whose "kernel" fills each result from its item: checks the batch ABI
+// wiring (parameter order, staging, copies), FIFO ring recycling, refusal on
+// capturing streams and full rings, and that Poll never blocks. (Lives here,
+// not in test/shim/device/, because the CUDA layer's tests are one folder.)
+#include "shim/device/cuda_device.h"
+
+#include <cuda.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <vector>
+
+#include "shim/cupti/driver_api.h"
+#include "shim/reduce/batch_abi.h"
+
+namespace numtrace::shim {
+namespace {
+
+struct FakeGpu {
+  bool capturing = false;
+  bool events_ready = true;
+  int launches = 0;
+  uint64_t last_grid = 0;
+  std::map<CUevent, bool> recorded;
+};
+FakeGpu* g;
+
+const uint8_t kFatbin[16] = {};
+
+CUresult CtxGetCurrent(CUcontext* c) { *c = reinterpret_cast<CUcontext>(0xC0); return CUDA_SUCCESS; }
+CUresult LibLoad(CUlibrary* l, const void*, CUjit_option*, void**, unsigned, CUlibraryOption*, void**, unsigned) {
+  *l = reinterpret_cast<CUlibrary>(0x11);
+  return CUDA_SUCCESS;
+}
+CUresult LibGetKernel(CUkernel* k, CUlibrary, const char* name) {
+  EXPECT_STREQ(name, kReduceBatchKernelName);
+  *k = reinterpret_cast<CUkernel>(0x22);
+  return CUDA_SUCCESS;
+}
+CUresult MemAlloc(CUdeviceptr* p, size_t n) { *p = reinterpret_cast<CUdeviceptr>(std::malloc(n)); return CUDA_SUCCESS; }
+CUresult MemFree(CUdeviceptr p) { std::free(reinterpret_cast<void*>(p)); return CUDA_SUCCESS; }
+CUresult HostAlloc(void** p, size_t n, unsigned) { *p = std::malloc(n); return CUDA_SUCCESS; }
+CUresult HostFree(void* p) { std::free(p); return CUDA_SUCCESS; }
+CUresult IsCapturing(CUstream, CUstreamCaptureStatus* s) {
+  *s = g->capturing ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE;
+  return CUDA_SUCCESS;
+}
+CUresult HtoD(CUdeviceptr d, const void* h, size_t n, CUstream) {
+  std::memcpy(reinterpret_cast<void*>(d), h, n);
+  return CUDA_SUCCESS;
+}
+CUresult DtoH(void* h, CUdeviceptr d, size_t n, CUstream) {
+  std::memcpy(h, reinterpret_cast<void*>(d), n);
+  return CUDA_SUCCESS;
+}
+// The "kernel": results[slot] = {n = bytes, hash = address} for each item,
+// after checking the plan and that counters arrive zeroed.
+CUresult Launch(CUfunction f, unsigned gx, unsigned, unsigned, unsigned bx, unsigned, unsigned,
+                unsigned, CUstream, void** params, void**) {
+  EXPECT_EQ(reinterpret_cast<uint64_t>(f), 0x22u);
+  EXPECT_EQ(bx, kNtBlockThreads);
+  auto* items = *static_cast<NtBatchItem**>(params[0]);
+  uint32_t m = *static_cast<uint32_t*>(params[1]);
+  auto* counters = *static_cast<uint32_t**>(params[3]);
+  auto* results = *static_cast<BufferStats**>(params[4]);
+  uint64_t tiles = 0;
+  for (uint32_t i = 0; i < m; ++i) {
+    EXPECT_EQ(items[i].first_tile, tiles);
+    tiles += items[i].tile_count;
+    EXPECT_EQ(counters[i], 0u);
+    BufferStats s;
+    s.n = items[i].bytes;
+    s.hash = items[i].address;
+    results[items[i].result_slot] = s;
+  }
+  EXPECT_EQ(gx, tiles);
+  g->last_grid = gx;
+  ++g->launches;
+  return CUDA_SUCCESS;
+}
+CUresult EventCreate(CUevent* e, unsigned) { *e = reinterpret_cast<CUevent>(new int(0)); return CUDA_SUCCESS; }
+CUresult EventRecord(CUevent e, CUstream) { g->recorded[e] = true; return CUDA_SUCCESS; }
+CUresult EventQuery(CUevent) { return g->events_ready ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY; }
+CUresult EventSync(CUevent) { return CUDA_SUCCESS; }
+
+DriverApi FakeApi() {
+  DriverApi a;
+  a.cuCtxGetCurrent = &CtxGetCurrent;
+  a.cuLibraryLoadData = &LibLoad;
+  a.cuLibraryGetKernel = &LibGetKernel;
+  a.cuMemAlloc_v2 = &MemAlloc;
+  a.cuMemFree_v2 = &MemFree;
+  a.cuMemHostAlloc = &HostAlloc;
+  a.cuMemFreeHost = &HostFree;
+  a.cuStreamIsCapturing = &IsCapturing;
+  a.cuMemcpyHtoDAsync_v2 = &HtoD;
+  a.cuMemcpyDtoHAsync_v2 = &DtoH;
+  a.cuLaunchKernel = &Launch;
+  a.cuEventCreate = &EventCreate;
+  a.cuEventRecord = &EventRecord;
+  a.cuEventQuery = &EventQuery;
+  a.cuEventSynchronize = &EventSync;
+  return a;
+}
+
+class CudaDeviceTest : public ::testing::Test {
+ protected:
+  void SetUp() override { g = &gpu_; }
+  FakeGpu gpu_;
+  DriverApi api_ = FakeApi();
+};
+
+TEST_F(CudaDeviceTest, EnqueuePollDeliversOneResultPerItem) {
+  CudaDevice dev(api_, kFatbin, {.device_memory = 1 << 20});
+  MeasureItem items[2] = {{0x1000, 4096, DType::kF32}, {0x9000, 100, DType::kBF16}};
+  ASSERT_TRUE(dev.Enqueue(0x5, items, 42));
+  EXPECT_EQ(gpu_.launches, 1);
+  EXPECT_EQ(gpu_.last_grid, 2u) << "one tile each";
+  int calls = 0;
+  dev.Poll([&](uint64_t ticket, std::span<const BufferStats> s) {
+    ++calls;
+    EXPECT_EQ(ticket, 42u);
+    ASSERT_EQ(s.size(), 2u);
+    EXPECT_EQ(s[0].n, 4096u);
+    EXPECT_EQ(s[0].hash, 0x1000u);
+    EXPECT_EQ(s[1].n, 100u);
+    EXPECT_EQ(s[1].hash, 0x9000u);
+  });
+  EXPECT_EQ(calls, 1);
+  dev.Poll([&](uint64_t, std::span<const BufferStats>) { ++calls; });
+  EXPECT_EQ(calls, 1) << "each ticket once";
+}
+
+TEST_F(CudaDeviceTest, PollDoesNotDeliverUnfinishedWork) {
+  CudaDevice dev(api_, kFatbin, {.device_memory = 1 << 20});
+  gpu_.events_ready = false;
+  MeasureItem item{0x1000, 64, DType::kF32};
+  ASSERT_TRUE(dev.Enqueue(0x5, {&item, 1}, 1));
+  int calls = 0;
+  dev.Poll([&](uint64_t, std::span<const BufferStats>) { ++calls; });
+  EXPECT_EQ(calls, 0);
+  dev.Drain();  // waits (EventSynchronize), then Poll hands it over
+  dev.Poll([&](uint64_t, std::span<const BufferStats>) { ++calls; });
+  EXPECT_EQ(calls, 1);
+}
+
+TEST_F(CudaDeviceTest, RefusesCapturingStreams) {
+  CudaDevice dev(api_, kFatbin, {.device_memory = 1 << 20});
+  gpu_.capturing = true;
+  MeasureItem item{0x1000, 64, DType::kF32};
+  EXPECT_FALSE(dev.Enqueue(0x5, {&item, 1}, 1));
+  EXPECT_EQ(gpu_.launches, 0);
+  EXPECT_EQ(dev.stats().capturing.load(), 1u);
+}
+
+TEST_F(CudaDeviceTest, FullRingRefusesThenRecyclesInOrder) {
+  // 64 KiB: each 16 MiB f32 item needs 1024 tiles x 96 B of partials.
+  CudaDevice dev(api_, kFatbin, {.device_memory = 256 << 10, .host_memory = 64 << 10});
+  gpu_.events_ready = false;
+  MeasureItem big{0x1000, 16 << 20, DType::kF32};
+  int accepted = 0;
+  for (int i = 0; i < 10; ++i) accepted += dev.Enqueue(0x5, {&big, 1}, i) ? 1 : 0;
+  EXPECT_GE(accepted, 1);
+  EXPECT_LT(accepted, 10) << "the ring must fill";
+  EXPECT_GT(dev.stats().full.load(), 0u);
+  gpu_.events_ready = true;
+  std::vector<uint64_t> tickets;
+  dev.Poll([&](uint64_t t, std::span<const BufferStats>) { tickets.push_back(t); });
+  ASSERT_EQ(tickets.size(), static_cast<size_t>(accepted));
+  for (size_t i = 0; i < tickets.size(); ++i) EXPECT_EQ(tickets[i], i);
+  EXPECT_TRUE(dev.Enqueue(0x5, {&big, 1}, 99)) << "space came back";
+  MeasureItem huge{0x1000, 1ull << 40, DType::kF32};
+  EXPECT_FALSE(dev.Enqueue(0x5, {&huge, 1}, 100)) << "bigger than the ring";
+}
+
+TEST_F(CudaDeviceTest, EmptyBatchStillCompletesItsTicket) {
+  CudaDevice dev(api_, kFatbin, {.device_memory = 1 << 20});
+  ASSERT_TRUE(dev.Enqueue(0x5, {}, 7));
+  EXPECT_EQ(gpu_.launches, 0);
+  int calls = 0;
+  dev.Poll([&](uint64_t t, std::span<const BufferStats> s) {
+    ++calls;
+    EXPECT_EQ(t, 7u);
+    EXPECT_TRUE(s.empty());
+  });
+  EXPECT_EQ(calls, 1);
+}
+
+TEST(ByteRing, FifoWrapAround) {
+  ByteRing r(1024);
+  EXPECT_EQ(r.Allocate(400, 1), 0u);
+  EXPECT_EQ(r.Allocate(400, 1), 400u);
+  EXPECT_FALSE(r.Allocate(400, 1).has_value()) << "224 left at the end, 0 at the front";
+  r.ReleaseOldest();
+  EXPECT_EQ(r.Allocate(300, 1), 0u) << "wraps to the front";
+  EXPECT_FALSE(r.Allocate(200, 1).has_value()) << "would overrun the live block at 400";
+  EXPECT_EQ(r.Allocate(100, 1), 300u);
+  r.ReleaseOldest();  // the block at 400
+  r.ReleaseOldest();  // 0
+  r.ReleaseOldest();  // 300
+  EXPECT_TRUE(r.empty());
+  EXPECT_EQ(r.Allocate(1024, 1), 0u);
+  EXPECT_FALSE(r.Allocate(2048, 1).has_value());
+  r.ReleaseNewest();
+  EXPECT_TRUE(r.empty());
+  EXPECT_EQ(r.Allocate(1, 256), 0u);
+  EXPECT_EQ(r.Allocate(1, 256), 256u) << "aligned";
+}
+
+}  // namespace
+}  // namespace numtrace::shim
