@@ -1,0 +1,107 @@
+// File: shim/engine/config.h
+//
+// The shim's settings, read once from NUMTRACE_* environment variables
+// (docs/configuration.md lists each with examples). Parsing takes a
+// getenv-like function so tests need not touch the real environment. A bad
+// value yields ONE line naming the variable, the value and the accepted
+// forms; the caller prints it and leaves the library inert.
+//
+// Example:
+//   std::string error;
+//   auto cfg = ParseConfig([](const char* n) { return std::getenv(n); }, &error);
+//   if (!cfg) fprintf(stderr, "%s\n", error.c_str());
+//   cfg->steps.Contains(2);  // true with the default NUMTRACE_STEPS=2
+#ifndef NUMTRACE_SHIM_ENGINE_CONFIG_H_
+#define NUMTRACE_SHIM_ENGINE_CONFIG_H_
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <regex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace numtrace::shim {
+
+// How launches are grouped into numbered steps (NUMTRACE_STEP_MODE).
+enum class StepMode : uint8_t {
+  kMark,      // "mark": numtrace_mark_step() ends the current step
+  kApi,       // "api": each numtrace_capture_begin()..end() range is one step
+  kProfiler,  // "profiler": each cudaProfilerStart()..Stop() range is one step
+  kNvtx,      // "nvtx:REGEX": each NVTX range whose name matches is one step
+  kKernel,    // "kernel:REGEX": each launch of a matching kernel starts a step
+  kLaunches,  // "launches:N": every N launches form one step
+};
+std::string_view StepModeName(StepMode m);
+
+// A set of step numbers: "2", "2,5", "3-4", "1,3-4", "all".
+class StepSet {
+ public:
+  static StepSet All() { StepSet s; s.all_ = true; return s; }
+  [[nodiscard]] static std::optional<StepSet> Parse(std::string_view text);
+  bool all() const { return all_; }
+  bool Contains(int64_t step) const;
+  // The largest listed step (INT64_MAX for "all"): nothing after it is captured.
+  int64_t Last() const;
+  // Explicit step numbers for the trace header (empty for "all"; ranges expanded up to 4096 entries).
+  std::vector<int64_t> Listed() const;
+  std::string ToString() const;
+
+ private:
+  bool all_ = false;
+  std::vector<std::pair<int64_t, int64_t>> ranges_;  // inclusive, sorted
+};
+
+// A kernel-name filter in compute-sanitizer's style: a substring, or
+// "regex:EXPR" (ECMAScript, searched anywhere in the name).
+struct NameFilter {
+  std::string text;  // as given
+  bool is_regex = false;
+  std::regex regex;
+  bool Matches(std::string_view name) const;
+};
+
+enum class OutputsMode : uint8_t {
+  kChanged,  // "changed": measure before and after; roles out/in
+  kAll,      // "all": measure after only; roles unknown
+};
+
+struct Config {
+  std::string output_dir = "./numtrace";          // NUMTRACE_OUTPUT_DIR
+  StepMode step_mode = StepMode::kMark;           // NUMTRACE_STEP_MODE
+  std::string step_regex_text;                    // kNvtx / kKernel
+  std::regex step_regex;
+  uint64_t launches_per_step = 0;                 // kLaunches
+  StepSet steps;                                  // NUMTRACE_STEPS
+  uint64_t launch_skip = 0;                       // NUMTRACE_LAUNCH_SKIP
+  std::optional<uint64_t> launch_count;           // NUMTRACE_LAUNCH_COUNT
+  std::vector<NameFilter> include;                // NUMTRACE_KERNEL (';'-separated, any matches)
+  std::vector<NameFilter> exclude;                // NUMTRACE_KERNEL_EXCLUDE
+  uint64_t min_bytes = 0;                         // NUMTRACE_MIN_BYTES
+  OutputsMode outputs = OutputsMode::kChanged;    // NUMTRACE_OUTPUTS
+  std::string log_level = "warn";                 // NUMTRACE_LOG_LEVEL
+  std::string label;                              // NUMTRACE_LABEL
+  uint64_t device_memory = 64ull << 20;           // NUMTRACE_DEVICE_MEMORY
+  std::string cupti_lib;                          // NUMTRACE_CUPTI_LIB
+  bool strict = false;                            // NUMTRACE_STRICT
+  uint64_t queue_records = 65536;                 // NUMTRACE_QUEUE_RECORDS
+  bool enabled = true;                            // NUMTRACE_ENABLE=0 turns the shim off
+
+  // Free text for the header's capture.selector.
+  std::string SelectorText() const;
+};
+
+using GetEnvFn = std::function<const char*(const char*)>;
+
+// Reads every NUMTRACE_* variable through `getenv`. Returns nullopt and sets
+// `*error` to one line (no trailing newline) on the first bad value.
+[[nodiscard]] std::optional<Config> ParseConfig(const GetEnvFn& getenv, std::string* error);
+
+// Parses "64MiB", "1G", "4096", "512k" (binary multiples). Exposed for tests.
+[[nodiscard]] std::optional<uint64_t> ParseByteSize(std::string_view text);
+
+}  // namespace numtrace::shim
+
+#endif  // NUMTRACE_SHIM_ENGINE_CONFIG_H_

@@ -1,0 +1,330 @@
+#include "shim/engine/engine.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <optional>
+#include <utility>
+
+namespace numtrace::shim {
+namespace {
+
+std::atomic<uint64_t> g_next_engine_id{1};
+
+// What one thread remembers between a launch's ENTER and EXIT. Trivially
+// destructible, so reaching it costs no TLS guard on the hot path.
+struct HotState {
+  uint64_t engine_id;
+  uint64_t function;
+  int64_t index;  // pending index when the launch is captured, else -1
+  bool entered;
+};
+thread_local HotState t_hot{};
+
+// Scratch reused by this thread's captured launches: no allocation once warm.
+struct Scratch {
+  std::vector<ScannedBuffer> scanned;
+  MeasurementPlan plan;
+};
+Scratch& ThreadScratch() {
+  thread_local Scratch s;
+  return s;
+}
+
+constexpr uint64_t kDropNotesMax = 16;
+
+}  // namespace
+
+struct Engine::Pending {
+  bool is_note = false;
+  NoteRecord note;
+  const KernelInfo* kernel = nullptr;
+  LaunchDecision decision;
+  uint64_t stream = 0;
+  std::array<uint32_t, 3> grid{}, block{};
+  std::vector<PlannedBuffer> buffers;
+  std::vector<BufferStats> before, after;
+  bool want_before = false, has_before = false, has_after = false;
+  bool dropped = false;
+  const char* drop_reason = "";
+
+  bool Complete() const {
+    return is_note || dropped || (has_after && (!want_before || has_before));
+  }
+};
+
+Engine::Engine(const Config& config, Device* device, RecordSink* sink)
+    : config_(config),
+      device_(device),
+      sink_(sink),
+      id_(g_next_engine_id.fetch_add(1)),
+      kernels_(config, &annotations_),
+      tracker_(config) {}
+
+Engine::~Engine() { Shutdown(); }
+
+void Engine::OnLaunchEnter(const LaunchEvent& launch) {
+  HotState& h = t_hot;
+  if (h.entered && h.engine_id == id_) AbandonStale();  // the last ENTER never got its EXIT
+  const bool starts =
+      config_.step_mode == StepMode::kKernel && kernels_.StartsStep(launch.function, launch.symbol);
+  const LaunchDecision d = tracker_.Decide(starts);
+  h.engine_id = id_;
+  h.function = launch.function;
+  h.entered = true;
+  h.index = -1;
+  if (!d.selected) {
+    tracker_.Count(d);
+    return;
+  }
+  h.index = Begin(launch, d, /*at_enter=*/true);
+}
+
+void Engine::OnLaunch(const LaunchEvent& launch) {
+  HotState& h = t_hot;
+  if (h.entered && h.engine_id == id_) {
+    if (h.function == launch.function) {
+      h.entered = false;
+      if (h.index >= 0) MeasureAfter(launch, h.index);
+      return;
+    }
+    AbandonStale();
+  }
+  // No ENTER was seen for this launch: decide now, measure after only.
+  const bool starts =
+      config_.step_mode == StepMode::kKernel && kernels_.StartsStep(launch.function, launch.symbol);
+  const LaunchDecision d = tracker_.Decide(starts);
+  if (!d.selected) {
+    tracker_.Count(d);
+    return;
+  }
+  const int64_t index = Begin(launch, d, /*at_enter=*/false);
+  if (index >= 0) MeasureAfter(launch, index);
+}
+
+void Engine::AbandonStale() {
+  HotState& h = t_hot;
+  h.entered = false;
+  if (h.index >= 0) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (static_cast<uint64_t>(h.index) >= base_) {
+      Pending& p = pending_[h.index - base_];
+      if (!p.Complete()) {
+        p.dropped = true;
+        p.drop_reason = "the launch did not go through (no EXIT after ENTER)";
+      }
+    }
+  }
+  h.index = -1;
+}
+
+int64_t Engine::Begin(const LaunchEvent& launch, LaunchDecision d, bool at_enter) {
+  const KernelInfo& kernel = kernels_.Get(launch.function, launch.symbol);
+  if (shut_down_.load(std::memory_order_relaxed) || !kernel.selected ||
+      !tracker_.TakeWindowSlot()) {
+    tracker_.Count(d);
+    return -1;
+  }
+  if (launch.stream_capturing) {
+    d = tracker_.Count(d);
+    // Measuring here would add our work to the user's graph; say so once a step.
+    if (capturing_note_step_.exchange(d.step) != d.step) {
+      PushNote(d.launch, "launches into a capturing stream (CUDA graph capture) are not measured in step " +
+                             std::to_string(d.step));
+    }
+    return -1;
+  }
+  Scratch& s = ThreadScratch();
+  ScanBuffers(launch.params, launch.layout, allocs_, &s.scanned);
+  BuildPlan(s.scanned, kernel, config_.min_bytes, &s.plan);
+
+  Pending p;
+  p.kernel = &kernel;
+  p.stream = launch.stream;
+  p.grid = launch.grid;
+  p.block = launch.block;
+  p.buffers = s.plan.buffers;
+  p.want_before = at_enter && config_.outputs == OutputsMode::kChanged && !s.plan.items.empty();
+  int64_t index;
+  {
+    // Numbering the launch under the lock that orders pending_ keeps the
+    // records' `launch` rising with `seq` when many threads launch at once.
+    std::lock_guard<std::mutex> lock(mu_);
+    d = tracker_.Count(d);
+    if (!d.selected) return -1;  // launches:N - another thread took the step's last slot
+    p.decision = d;
+    index = static_cast<int64_t>(base_ + pending_.size());
+    pending_.push_back(std::move(p));
+  }
+  captured_.fetch_add(1, std::memory_order_relaxed);
+  if (index >= 0 && at_enter && config_.outputs == OutputsMode::kChanged && !s.plan.items.empty()) {
+    if (!device_->Enqueue(launch.stream, s.plan.items, static_cast<uint64_t>(index) * 2)) {
+      MarkDropped(index);
+    }
+  }
+  return index;
+}
+
+void Engine::MeasureAfter(const LaunchEvent& launch, int64_t index) {
+  const MeasurementPlan& plan = ThreadScratch().plan;
+  if (plan.items.empty()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (static_cast<uint64_t>(index) >= base_) pending_[index - base_].has_after = true;
+    return;
+  }
+  if (!device_->Enqueue(launch.stream, plan.items, static_cast<uint64_t>(index) * 2 + 1)) {
+    MarkDropped(index);
+  }
+}
+
+void Engine::MarkDropped(int64_t index) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (static_cast<uint64_t>(index) < base_) return;
+  Pending& p = pending_[index - base_];
+  if (!p.dropped) {
+    p.dropped = true;
+    p.drop_reason = "the device could not take the measurement (ring full or device error; see NUMTRACE_DEVICE_MEMORY)";
+  }
+}
+
+void Engine::PushNote(uint64_t launch, std::string msg) {
+  Pending p;
+  p.is_note = true;
+  p.note.launch = launch;
+  p.note.level = "warn";
+  p.note.msg = std::move(msg);
+  std::lock_guard<std::mutex> lock(mu_);
+  pending_.push_back(std::move(p));
+}
+
+void Engine::Pump() {
+  std::lock_guard<std::mutex> pump_lock(pump_mu_);
+  device_->Poll([this](uint64_t ticket, std::span<const BufferStats> stats) {
+    std::lock_guard<std::mutex> lock(mu_);
+    const uint64_t index = ticket >> 1;
+    if (index < base_ || index >= base_ + pending_.size()) return;  // abandoned long ago
+    Pending& p = pending_[index - base_];
+    auto& dst = (ticket & 1) ? p.after : p.before;
+    dst.assign(stats.begin(), stats.end());
+    ((ticket & 1) ? p.has_after : p.has_before) = true;
+  });
+
+  std::vector<Pending> ready;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    while (!pending_.empty() && pending_.front().Complete()) {
+      ready.push_back(std::move(pending_.front()));
+      pending_.pop_front();
+      ++base_;
+    }
+  }
+  for (Pending& p : ready) {
+    if (p.is_note) {
+      sink_->Push(std::move(p.note));
+      continue;
+    }
+    if (p.dropped) {
+      const uint64_t n = dropped_.fetch_add(1, std::memory_order_relaxed) + 1;
+      if (n <= kDropNotesMax) {
+        NoteRecord note;
+        note.launch = p.decision.launch;
+        note.msg = "kernel " + p.kernel->symbol + " not recorded: " + p.drop_reason;
+        if (n == kDropNotesMax) note.msg += " (further drops are only counted in the footer)";
+        sink_->Push(std::move(note));
+      }
+      continue;
+    }
+    KernelRecord r;
+    r.launch = p.decision.launch;
+    if (p.decision.step >= 0) r.step = p.decision.step;
+    r.name = p.kernel->symbol;
+    if (p.kernel->demangled != p.kernel->symbol) r.demangled = p.kernel->demangled;
+    r.stream = p.stream;
+    r.grid = p.grid;
+    r.block = p.block;
+    r.buffers.reserve(p.buffers.size());
+    for (size_t i = 0; i < p.buffers.size(); ++i) {
+      const PlannedBuffer& b = p.buffers[i];
+      BufferRecord br;
+      br.arg = b.arg;
+      br.addr = b.addr;
+      br.offset = b.offset;
+      br.bytes = b.bytes;
+      br.dtype = b.dtype;
+      br.dtype_from = b.dtype_from;
+      if (i < p.after.size()) br.stats = p.after[i];
+      if (p.has_before && i < p.before.size()) {
+        const BufferStats& pre = p.before[i];
+        const bool same = pre.hash == br.stats.hash && pre.n == br.stats.n;
+        br.role = same ? Role::kIn : Role::kOut;
+        if (!same) br.pre = pre;  // for inputs it would only repeat `stats`
+      } else {
+        br.role = Role::kUnknown;
+      }
+      r.buffers.push_back(std::move(br));
+    }
+    sink_->Push(std::move(r));
+  }
+}
+
+void Engine::StepEnded(int64_t step) {
+  if (step >= 0 && tracker_.IsSelected(step)) sink_->Flush();
+}
+
+void Engine::OnAlloc(const AllocEvent& alloc) { allocs_.Insert(alloc.address, alloc.bytes, alloc.kind); }
+
+void Engine::OnFree(const FreeEvent& free) {
+  if (free.kind == AllocKind::kVirtualMap && free.bytes != 0) {
+    allocs_.EraseRange(free.address, free.bytes);
+    return;
+  }
+  if (!allocs_.Erase(free.address) && free.bytes != 0) allocs_.EraseRange(free.address, free.bytes);
+}
+
+void Engine::OnGraphLaunch(const GraphLaunchEvent& graph) {
+  if (shut_down_.load(std::memory_order_relaxed)) return;
+  const int64_t step = config_.step_mode == StepMode::kLaunches
+                           ? static_cast<int64_t>(tracker_.launches() / config_.launches_per_step)
+                           : tracker_.current_step();
+  if (step < 0 || !tracker_.IsSelected(step)) return;
+  char buf[160];
+  std::snprintf(buf, sizeof(buf),
+                "CUDA graph 0x%" PRIx64 " launched on stream %" PRIu64 " in step %" PRId64
+                ": the kernels inside it were not measured",
+                graph.graph_exec, graph.stream, step);
+  PushNote(tracker_.launches(), buf);
+}
+
+void Engine::OnStepMark() { StepEnded(tracker_.OnStepMark()); }
+void Engine::OnCaptureBegin() { StepEnded(tracker_.OnCaptureBegin()); }
+void Engine::OnCaptureEnd() { StepEnded(tracker_.OnCaptureEnd()); }
+void Engine::OnProfilerStart() { StepEnded(tracker_.OnProfilerStart()); }
+void Engine::OnProfilerStop() { StepEnded(tracker_.OnProfilerStop()); }
+void Engine::OnRangePush(std::string_view name) { StepEnded(tracker_.OnRangePush(name)); }
+void Engine::OnRangePop() { StepEnded(tracker_.OnRangePop()); }
+
+bool Engine::Annotate(std::string_view kernel_name, std::string_view dtypes, std::string* error) {
+  return annotations_.Add(kernel_name, dtypes, error);
+}
+
+void Engine::Shutdown() {
+  if (shut_down_.exchange(true)) return;
+  device_->Drain();
+  Pump();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (Pending& p : pending_) {
+      if (!p.Complete()) {
+        p.dropped = true;
+        p.drop_reason = "its measurement had not completed at exit";
+      }
+    }
+  }
+  Pump();
+  sink_->Finish(tracker_.launches(), dropped_.load());
+}
+
+EngineCounters Engine::counters() const {
+  return {tracker_.launches(), captured_.load(), dropped_.load()};
+}
+
+}  // namespace numtrace::shim

@@ -1,0 +1,122 @@
+// File: shim/engine/engine.h
+//
+// The capture engine: fed by the CUDA-facing layer through EventSink, it
+// decides per launch whether to capture (step_tracker.h, kernel filters,
+// launch window), finds the buffers the launch points into (buffer_scan.h),
+// asks the Device to measure them - "before" at launch ENTER and "after" at
+// EXIT, both on the launch's stream, never a host synchronisation - and,
+// when the Device reports results (Pump, from the writer's thread), hands
+// complete kernel records to the RecordSink in launch order.
+//
+// Launch path cost: a launch outside the selected steps is one atomic
+// fetch_add, a few relaxed loads and a thread-local write: no lock, no
+// allocation, no syscall. A captured launch takes one short mutex to take
+// its place in the launch order.
+//
+// Example (what the CPU tests and the simulated training loop do):
+//   HostDevice device;
+//   TraceWriter writer(options);
+//   Engine engine(config, &device, &writer);
+//   writer.SetPump([&] { engine.Pump(); });
+//   engine.OnAlloc({addr, bytes});
+//   engine.OnLaunchEnter(launch); engine.OnLaunch(launch);
+//   engine.OnStepMark();
+//   engine.Shutdown();  // drains, writes the footer
+#ifndef NUMTRACE_SHIM_ENGINE_ENGINE_H_
+#define NUMTRACE_SHIM_ENGINE_ENGINE_H_
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/format/records.h"
+#include "shim/device/device.h"
+#include "shim/engine/alloc_map.h"
+#include "shim/engine/annotations.h"
+#include "shim/engine/config.h"
+#include "shim/engine/event_sink.h"
+#include "shim/engine/kernel_cache.h"
+#include "shim/engine/measurement_plan.h"
+#include "shim/engine/step_tracker.h"
+#include "shim/writer/record_sink.h"
+
+namespace numtrace::shim {
+
+struct EngineCounters {
+  uint64_t launches = 0;  // every kernel launch seen
+  uint64_t captured = 0;  // launches given a kernel record
+  uint64_t dropped = 0;   // captured launches whose measurement was lost
+};
+
+class Engine : public EventSink {
+ public:
+  // Nothing is owned; all three must outlive the engine.
+  Engine(const Config& config, Device* device, RecordSink* sink);
+  ~Engine() override;
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  void OnLaunchEnter(const LaunchEvent& launch) override;
+  void OnLaunch(const LaunchEvent& launch) override;
+  void OnAlloc(const AllocEvent& alloc) override;
+  void OnFree(const FreeEvent& free) override;
+  void OnGraphLaunch(const GraphLaunchEvent& graph) override;
+  void OnStepMark() override;
+  void OnCaptureBegin() override;
+  void OnCaptureEnd() override;
+  void OnProfilerStart() override;
+  void OnProfilerStop() override;
+  void OnRangePush(std::string_view name) override;
+  void OnRangePop() override;
+  // Drains the device, writes every record still owed, then the footer.
+  // Idempotent; launches after it are counted but not captured.
+  void Shutdown() override;
+
+  // Collects finished measurements and passes every record whose turn has
+  // come to the sink. Call from one background thread (the writer's); safe
+  // against concurrent launches.
+  void Pump();
+
+  // User dtype annotation (numtrace_annotate_kernel). False on a bad list.
+  bool Annotate(std::string_view kernel_name, std::string_view dtypes, std::string* error = nullptr);
+
+  EngineCounters counters() const;
+  const AllocMap& allocs() const { return allocs_; }
+
+ private:
+  struct Pending;
+  // Decides and, for a capture, scans and queues the entry. Returns the
+  // pending index, or -1 when the launch is not captured.
+  int64_t Begin(const LaunchEvent& launch, LaunchDecision d, bool at_enter);
+  void MeasureAfter(const LaunchEvent& launch, int64_t index);
+  void AbandonStale();
+  void PushNote(uint64_t launch, std::string msg);
+  void StepEnded(int64_t step);
+  void MarkDropped(int64_t index);
+
+  const Config& config_;
+  Device* device_;
+  RecordSink* sink_;
+  const uint64_t id_;  // tells this engine's thread-local state from another's
+  AnnotationTable annotations_;
+  KernelCache kernels_;
+  StepTracker tracker_;
+  AllocMap allocs_;
+
+  std::mutex mu_;  // pending_ and base_
+  std::deque<Pending> pending_;
+  uint64_t base_ = 0;  // index of pending_.front()
+  std::mutex pump_mu_;  // one Pump at a time keeps emission in order
+
+  std::atomic<uint64_t> captured_{0}, dropped_{0};
+  std::atomic<int64_t> capturing_note_step_{-2};
+  std::atomic<bool> shut_down_{false};
+};
+
+}  // namespace numtrace::shim
+
+#endif  // NUMTRACE_SHIM_ENGINE_ENGINE_H_

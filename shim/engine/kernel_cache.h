@@ -1,0 +1,87 @@
+// File: shim/engine/kernel_cache.h
+//
+// What the engine knows about each kernel function, computed once per
+// function handle: demangled name, dtypes (shim/engine/dtype_inference.h,
+// overridden by user annotations), whether the kernel filters let it
+// through, and whether it starts a step (NUMTRACE_STEP_MODE=kernel:REGEX).
+//
+// Lookups are lock-free: a fixed open-addressing table whose slots are
+// written once (value pointer first, then key with release order) and read
+// with acquire loads, so the kernel step mode can ask on every launch without
+// a lock. Entries are never freed while the cache lives; an entry replaced
+// after a new annotation is retired to a list, so a reader holding the old
+// pointer stays safe. Misses (first launch of a kernel) take a mutex.
+//
+// Example:
+//   KernelCache cache(config, &annotations);
+//   const KernelInfo& k = cache.Get(launch.function, launch.symbol);
+//   k.DTypeOf(2);  // {DType::kBF16, DTypeSource::kName}
+#ifndef NUMTRACE_SHIM_ENGINE_KERNEL_CACHE_H_
+#define NUMTRACE_SHIM_ENGINE_KERNEL_CACHE_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "common/format/dtype.h"
+#include "shim/engine/annotations.h"
+#include "shim/engine/config.h"
+#include "shim/engine/dtype_inference.h"
+
+namespace numtrace::shim {
+
+struct KernelInfo {
+  std::string symbol;
+  std::string demangled;
+  KernelDTypes inferred;
+  ArgDTypes annotated;      // empty without an annotation
+  bool selected = true;     // passes NUMTRACE_KERNEL / NUMTRACE_KERNEL_EXCLUDE
+  bool starts_step = false; // matches kernel:REGEX
+  uint64_t generation = 0;  // annotation generation it was built under
+
+  // The dtype of buffers found in parameter `arg`, and how it was decided.
+  std::pair<DType, DTypeSource> DTypeOf(uint32_t arg) const;
+};
+
+class KernelCache {
+ public:
+  KernelCache(const Config& config, const AnnotationTable* annotations);
+  ~KernelCache();
+  KernelCache(const KernelCache&) = delete;
+  KernelCache& operator=(const KernelCache&) = delete;
+
+  // Lock-free when present. The returned reference lives as long as the cache.
+  const KernelInfo& Get(uint64_t function, std::string_view symbol);
+  // Kernel step mode, per launch: lock-free after the first launch of a kernel.
+  bool StartsStep(uint64_t function, std::string_view symbol) {
+    return Get(function, symbol).starts_step;
+  }
+  size_t size() const { return size_.load(std::memory_order_relaxed); }
+
+ private:
+  static constexpr size_t kSlots = 1 << 15;
+  static uint64_t KeyOf(uint64_t function, std::string_view symbol);
+  const KernelInfo* Find(uint64_t key) const;
+  const KernelInfo& Build(uint64_t key, std::string_view symbol);
+  std::unique_ptr<KernelInfo> Make(std::string_view symbol) const;
+
+  const Config& config_;
+  const AnnotationTable* annotations_;
+  std::unique_ptr<std::atomic<uint64_t>[]> keys_;
+  std::unique_ptr<std::atomic<const KernelInfo*>[]> values_;
+  std::atomic<size_t> size_{0};
+
+  std::mutex mu_;  // misses, overflow and retirement
+  std::unordered_map<uint64_t, const KernelInfo*> overflow_;
+  std::vector<std::unique_ptr<KernelInfo>> owned_;
+};
+
+}  // namespace numtrace::shim
+
+#endif  // NUMTRACE_SHIM_ENGINE_KERNEL_CACHE_H_

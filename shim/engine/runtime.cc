@@ -1,0 +1,181 @@
+#include "shim/engine/runtime.h"
+
+#include <pthread.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+
+#include "shim/engine/annotations.h"
+#include "shim/engine/engine.h"
+#include "shim/writer/trace_file.h"
+#include "shim/writer/trace_writer.h"
+
+namespace numtrace::shim {
+namespace {
+
+std::vector<std::string> ReadArgv() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::string> argv;
+  size_t start = 0;
+  while (start < all.size()) {
+    size_t end = all.find('\0', start);
+    if (end == std::string::npos) end = all.size();
+    argv.push_back(all.substr(start, end - start));
+    start = end + 1;
+  }
+  return argv;
+}
+
+int64_t WorldSizeFromEnv(const GetEnvFn& getenv) {
+  for (const char* name : {"WORLD_SIZE", "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE"}) {
+    const char* v = getenv(name);
+    if (v == nullptr || *v == '\0') continue;
+    char* end = nullptr;
+    const long long n = std::strtoll(v, &end, 10);
+    if (*end == '\0' && n > 0) return n;
+  }
+  return 1;
+}
+
+}  // namespace
+
+Runtime& Runtime::Get() {
+  // Leaked: callbacks and atexit handlers may run after static destructors.
+  static Runtime* rt = [] {
+    auto* r = new Runtime([](const char* name) -> const char* { return std::getenv(name); });
+    pthread_atfork([] { Runtime::Get().BeforeFork(); }, [] { Runtime::Get().AfterForkParent(); },
+                   [] { Runtime::Get().AfterForkChild(); });
+    return r;
+  }();
+  return *rt;
+}
+
+Runtime::Runtime(GetEnvFn getenv) : getenv_(std::move(getenv)) {}
+
+Runtime::~Runtime() {
+  Shutdown();
+  // Engine before writer before device: each uses the next.
+  sink_.store(nullptr);
+  engine_.reset();
+  writer_.reset();
+  device_.reset();
+}
+
+bool Runtime::LogAt(std::string_view level) const {
+  auto rank = [](std::string_view l) {
+    return l == "off" ? 0 : l == "error" ? 1 : l == "warn" ? 2 : l == "info" ? 3 : 4;
+  };
+  return rank(level) <= rank(config_.log_level);
+}
+
+bool Runtime::Configure() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (configured_) return config_ok_;
+  configured_ = true;
+  std::string error;
+  auto cfg = ParseConfig(getenv_, &error);
+  if (!cfg) {
+    std::fprintf(stderr, "%s\n", error.c_str());
+    const char* strict = getenv_("NUMTRACE_STRICT");
+    if (strict != nullptr && std::string_view(strict) == "1") std::exit(2);
+    return config_ok_ = false;
+  }
+  config_ = std::move(*cfg);
+  config_ok_ = config_.enabled;
+  return config_ok_;
+}
+
+TraceHeader Runtime::MakeHeader(std::optional<DeviceInfo> info) const {
+  TraceHeader h;
+  h.producer = "libnumtrace " + std::string(kNumtraceVersion);
+  RunInfo run;
+  run.label = config_.label;
+  run.argv = ReadArgv();
+  run.pid = getpid();
+  run.rank = RankFromEnv(getenv_);
+  run.world_size = WorldSizeFromEnv(getenv_);
+  char host[256] = {};
+  if (gethostname(host, sizeof(host) - 1) == 0) run.host = host;
+  run.start_time = UtcNowRfc3339();
+  h.run = std::move(run);
+  h.device = std::move(info);
+  CaptureInfo capture;
+  capture.steps = config_.steps.Listed();
+  capture.outputs = config_.outputs == OutputsMode::kChanged ? "changed" : "all";
+  capture.selector = config_.SelectorText();
+  h.capture = std::move(capture);
+  return h;
+}
+
+EventSink* Runtime::Start(std::unique_ptr<Device> device, std::optional<DeviceInfo> info) {
+  if (!Configure()) return nullptr;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (engine_ != nullptr) return sink_.load();
+  if (shut_down_.load() || device == nullptr) return nullptr;
+  TraceWriterOptions options;
+  options.output_dir = config_.output_dir;
+  options.rank = RankFromEnv(getenv_);
+  options.header = MakeHeader(std::move(info));
+  options.queue_records = config_.queue_records;
+  device_ = std::move(device);
+  writer_ = std::make_unique<TraceWriter>(std::move(options));
+  engine_ = std::make_unique<Engine>(config_, device_.get(), writer_.get());
+  for (const auto& [name, dtypes] : early_annotations_) engine_->Annotate(name, dtypes);
+  early_annotations_.clear();
+  Engine* engine = engine_.get();
+  writer_->SetPump([engine] { engine->Pump(); });
+  sink_.store(engine, std::memory_order_release);
+  if (LogAt("info")) {
+    std::fprintf(stderr, "numtrace: capturing (%s) into %s\n", config_.SelectorText().c_str(),
+                 config_.output_dir.c_str());
+  }
+  if (this == &Get()) {
+    static std::once_flag once;
+    std::call_once(once, [] { std::atexit([] { Runtime::Get().Shutdown(); }); });
+  }
+  return engine;
+}
+
+bool Runtime::Annotate(std::string_view kernel_name, std::string_view dtypes, std::string* error) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (engine_ != nullptr) return engine_->Annotate(kernel_name, dtypes, error);
+  AnnotationTable check;  // validate now so the caller hears about a bad list at once
+  if (!check.Add(kernel_name, dtypes, error)) return false;
+  early_annotations_.emplace_back(std::string(kernel_name), std::string(dtypes));
+  return true;
+}
+
+void Runtime::Shutdown() {
+  Engine* engine;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (shut_down_.exchange(true)) return;
+    engine = engine_.get();
+  }
+  if (engine != nullptr) engine->Shutdown();
+  if (writer_ != nullptr && LogAt("info") && !writer_->path().empty()) {
+    std::fprintf(stderr, "numtrace: wrote %s\n", writer_->path().c_str());
+  }
+}
+
+std::string Runtime::trace_path() const { return writer_ ? writer_->path() : std::string(); }
+
+void Runtime::BeforeFork() { mu_.lock(); }
+void Runtime::AfterForkParent() { mu_.unlock(); }
+
+void Runtime::AfterForkChild() {
+  // The parent's engine, writer and device belong to threads and a CUDA
+  // context this child does not have: forget them, never destroy them.
+  sink_.store(nullptr);
+  (void)engine_.release();
+  (void)writer_.release();
+  (void)device_.release();
+  shut_down_.store(false);
+  mu_.unlock();
+}
+
+}  // namespace numtrace::shim

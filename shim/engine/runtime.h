@@ -1,0 +1,100 @@
+// File: shim/engine/runtime.h
+//
+// The process-wide state of libnumtrace.so, shared by the CUPTI layer
+// (shim/cupti/, shim/api/injection.cc) and the public C API (shim/api/).
+// It reads the configuration once, starts the engine and the trace writer
+// when CUDA is up, and shuts them down at exit. Until Start, and forever
+// when the configuration is bad or NUMTRACE_ENABLE=0, sink() is nullptr and
+// the library does nothing: the program runs untouched.
+//
+// Fork: a child forgets the parent's engine and writer (they are leaked, not
+// destroyed: their threads do not exist in the child); if the child starts
+// CUDA itself, Start makes a new engine writing under its own file name.
+//
+// Example (the CUPTI layer):
+//   Runtime& rt = Runtime::Get();
+//   if (!rt.Configure()) return 0;            // message already printed
+//   EventSink* sink = rt.Start(std::make_unique<CudaDevice>(...), info);
+//   sink->OnLaunch(event);                    // from the callbacks
+//   rt.Shutdown();                            // at exit (also registered with atexit)
+#ifndef NUMTRACE_SHIM_ENGINE_RUNTIME_H_
+#define NUMTRACE_SHIM_ENGINE_RUNTIME_H_
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "common/format/records.h"
+#include "shim/device/device.h"
+#include "shim/engine/config.h"
+#include "shim/engine/event_sink.h"
+
+namespace numtrace::shim {
+
+class Engine;
+class TraceWriter;
+
+inline constexpr std::string_view kNumtraceVersion = "0.1.0";
+
+class Runtime {
+ public:
+  static Runtime& Get();
+  // For tests: a runtime reading its settings through `getenv`.
+  explicit Runtime(GetEnvFn getenv);
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  // Reads NUMTRACE_* once; later calls return the first answer. False: stay
+  // inert (a bad value was reported on stderr in one line; with
+  // NUMTRACE_STRICT=1 the process exits with status 2 instead).
+  bool Configure();
+  const Config& config() const { return config_; }
+
+  // Starts the engine on `device` (owned from now on). Called once CUDA is
+  // up. Returns the sink to feed, or nullptr when inert. A second call
+  // returns the running sink and drops `device`.
+  EventSink* Start(std::unique_ptr<Device> device, std::optional<DeviceInfo> info);
+  // nullptr while inert, before Start and in a forked child until it starts.
+  EventSink* sink() const { return sink_.load(std::memory_order_acquire); }
+
+  // numtrace_annotate_kernel: kept until Start if it comes early. False (and
+  // `*error` set) on a bad dtype list.
+  bool Annotate(std::string_view kernel_name, std::string_view dtypes, std::string* error = nullptr);
+
+  // Drains, writes the footer. Idempotent. The engine stays allocated so
+  // late callbacks from other threads stay harmless.
+  void Shutdown();
+
+  // Path of the trace file once one was written (tests, logs).
+  std::string trace_path() const;
+
+  // Fork hooks (registered once by Get()).
+  void BeforeFork();
+  void AfterForkParent();
+  void AfterForkChild();
+
+ private:
+  TraceHeader MakeHeader(std::optional<DeviceInfo> info) const;
+  bool LogAt(std::string_view level) const;
+
+  GetEnvFn getenv_;
+  std::mutex mu_;
+  bool configured_ = false, config_ok_ = false;
+  Config config_;
+  std::vector<std::pair<std::string, std::string>> early_annotations_;
+  std::unique_ptr<Device> device_;
+  std::unique_ptr<TraceWriter> writer_;
+  std::unique_ptr<Engine> engine_;
+  std::atomic<EventSink*> sink_{nullptr};
+  std::atomic<bool> shut_down_{false};
+};
+
+}  // namespace numtrace::shim
+
+#endif  // NUMTRACE_SHIM_ENGINE_RUNTIME_H_

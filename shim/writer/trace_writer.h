@@ -1,0 +1,122 @@
+// File: shim/writer/trace_writer.h
+//
+// The trace file writer of libnumtrace.so: a RecordSink with a bounded queue
+// and one background thread. Producers (the engine's Pump, markers) only
+// queue; the thread numbers kernel records (`seq`), serialises them to JSON
+// Lines and writes whole lines with write(2), so a process killed at any
+// moment leaves only complete lines behind. The file is created on the first
+// write (a process that never captures writes nothing), header first; the
+// footer is written by Finish on a clean exit only.
+//
+// Memory is bounded: when the queue holds `queue_records` records, Push drops
+// the record and counts it; the drop is reported in a `note` and in the
+// footer's `dropped`.
+//
+// The same thread calls the pump (Engine::Pump) every cycle, so completed
+// measurements are collected there and never on the application's threads.
+//
+// Fork: writers register with pthread_atfork. No writer lock is held across
+// fork (prepare takes them, both sides release them); the child forgets the
+// parent's file and queue and never writes (it has no writer thread).
+//
+// Example:
+//   TraceWriterOptions o;
+//   o.output_dir = "/tmp/run"; o.rank = 0; o.header = header;
+//   TraceWriter w(o);
+//   w.SetPump([&] { engine.Pump(); });
+//   w.Push(std::move(kernel_record));
+//   w.Finish(/*launches=*/100, /*dropped=*/0);  // footer; w.path() names the file
+#ifndef NUMTRACE_SHIM_WRITER_TRACE_WRITER_H_
+#define NUMTRACE_SHIM_WRITER_TRACE_WRITER_H_
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <variant>
+#include <vector>
+
+#include "common/format/records.h"
+#include "shim/writer/record_sink.h"
+
+namespace numtrace::shim {
+
+struct TraceWriterOptions {
+  std::string output_dir = "./numtrace";
+  int64_t rank = 0;
+  TraceHeader header;
+  size_t queue_records = 65536;
+  std::chrono::milliseconds period{10};  // how often the thread pumps and writes
+};
+
+class TraceWriter : public RecordSink {
+ public:
+  explicit TraceWriter(TraceWriterOptions options);
+  // Stops the thread and writes what is queued, with no footer (only Finish
+  // marks a trace complete).
+  ~TraceWriter() override;
+  TraceWriter(const TraceWriter&) = delete;
+  TraceWriter& operator=(const TraceWriter&) = delete;
+
+  // Called on the writer thread at every cycle. Set before records flow.
+  void SetPump(std::function<void()> pump);
+
+  bool Push(KernelRecord record) override;
+  bool Push(NoteRecord note) override;
+  void Flush() override;
+  void Finish(uint64_t launches, uint64_t dropped) override;
+
+  // Blocks until everything pushed so far is written (tests, step ends).
+  void WaitWritten();
+
+  std::string path() const;               // empty until the file exists
+  uint64_t dropped() const { return dropped_.load(); }
+  uint64_t kernels_written() const { return kernels_written_.load(); }
+  bool failed() const { return failed_.load(); }  // the file could not be created or written
+
+  // pthread_atfork hooks (registered by the constructor; public for the registry).
+  void BeforeFork();
+  void AfterForkParent();
+  void AfterForkChild();
+
+ private:
+  using Item = std::variant<KernelRecord, NoteRecord>;
+  bool Enqueue(Item item);
+  void Loop();
+  // One cycle: pump, take the queue, serialise, write. Writer thread only
+  // (or the caller of Finish once the thread has stopped).
+  void Cycle();
+  void WriteBytes(std::string_view bytes);
+
+  const TraceWriterOptions options_;
+  std::function<void()> pump_;
+
+  mutable std::mutex mu_;  // queue_, flags; never held during pump or write
+  std::condition_variable cv_;
+  std::vector<Item> queue_;
+  bool wake_ = false, stop_ = false;
+  uint64_t cycles_started_ = 0, cycles_done_ = 0;
+  std::condition_variable done_cv_;
+
+  // Writer-thread state (or Finish's, after the join).
+  int fd_ = -1;
+  std::string path_;  // guarded by mu_ for readers
+  uint64_t seq_ = 0;
+  uint64_t reported_drops_ = 0;
+  std::string buffer_;
+
+  std::atomic<uint64_t> dropped_{0};
+  std::atomic<uint64_t> kernels_written_{0};
+  std::atomic<bool> failed_{false};
+  std::atomic<bool> finished_{false};
+  bool child_ = false;  // this object was inherited through fork
+  std::thread thread_;
+};
+
+}  // namespace numtrace::shim
+
+#endif  // NUMTRACE_SHIM_WRITER_TRACE_WRITER_H_

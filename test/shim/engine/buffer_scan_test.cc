@@ -1,0 +1,92 @@
+#include "shim/engine/buffer_scan.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "test/shim/engine/engine_test_util.h"
+
+namespace numtrace::shim {
+namespace {
+
+using testing::LaunchBuilder;
+
+constexpr uint64_t kA = 0x7f00'0000'0000ull, kB = 0x7f00'1000'0000ull, kC = 0x7f00'2000'0000ull;
+
+class BufferScanTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    allocs.Insert(kA, 4096, AllocKind::kPlain);
+    allocs.Insert(kB, 1 << 20, AllocKind::kStreamOrdered);
+    allocs.Insert(kC, 256, AllocKind::kPlain);
+  }
+  AllocMap allocs;
+  std::vector<ScannedBuffer> found;
+};
+
+TEST_F(BufferScanTest, PlainPointerArguments) {
+  LaunchBuilder b("k", 1);
+  b.U64(kA).U32(7).U64(kB + 64).U64(12345);
+  const LaunchEvent& e = b.event();
+  ScanBuffers(e.params, e.layout, allocs, &found);
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].arg, 0u);
+  EXPECT_EQ(found[0].addr, kA);
+  EXPECT_EQ(found[0].offset, 0u);
+  EXPECT_EQ(found[0].bytes, 4096u);
+  EXPECT_EQ(found[1].arg, 2u);
+  EXPECT_EQ(found[1].addr, kB);
+  EXPECT_EQ(found[1].offset, 64u);
+  EXPECT_EQ(found[1].bytes, 1u << 20);
+}
+
+TEST_F(BufferScanTest, PointersInsideStructsAndDeduplication) {
+  // Like PyTorch's Array<char*, 3> of data pointers plus an offset calculator.
+  struct Packed {
+    uint64_t ptrs[3];
+    uint32_t sizes[4];
+    uint64_t strides[2];
+  } s{{kC, kB + 8, kA + 16}, {1, 2, 3, 4}, {8, kA + 32}};
+  LaunchBuilder b("k", 1);
+  b.U32(99).Struct(&s, sizeof(s)).U64(kC + 4);
+  const LaunchEvent& e = b.event();
+  ScanBuffers(e.params, e.layout, allocs, &found);
+  ASSERT_EQ(found.size(), 3u);  // kA reached twice, kC again in arg 2: once each
+  EXPECT_EQ(found[0].addr, kC);
+  EXPECT_EQ(found[0].arg, 1u);
+  EXPECT_EQ(found[1].addr, kB);
+  EXPECT_EQ(found[1].offset, 8u);
+  EXPECT_EQ(found[2].addr, kA);
+  EXPECT_EQ(found[2].offset, 16u);  // the first pointer into a buffer wins
+}
+
+TEST_F(BufferScanTest, MisalignedAndPartialSlots) {
+  std::vector<uint8_t> params(48, 0);
+  const uint64_t a = kA, b = kB;
+  std::memcpy(params.data() + 4, &a, 8);   // not 8-aligned: not a pointer slot word
+  std::memcpy(params.data() + 16, &b, 8);  // aligned word inside a 12-byte slot at 12
+  const uint64_t c = kC;
+  std::memcpy(params.data() + 40, &c, 8);  // slot claims 16 bytes but params end at 48
+  std::vector<ParamSlot> layout{{4, 8}, {12, 12}, {40, 16}, {0, 4}};
+  ScanBuffers(params, layout, allocs, &found);
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].addr, kB);
+  EXPECT_EQ(found[0].arg, 1u);
+  EXPECT_EQ(found[1].addr, kC);
+  EXPECT_EQ(found[1].arg, 2u);
+  // A layout pointing past the bytes reads nothing.
+  std::vector<ParamSlot> bad{{400, 8}};
+  ScanBuffers(params, bad, allocs, &found);
+  EXPECT_TRUE(found.empty());
+}
+
+TEST_F(BufferScanTest, ValuesOutsideAllocationsAreIgnored) {
+  LaunchBuilder b("k", 1);
+  b.U64(0).U64(kA + 4096).U64(kC - 1).U64(~0ull);
+  const LaunchEvent& e = b.event();
+  ScanBuffers(e.params, e.layout, allocs, &found);
+  EXPECT_TRUE(found.empty());
+}
+
+}  // namespace
+}  // namespace numtrace::shim

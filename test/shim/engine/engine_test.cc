@@ -1,0 +1,300 @@
+#include "shim/engine/engine.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include "shim/device/host_device.h"
+#include "test/shim/engine/engine_test_util.h"
+
+namespace numtrace::shim {
+namespace {
+
+using testing::ConfigFrom;
+using testing::LaunchBuilder;
+using testing::MemorySink;
+
+uint64_t Addr(const void* p) { return reinterpret_cast<uint64_t>(p); }
+
+// One host buffer registered as a device allocation.
+struct Buf {
+  explicit Buf(size_t n, float fill = 1.0f) : data(n, fill) {}
+  std::vector<float> data;
+  uint64_t addr() const { return Addr(data.data()); }
+  uint64_t bytes() const { return data.size() * sizeof(float); }
+};
+
+class EngineTest : public ::testing::Test {
+ protected:
+  void Make(std::map<std::string, std::string> env) {
+    config = ConfigFrom(std::move(env));
+    engine = std::make_unique<Engine>(config, &device, &sink);
+  }
+  void Register(const Buf& b) { engine->OnAlloc({b.addr(), b.bytes(), AllocKind::kPlain, 0}); }
+  // Launches `symbol` reading `in` and writing `out` (the "kernel" runs between ENTER and EXIT).
+  void Launch(const std::string& symbol, Buf& in, Buf& out, uint64_t fn, float write = 2.0f) {
+    LaunchBuilder b(symbol, fn);
+    b.Pointer(in.data.data()).Pointer(out.data.data()).U32(static_cast<uint32_t>(in.data.size()));
+    engine->OnLaunchEnter(b.event());
+    for (float& v : out.data) v = write;
+    engine->OnLaunch(b.event());
+  }
+  Config config;
+  HostDevice device;
+  MemorySink sink;
+  std::unique_ptr<Engine> engine;
+};
+
+TEST_F(EngineTest, CapturesOnlyTheSelectedStepWithRoles) {
+  Make({{"NUMTRACE_STEPS", "1"}});
+  Buf in(256), out(256);
+  Register(in);
+  Register(out);
+  Launch("_Z3addPfS_i", in, out, 11);  // step 0: not captured
+  engine->OnStepMark();
+  Launch("_Z3addPfS_i", in, out, 11, 3.0f);  // step 1
+  engine->OnStepMark();
+  EXPECT_EQ(sink.flushes, 1);  // the captured step's end flushed the writer
+  Launch("_Z3addPfS_i", in, out, 11, 4.0f);  // step 2: not captured
+  engine->Shutdown();
+  ASSERT_EQ(sink.kernels.size(), 1u);
+  const KernelRecord& k = sink.kernels[0];
+  EXPECT_EQ(k.launch, 1u);
+  EXPECT_EQ(k.step, 1);
+  EXPECT_EQ(k.name, "_Z3addPfS_i");
+  EXPECT_EQ(k.demangled, "add(float*, float*, int)");
+  ASSERT_EQ(k.buffers.size(), 2u);
+  EXPECT_EQ(k.buffers[0].arg, 0u);
+  EXPECT_EQ(k.buffers[0].addr, in.addr());
+  EXPECT_EQ(k.buffers[0].role, Role::kIn);
+  EXPECT_FALSE(k.buffers[0].pre.has_value());
+  EXPECT_EQ(k.buffers[1].arg, 1u);
+  EXPECT_EQ(k.buffers[1].role, Role::kOut);
+  ASSERT_TRUE(k.buffers[1].pre.has_value());
+  EXPECT_NE(k.buffers[1].pre->hash, k.buffers[1].stats.hash);
+  EXPECT_TRUE(sink.finished);
+  EXPECT_EQ(sink.launches, 3u);
+  EXPECT_EQ(engine->counters().captured, 1u);
+}
+
+TEST_F(EngineTest, StatsMeasureTheBufferAfterTheLaunch) {
+  Make({{"NUMTRACE_STEPS", "0"}, {"NUMTRACE_OUTPUTS", "all"}});
+  Buf in(100, 1.0f), out(100, 0.0f);
+  Register(in);
+  Register(out);
+  LaunchBuilder b("_Z4fillPf", 5);
+  b.Pointer(out.data.data());
+  engine->OnLaunchEnter(b.event());
+  std::fill(out.data.begin(), out.data.end(), 0.5f);
+  engine->OnLaunch(b.event());
+  engine->Shutdown();
+  ASSERT_EQ(sink.kernels.size(), 1u);
+  ASSERT_EQ(sink.kernels[0].buffers.size(), 1u);
+  const BufferRecord& r = sink.kernels[0].buffers[0];
+  EXPECT_EQ(r.role, Role::kUnknown);  // outputs=all: nothing measured before
+  EXPECT_FALSE(r.pre.has_value());
+  EXPECT_EQ(r.dtype, DType::kF32);
+  EXPECT_EQ(r.dtype_from, DTypeSource::kName);
+  EXPECT_EQ(r.stats.n, 100u);
+  EXPECT_DOUBLE_EQ(r.stats.sum, 50.0);
+  EXPECT_DOUBLE_EQ(r.stats.max, 0.5);
+}
+
+TEST_F(EngineTest, ExitWithoutEnterGivesUnknownRoles) {
+  Make({{"NUMTRACE_STEPS", "0"}});
+  Buf a(64);
+  Register(a);
+  LaunchBuilder b("_Z1kPf", 3);
+  b.Pointer(a.data.data());
+  engine->OnLaunch(b.event());  // a caller that never calls OnLaunchEnter
+  engine->Shutdown();
+  ASSERT_EQ(sink.kernels.size(), 1u);
+  EXPECT_EQ(sink.kernels[0].buffers[0].role, Role::kUnknown);
+}
+
+TEST_F(EngineTest, EnterWithoutExitIsAbandonedNotBlocking) {
+  Make({{"NUMTRACE_STEPS", "0"}});
+  Buf in(64), out(64);
+  Register(in);
+  Register(out);
+  LaunchBuilder failed("_Z6failedPf", 9);
+  failed.Pointer(in.data.data());
+  engine->OnLaunchEnter(failed.event());  // the launch failed: no EXIT
+  Launch("_Z3addPfS_i", in, out, 11);
+  engine->Pump();
+  ASSERT_EQ(sink.kernels.size(), 1u);  // the later launch was not held back
+  EXPECT_EQ(sink.kernels[0].name, "_Z3addPfS_i");
+  ASSERT_EQ(sink.notes.size(), 1u);
+  EXPECT_NE(sink.notes[0].msg.find("_Z6failedPf"), std::string::npos);
+  engine->Shutdown();
+  EXPECT_EQ(sink.dropped, 1u);
+}
+
+TEST_F(EngineTest, KernelFiltersAndLaunchWindow) {
+  Make({{"NUMTRACE_STEPS", "0"},
+        {"NUMTRACE_KERNEL", "regex:^_Z(3add|3mul)"},
+        {"NUMTRACE_KERNEL_EXCLUDE", "mul"},
+        {"NUMTRACE_LAUNCH_SKIP", "1"},
+        {"NUMTRACE_LAUNCH_COUNT", "2"}});
+  Buf in(16), out(16);
+  Register(in);
+  Register(out);
+  for (int i = 0; i < 5; ++i) {
+    Launch("_Z3addPfS_i", in, out, 1);  // included
+    Launch("_Z3mulPfS_i", in, out, 2);  // excluded
+    Launch("_Z3subPfS_i", in, out, 3);  // not included
+  }
+  engine->Shutdown();
+  ASSERT_EQ(sink.kernels.size(), 2u);  // window: skip the first add, take two
+  EXPECT_EQ(sink.kernels[0].launch, 3u);
+  EXPECT_EQ(sink.kernels[1].launch, 6u);
+  for (const auto& k : sink.kernels) EXPECT_EQ(k.name, "_Z3addPfS_i");
+}
+
+TEST_F(EngineTest, MinBytesLeavesSmallBuffersOut) {
+  Make({{"NUMTRACE_STEPS", "0"}, {"NUMTRACE_MIN_BYTES", "1k"}});
+  Buf small(16), big(1024);
+  Register(small);
+  Register(big);
+  Launch("_Z3addPfS_i", small, big, 1);
+  engine->Shutdown();
+  ASSERT_EQ(sink.kernels.size(), 1u);
+  ASSERT_EQ(sink.kernels[0].buffers.size(), 1u);
+  EXPECT_EQ(sink.kernels[0].buffers[0].addr, big.addr());
+}
+
+TEST_F(EngineTest, FreedBuffersAreNotFound) {
+  Make({{"NUMTRACE_STEPS", "0"}});
+  Buf in(16), out(16);
+  Register(in);
+  Register(out);
+  engine->OnFree({in.addr(), 0, AllocKind::kPlain});
+  Launch("_Z3addPfS_i", in, out, 1);
+  engine->Shutdown();
+  ASSERT_EQ(sink.kernels.size(), 1u);
+  ASSERT_EQ(sink.kernels[0].buffers.size(), 1u);
+  EXPECT_EQ(sink.kernels[0].buffers[0].addr, out.addr());
+}
+
+TEST_F(EngineTest, AnnotationOverridesNameInference) {
+  Make({{"NUMTRACE_STEPS", "0"}});
+  Buf in(16), out(16);
+  Register(in);
+  Register(out);
+  Launch("_Z3addPfS_i", in, out, 1);  // cached before the annotation
+  ASSERT_TRUE(engine->Annotate("add", "bf16,-"));
+  Launch("_Z3addPfS_i", in, out, 1);
+  std::string error;
+  EXPECT_FALSE(engine->Annotate("add", "bf16,float32", &error));
+  EXPECT_NE(error.find("float32"), std::string::npos);
+  engine->Shutdown();
+  ASSERT_EQ(sink.kernels.size(), 2u);
+  EXPECT_EQ(sink.kernels[0].buffers[0].dtype, DType::kF32);
+  EXPECT_EQ(sink.kernels[1].buffers[0].dtype, DType::kBF16);
+  EXPECT_EQ(sink.kernels[1].buffers[0].dtype_from, DTypeSource::kSignature);
+  EXPECT_EQ(sink.kernels[1].buffers[1].dtype, DType::kF32);  // "-": inference
+  EXPECT_EQ(sink.kernels[1].buffers[1].dtype_from, DTypeSource::kName);
+}
+
+TEST_F(EngineTest, GraphLaunchAndStreamCaptureLeaveNotesInOrder) {
+  Make({{"NUMTRACE_STEPS", "0"}});
+  Buf in(16), out(16);
+  Register(in);
+  Register(out);
+  Launch("_Z3addPfS_i", in, out, 1);
+  engine->OnGraphLaunch({0xabc, 7});
+  LaunchBuilder cap("_Z3addPfS_i", 1);
+  cap.Pointer(in.data.data()).Capturing(true);
+  engine->OnLaunchEnter(cap.event());
+  engine->OnLaunch(cap.event());
+  engine->OnLaunchEnter(cap.event());
+  engine->OnLaunch(cap.event());
+  Launch("_Z3addPfS_i", in, out, 1);
+  engine->Shutdown();
+  EXPECT_EQ(sink.order, "knnk");  // one capture note per step, not per launch
+  EXPECT_NE(sink.notes[0].msg.find("0xabc"), std::string::npos);
+  EXPECT_NE(sink.notes[1].msg.find("capturing"), std::string::npos);
+}
+
+TEST_F(EngineTest, DeviceRefusalDropsAndCounts) {
+  Make({{"NUMTRACE_STEPS", "0"}});
+  Buf in(16), out(16);
+  Register(in);
+  Register(out);
+  device.FailNextEnqueues(1);
+  Launch("_Z3addPfS_i", in, out, 1);  // "before" refused
+  Launch("_Z3addPfS_i", in, out, 1);
+  engine->Shutdown();
+  ASSERT_EQ(sink.kernels.size(), 1u);
+  EXPECT_EQ(sink.kernels[0].launch, 1u);
+  EXPECT_EQ(sink.dropped, 1u);
+  ASSERT_EQ(sink.notes.size(), 1u);
+  EXPECT_NE(sink.notes[0].msg.find("NUMTRACE_DEVICE_MEMORY"), std::string::npos);
+}
+
+TEST_F(EngineTest, RecordsWaitForSlowResultsAndKeepLaunchOrder) {
+  Make({{"NUMTRACE_STEPS", "0"}});
+  Buf in(16), out(16);
+  Register(in);
+  Register(out);
+  device.SetHoldResults(true);
+  Launch("_Z3addPfS_i", in, out, 1);
+  engine->Pump();
+  EXPECT_TRUE(sink.kernels.empty());  // results not back yet: nothing emitted
+  device.SetHoldResults(false);
+  Launch("_Z3addPfS_i", in, out, 1);
+  engine->Pump();
+  ASSERT_EQ(sink.kernels.size(), 2u);
+  EXPECT_LT(*sink.kernels[0].launch, *sink.kernels[1].launch);
+  engine->Shutdown();
+}
+
+TEST_F(EngineTest, ManyThreadsRecordsInLaunchOrderDenseSeq) {
+  Make({{"NUMTRACE_STEPS", "all"}});
+  constexpr int kThreads = 4, kPerThread = 300;
+  std::vector<std::unique_ptr<Buf>> bufs;
+  for (int t = 0; t < kThreads * 2; ++t) {
+    bufs.push_back(std::make_unique<Buf>(32));
+    Register(*bufs.back());
+  }
+  std::atomic<bool> stop{false};
+  std::thread pumper([&] {
+    while (!stop.load()) engine->Pump();
+  });
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kPerThread; ++i) {
+        Launch("_Z3addPfS_i", *bufs[2 * t], *bufs[2 * t + 1], 1, static_cast<float>(i));
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  stop = true;
+  pumper.join();
+  engine->Shutdown();
+  ASSERT_EQ(sink.kernels.size(), static_cast<size_t>(kThreads * kPerThread));
+  for (size_t i = 0; i < sink.kernels.size(); ++i) {
+    EXPECT_EQ(sink.kernels[i].seq, i);
+    if (i) ASSERT_LT(*sink.kernels[i - 1].launch, *sink.kernels[i].launch);
+  }
+  EXPECT_EQ(sink.launches, static_cast<uint64_t>(kThreads * kPerThread));
+}
+
+TEST_F(EngineTest, ShutdownIsIdempotentAndStopsCapture) {
+  Make({{"NUMTRACE_STEPS", "0"}});
+  Buf in(16), out(16);
+  Register(in);
+  Register(out);
+  engine->Shutdown();
+  Launch("_Z3addPfS_i", in, out, 1);
+  engine->Shutdown();
+  EXPECT_TRUE(sink.kernels.empty());
+  EXPECT_EQ(engine->counters().launches, 1u);
+}
+
+}  // namespace
+}  // namespace numtrace::shim

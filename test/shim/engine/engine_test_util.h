@@ -1,0 +1,110 @@
+// File: test/shim/engine/engine_test_util.h
+//
+// Helpers for engine tests: an in-memory RecordSink, a builder of launch
+// events laid out exactly as the CUPTI layer packs them (parameter bytes at
+// cuFuncGetParamInfo offsets), and a getenv over a map.
+//
+// Example:
+//   LaunchBuilder b("_Z3addPfS_", 0x1000);
+//   b.Pointer(a.data()).Pointer(c.data()).U32(n);
+//   engine.OnLaunchEnter(b.event()); engine.OnLaunch(b.event());
+#ifndef NUMTRACE_TEST_SHIM_ENGINE_ENGINE_TEST_UTIL_H_
+#define NUMTRACE_TEST_SHIM_ENGINE_ENGINE_TEST_UTIL_H_
+
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "common/format/records.h"
+#include "shim/engine/config.h"
+#include "shim/engine/events.h"
+#include "shim/writer/record_sink.h"
+
+namespace numtrace::shim::testing {
+
+class MemorySink : public RecordSink {
+ public:
+  bool Push(KernelRecord r) override {
+    std::lock_guard<std::mutex> lock(mu);
+    r.seq = kernels.size();
+    kernels.push_back(std::move(r));
+    order.push_back('k');
+    return true;
+  }
+  bool Push(NoteRecord n) override {
+    std::lock_guard<std::mutex> lock(mu);
+    notes.push_back(std::move(n));
+    order.push_back('n');
+    return true;
+  }
+  void Flush() override { ++flushes; }
+  void Finish(uint64_t l, uint64_t d) override {
+    finished = true;
+    launches = l;
+    dropped = d;
+  }
+  std::mutex mu;
+  std::vector<KernelRecord> kernels;
+  std::vector<NoteRecord> notes;
+  std::string order;
+  int flushes = 0;
+  bool finished = false;
+  uint64_t launches = 0, dropped = 0;
+};
+
+class LaunchBuilder {
+ public:
+  LaunchBuilder(std::string symbol, uint64_t function) : symbol_(std::move(symbol)) {
+    ev_.function = function;
+  }
+  LaunchBuilder& Pointer(const void* p) { return Raw(&p, 8, 8); }
+  LaunchBuilder& U64(uint64_t v) { return Raw(&v, 8, 8); }
+  LaunchBuilder& U32(uint32_t v) { return Raw(&v, 4, 4); }
+  // A by-value struct parameter (bytes as given, 8-byte aligned).
+  LaunchBuilder& Struct(const void* data, uint32_t size) { return Raw(data, size, 8); }
+  LaunchBuilder& Stream(uint64_t s) { ev_.stream = s; return *this; }
+  LaunchBuilder& Capturing(bool c) { ev_.stream_capturing = c; return *this; }
+  LaunchBuilder& Raw(const void* data, uint32_t size, uint32_t align) {
+    uint32_t at = (static_cast<uint32_t>(bytes_.size()) + align - 1) / align * align;
+    bytes_.resize(at + size);
+    std::memcpy(bytes_.data() + at, data, size);
+    slots_.push_back({at, size});
+    return *this;
+  }
+  const LaunchEvent& event() {
+    ev_.symbol = symbol_;
+    ev_.params = bytes_;
+    ev_.layout = slots_;
+    return ev_;
+  }
+
+ private:
+  std::string symbol_;
+  std::vector<uint8_t> bytes_;
+  std::vector<ParamSlot> slots_;
+  LaunchEvent ev_;
+};
+
+inline GetEnvFn MapEnv(std::map<std::string, std::string> vars) {
+  auto shared = std::make_shared<std::map<std::string, std::string>>(std::move(vars));
+  return [shared](const char* name) -> const char* {
+    auto it = shared->find(name);
+    return it == shared->end() ? nullptr : it->second.c_str();
+  };
+}
+
+inline Config ConfigFrom(std::map<std::string, std::string> vars) {
+  std::string error;
+  auto c = ParseConfig(MapEnv(std::move(vars)), &error);
+  if (!c) throw std::runtime_error(error);
+  return std::move(*c);
+}
+
+}  // namespace numtrace::shim::testing
+
+#endif  // NUMTRACE_TEST_SHIM_ENGINE_ENGINE_TEST_UTIL_H_

@@ -1,0 +1,116 @@
+#include "shim/engine/runtime.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "shim/device/host_device.h"
+#include "test/shim/engine/engine_test_util.h"
+
+namespace numtrace::shim {
+namespace {
+
+using testing::LaunchBuilder;
+using testing::MapEnv;
+
+std::string TempDir(const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() /
+             ("numtrace_rt_" + name + "_" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  return dir.string();
+}
+
+std::vector<std::string> Lines(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> out;
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+TEST(RuntimeTest, BadValueLeavesItInertWithOneLine) {
+  Runtime rt(MapEnv({{"NUMTRACE_STEPS", "soon"}}));
+  ::testing::internal::CaptureStderr();
+  EXPECT_FALSE(rt.Configure());
+  EXPECT_FALSE(rt.Configure());  // read once: no second message
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("NUMTRACE_STEPS='soon'"), std::string::npos) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1);
+  EXPECT_EQ(rt.Start(std::make_unique<HostDevice>(), std::nullopt), nullptr);
+  EXPECT_EQ(rt.sink(), nullptr);
+}
+
+TEST(RuntimeTest, StrictBadValueExitsNonZero) {
+  EXPECT_EXIT(
+      {
+        Runtime rt(MapEnv({{"NUMTRACE_STRICT", "1"}, {"NUMTRACE_OUTPUTS", "most"}}));
+        rt.Configure();
+      },
+      ::testing::ExitedWithCode(2), "NUMTRACE_OUTPUTS='most'");
+}
+
+TEST(RuntimeTest, DisabledIsSilentlyInert) {
+  Runtime rt(MapEnv({{"NUMTRACE_ENABLE", "0"}}));
+  ::testing::internal::CaptureStderr();
+  EXPECT_FALSE(rt.Configure());
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+}
+
+TEST(RuntimeTest, StartCaptureShutdownWritesACompleteTrace) {
+  const std::string dir = TempDir("full");
+  Runtime rt(MapEnv({{"NUMTRACE_OUTPUT_DIR", dir}, {"NUMTRACE_STEPS", "0"},
+                     {"NUMTRACE_LABEL", "A"}, {"RANK", "3"}, {"WORLD_SIZE", "8"}}));
+  ASSERT_TRUE(rt.Configure());
+  // Early annotation, before CUDA is up.
+  ASSERT_TRUE(rt.Annotate("scale", "bf16"));
+  EXPECT_FALSE(rt.Annotate("scale", "bfloat"));
+  DeviceInfo info;
+  info.name = "Simulated";
+  EventSink* sink = rt.Start(std::make_unique<HostDevice>(), info);
+  ASSERT_NE(sink, nullptr);
+  EXPECT_EQ(rt.sink(), sink);
+  EXPECT_EQ(rt.Start(std::make_unique<HostDevice>(), std::nullopt), sink);  // once only
+  std::vector<uint16_t> buf(64, 0x3f80);
+  sink->OnAlloc({reinterpret_cast<uint64_t>(buf.data()), buf.size() * 2, AllocKind::kPlain, 0});
+  LaunchBuilder b("_Z5scalePv", 42);
+  b.Pointer(buf.data());
+  sink->OnLaunchEnter(b.event());
+  sink->OnLaunch(b.event());
+  sink->OnStepMark();
+  sink->OnLaunch(b.event());  // step 1: not captured
+  rt.Shutdown();
+  rt.Shutdown();
+  const std::string path = rt.trace_path();
+  EXPECT_EQ(path, dir + "/rank_3.ntrace.jsonl");
+  auto lines = Lines(path);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_NE(lines[0].find("\"type\":\"header\""), std::string::npos);
+  EXPECT_NE(lines[0].find("\"label\":\"A\""), std::string::npos);
+  EXPECT_NE(lines[0].find("\"world_size\":8"), std::string::npos);
+  EXPECT_NE(lines[0].find("\"name\":\"Simulated\""), std::string::npos);
+  EXPECT_NE(lines[1].find("\"type\":\"kernel\""), std::string::npos);
+  EXPECT_NE(lines[1].find("\"dtype\":\"bf16\""), std::string::npos);
+  EXPECT_NE(lines[1].find("\"dtype_from\":\"signature\""), std::string::npos);
+  EXPECT_NE(lines[2].find("\"type\":\"footer\""), std::string::npos);
+  EXPECT_NE(lines[2].find("\"launches\":2"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(RuntimeTest, ProcessThatNeverCapturesWritesNothing) {
+  const std::string dir = TempDir("none");
+  {
+    Runtime rt(MapEnv({{"NUMTRACE_OUTPUT_DIR", dir}, {"NUMTRACE_STEPS", "5"}}));
+    EventSink* sink = rt.Start(std::make_unique<HostDevice>(), std::nullopt);
+    ASSERT_NE(sink, nullptr);
+    LaunchBuilder b("_Z1kv", 1);
+    sink->OnLaunch(b.event());
+    rt.Shutdown();
+    EXPECT_EQ(rt.trace_path(), "");
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir + "/rank_0.ntrace.jsonl"));
+}
+
+}  // namespace
+}  // namespace numtrace::shim

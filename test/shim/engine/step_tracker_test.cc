@@ -1,0 +1,122 @@
+#include "shim/engine/step_tracker.h"
+
+#include <gtest/gtest.h>
+
+#include "test/shim/engine/engine_test_util.h"
+
+namespace numtrace::shim {
+namespace {
+
+using testing::ConfigFrom;
+
+TEST(StepTrackerTest, MarkModeCountsStepsFromZero) {
+  Config c = ConfigFrom({{"NUMTRACE_STEPS", "1"}});
+  StepTracker t(c);
+  LaunchDecision d = t.OnLaunch(false);
+  EXPECT_EQ(d.launch, 0u);
+  EXPECT_EQ(d.step, 0);
+  EXPECT_FALSE(d.selected);
+  EXPECT_EQ(t.OnStepMark(), 0);
+  d = t.OnLaunch(false);
+  EXPECT_EQ(d.launch, 1u);
+  EXPECT_EQ(d.step, 1);
+  EXPECT_TRUE(d.selected);
+  EXPECT_FALSE(t.finished());
+  EXPECT_EQ(t.OnStepMark(), 1);
+  EXPECT_FALSE(t.OnLaunch(false).selected);
+  EXPECT_TRUE(t.finished());
+  // Markers of other modes do nothing here.
+  EXPECT_EQ(t.OnProfilerStart(), -1);
+  EXPECT_EQ(t.current_step(), 2);
+}
+
+TEST(StepTrackerTest, ProfilerRangesAreSteps) {
+  Config c = ConfigFrom({{"NUMTRACE_STEP_MODE", "profiler"}, {"NUMTRACE_STEPS", "1"}});
+  StepTracker t(c);
+  EXPECT_EQ(t.OnLaunch(false).step, -1);  // before any range
+  t.OnProfilerStart();
+  LaunchDecision d = t.OnLaunch(false);
+  EXPECT_EQ(d.step, 0);
+  EXPECT_FALSE(d.selected);
+  EXPECT_EQ(t.OnProfilerStop(), 0);
+  EXPECT_FALSE(t.OnLaunch(false).selected);
+  t.OnProfilerStart();
+  t.OnProfilerStart();  // nested start: same range
+  d = t.OnLaunch(false);
+  EXPECT_EQ(d.step, 1);
+  EXPECT_TRUE(d.selected);
+  EXPECT_EQ(t.OnProfilerStop(), 1);
+  EXPECT_EQ(t.OnProfilerStop(), -1);  // unmatched stop is ignored
+  EXPECT_EQ(t.OnCaptureBegin(), -1);  // api markers belong to another mode
+}
+
+TEST(StepTrackerTest, ApiRanges) {
+  Config c = ConfigFrom({{"NUMTRACE_STEP_MODE", "api"}});
+  StepTracker t(c);
+  EXPECT_FALSE(t.OnLaunch(false).selected);
+  t.OnCaptureBegin();
+  EXPECT_TRUE(t.OnLaunch(false).selected);
+  EXPECT_EQ(t.OnCaptureEnd(), 0);
+  EXPECT_FALSE(t.OnLaunch(false).selected);
+  EXPECT_EQ(t.OnStepMark(), -1);
+}
+
+TEST(StepTrackerTest, NvtxRangeByRegexClosesAtItsOwnDepth) {
+  Config c = ConfigFrom({{"NUMTRACE_STEP_MODE", "nvtx:^train_step$"}});
+  StepTracker t(c);
+  t.OnRangePush("forward");  // not a step
+  EXPECT_FALSE(t.OnLaunch(false).selected);
+  t.OnRangePop();
+  t.OnRangePush("train_step");
+  t.OnRangePush("forward");
+  EXPECT_TRUE(t.OnLaunch(false).selected);
+  EXPECT_EQ(t.OnRangePop(), -1);  // inner pop: still inside the step
+  EXPECT_TRUE(t.OnLaunch(false).selected);
+  EXPECT_EQ(t.OnRangePop(), 0);
+  EXPECT_FALSE(t.OnLaunch(false).selected);
+  t.OnRangePush("train_step_extra");  // anchored regex: no match
+  EXPECT_FALSE(t.OnLaunch(false).selected);
+}
+
+TEST(StepTrackerTest, KernelRegexStartsEachStep) {
+  Config c = ConfigFrom({{"NUMTRACE_STEP_MODE", "kernel:embedding"}, {"NUMTRACE_STEPS", "1"}});
+  StepTracker t(c);
+  EXPECT_EQ(t.OnLaunch(false).step, -1);  // before the first match
+  LaunchDecision d = t.OnLaunch(true);
+  EXPECT_EQ(d.step, 0);
+  EXPECT_FALSE(d.selected);
+  EXPECT_EQ(t.OnLaunch(false).step, 0);
+  d = t.OnLaunch(true);
+  EXPECT_EQ(d.step, 1);
+  EXPECT_TRUE(d.selected);
+  EXPECT_TRUE(t.OnLaunch(false).selected);
+  EXPECT_FALSE(t.OnLaunch(true).selected);
+}
+
+TEST(StepTrackerTest, EveryNLaunches) {
+  Config c = ConfigFrom({{"NUMTRACE_STEP_MODE", "launches:3"}, {"NUMTRACE_STEPS", "1"}});
+  StepTracker t(c);
+  std::vector<bool> selected;
+  for (int i = 0; i < 9; ++i) selected.push_back(t.OnLaunch(false).selected);
+  EXPECT_EQ(selected, (std::vector<bool>{false, false, false, true, true, true, false, false, false}));
+  EXPECT_TRUE(t.finished());
+}
+
+TEST(StepTrackerTest, LaunchWindowSkipsThenCounts) {
+  Config c = ConfigFrom({{"NUMTRACE_LAUNCH_SKIP", "2"}, {"NUMTRACE_LAUNCH_COUNT", "3"},
+                         {"NUMTRACE_STEPS", "all"}});
+  StepTracker t(c);
+  std::vector<bool> taken;
+  for (int i = 0; i < 7; ++i) taken.push_back(t.TakeWindowSlot());
+  EXPECT_EQ(taken, (std::vector<bool>{false, false, true, true, true, false, false}));
+  EXPECT_TRUE(t.finished());
+}
+
+TEST(StepTrackerTest, NoWindowTakesEverything) {
+  Config c = ConfigFrom({});
+  StepTracker t(c);
+  for (int i = 0; i < 100; ++i) ASSERT_TRUE(t.TakeWindowSlot());
+}
+
+}  // namespace
+}  // namespace numtrace::shim
