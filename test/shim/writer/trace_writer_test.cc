@@ -1,0 +1,219 @@
+#include "shim/writer/trace_writer.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <simdjson.h>
+#include <thread>
+
+namespace numtrace::shim {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TraceWriterTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir = (fs::temp_directory_path() /
+           ("numtrace_tw_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name()))
+              .string();
+    fs::remove_all(dir);
+  }
+  void TearDown() override { fs::remove_all(dir); }
+
+  TraceWriterOptions Options(size_t queue = 1000, int period_ms = 5) {
+    TraceWriterOptions o;
+    o.output_dir = dir;
+    o.rank = 0;
+    o.header.producer = "test";
+    o.queue_records = queue;
+    o.period = std::chrono::milliseconds(period_ms);
+    return o;
+  }
+  static KernelRecord Kernel(uint64_t launch) {
+    KernelRecord k;
+    k.name = "k" + std::to_string(launch);
+    k.launch = launch;
+    return k;
+  }
+  // Every line parsed; returns their `type`s.
+  std::vector<std::string> Types(const std::string& path, std::vector<uint64_t>* seqs = nullptr) {
+    std::ifstream in(path);
+    std::vector<std::string> types;
+    simdjson::dom::parser parser;
+    for (std::string line; std::getline(in, line);) {
+      simdjson::dom::element e;
+      auto err = parser.parse(line).get(e);
+      EXPECT_EQ(err, simdjson::SUCCESS) << "unparsable line: " << line;
+      if (err) continue;
+      std::string_view t;
+      EXPECT_EQ(e["type"].get(t), simdjson::SUCCESS);
+      types.emplace_back(t);
+      uint64_t seq;
+      if (seqs && t == "kernel" && e["seq"].get(seq) == simdjson::SUCCESS) seqs->push_back(seq);
+    }
+    return types;
+  }
+  std::string dir;
+};
+
+TEST_F(TraceWriterTest, HeaderRecordsFooterInOrder) {
+  std::string path;
+  {
+    TraceWriter w(Options());
+    EXPECT_TRUE(w.Push(Kernel(10)));
+    NoteRecord n;
+    n.msg = "hello";
+    EXPECT_TRUE(w.Push(n));
+    EXPECT_TRUE(w.Push(Kernel(12)));
+    w.WaitWritten();
+    EXPECT_EQ(w.kernels_written(), 2u);
+    w.Finish(/*launches=*/20, /*dropped=*/3);
+    EXPECT_FALSE(w.Push(Kernel(13)));  // after the footer nothing goes in
+    path = w.path();
+  }
+  EXPECT_EQ(path, dir + "/rank_0.ntrace.jsonl");
+  std::vector<uint64_t> seqs;
+  EXPECT_EQ(Types(path, &seqs), (std::vector<std::string>{"header", "kernel", "note", "kernel", "footer"}));
+  EXPECT_EQ(seqs, (std::vector<uint64_t>{0, 1}));
+  std::ifstream in(path);
+  std::string last, line;
+  while (std::getline(in, line)) last = line;
+  EXPECT_NE(last.find("\"kernels\":2"), std::string::npos) << last;
+  EXPECT_NE(last.find("\"launches\":20"), std::string::npos) << last;
+  EXPECT_NE(last.find("\"dropped\":3"), std::string::npos) << last;
+}
+
+TEST_F(TraceWriterTest, FullQueueDropsCountsAndSaysSo) {
+  // A long period and no wake-ups: nothing drains while we push.
+  TraceWriter w(Options(/*queue=*/5, /*period_ms=*/60000));
+  int accepted = 0;
+  for (int i = 0; i < 12; ++i) accepted += w.Push(Kernel(i));
+  EXPECT_EQ(accepted, 5);
+  EXPECT_EQ(w.dropped(), 7u);
+  w.Finish(12, 0);
+  std::vector<uint64_t> seqs;
+  auto types = Types(w.path(), &seqs);
+  EXPECT_EQ(types, (std::vector<std::string>{"header", "kernel", "kernel", "kernel", "kernel",
+                                             "kernel", "note", "footer"}));
+  EXPECT_EQ(seqs, (std::vector<uint64_t>{0, 1, 2, 3, 4}));  // dense despite the drops
+  std::ifstream in(w.path());
+  std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(all.find("7 records dropped"), std::string::npos);
+  EXPECT_NE(all.find("\"dropped\":7"), std::string::npos);
+}
+
+TEST_F(TraceWriterTest, PumpRunsOnTheWriterThread) {
+  TraceWriter w(Options());
+  std::atomic<int> pumps{0};
+  std::thread::id pump_thread;
+  w.SetPump([&] {
+    pump_thread = std::this_thread::get_id();
+    if (pumps.fetch_add(1) == 0) w.Push(Kernel(1));
+  });
+  w.WaitWritten();
+  w.WaitWritten();
+  EXPECT_GE(pumps.load(), 2);
+  EXPECT_NE(pump_thread, std::this_thread::get_id());
+  EXPECT_EQ(w.kernels_written(), 1u);
+  w.Finish(1, 0);
+}
+
+TEST_F(TraceWriterTest, NothingPushedNoFile) {
+  {
+    TraceWriter w(Options());
+    w.WaitWritten();
+    w.Finish(100, 0);
+    EXPECT_EQ(w.path(), "");
+  }
+  EXPECT_FALSE(fs::exists(dir));
+}
+
+TEST_F(TraceWriterTest, ForkedChildWritesNothingAndParentIsUnharmed) {
+  TraceWriter w(Options(1000, 60000));
+  ASSERT_TRUE(w.Push(Kernel(1)));  // queued in the parent at fork time
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    // The child inherits the writer object but must not write with it.
+    const bool pushed = w.Push(Kernel(2));
+    w.Finish(5, 0);
+    _exit(pushed ? 3 : 0);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_FALSE(fs::exists(dir));  // neither the child's Finish nor anything else wrote
+  w.Finish(1, 0);
+  EXPECT_EQ(Types(w.path()), (std::vector<std::string>{"header", "kernel", "footer"}));
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
+}
+
+TEST_F(TraceWriterTest, ChildThatCapturesGetsItsOwnFile) {
+  TraceWriter parent(Options());
+  ASSERT_TRUE(parent.Push(Kernel(1)));
+  parent.WaitWritten();  // the parent holds rank_0.ntrace.jsonl
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    TraceWriter child(Options());
+    child.Push(Kernel(7));
+    child.Finish(1, 0);
+    _exit(child.path().find(".pid" + std::to_string(getpid())) != std::string::npos ? 0 : 4);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  parent.Finish(1, 0);
+  EXPECT_EQ(parent.path(), dir + "/rank_0.ntrace.jsonl");
+  const std::string child_path = dir + "/rank_0.pid" + std::to_string(pid) + ".ntrace.jsonl";
+  EXPECT_EQ(Types(child_path), (std::vector<std::string>{"header", "kernel", "footer"}));
+}
+
+TEST_F(TraceWriterTest, KilledMidCaptureLeavesOnlyCompleteLines) {
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    TraceWriter w(Options(100000, 1));
+    for (uint64_t i = 0;; ++i) {
+      KernelRecord k = Kernel(i);
+      k.demangled = std::string(200 + i % 300, 'x');  // lines of varying length
+      BufferRecord b;
+      b.bytes = i;
+      k.buffers.assign(1 + i % 4, b);
+      w.Push(std::move(k));
+      if (i % 64 == 0) std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+  }
+  // Let it write a while, then kill it without warning.
+  const std::string path = dir + "/rank_0.ntrace.jsonl";
+  for (int i = 0; i < 200 && (!fs::exists(path) || fs::file_size(path) < 200000); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFSIGNALED(status));
+  std::vector<uint64_t> seqs;
+  auto types = Types(path, &seqs);
+  ASSERT_GE(types.size(), 2u);
+  EXPECT_EQ(types.front(), "header");
+  EXPECT_NE(types.back(), "footer");  // cut short: readers must say truncated
+  for (size_t i = 0; i < seqs.size(); ++i) ASSERT_EQ(seqs[i], i);
+  // The file ends at a line boundary.
+  std::ifstream in(path, std::ios::binary);
+  std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(all.empty());
+  EXPECT_EQ(all.back(), '\n');
+}
+
+}  // namespace
+}  // namespace numtrace::shim
