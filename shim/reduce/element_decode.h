@@ -33,7 +33,7 @@ struct Element {
 };
 
 // Bytes per element, usable in device code (DTypeSize is host constexpr).
-NT_HD inline int ElementSize(DType t) {
+NT_HD constexpr int ElementSize(DType t) {
   switch (t) {
     case DType::kF64: case DType::kI64: return 8;
     case DType::kF32: case DType::kI32: return 4;
