@@ -1,0 +1,64 @@
+/* File: shim/api/numtrace.h
+ *
+ * The public C API of libnumtrace.so. Everything here is optional: numtrace
+ * captures an unmodified job. A training script uses these calls to say
+ * where its steps end (NUMTRACE_STEP_MODE=mark, the default), to bracket a
+ * capture explicitly (NUMTRACE_STEP_MODE=api), or to tell the dtypes of a
+ * kernel whose name does not. Every call is cheap, thread-safe, and a no-op
+ * while numtrace is inactive (not preloaded with CUDA up, or disabled by a
+ * bad setting), so the calls can stay in production code.
+ *
+ * Example (C):
+ *   for (int step = 0; step < steps; ++step) {
+ *     train_step();
+ *     numtrace_mark_step();
+ *   }
+ *
+ * Example (Python, ctypes; the library is already loaded when preloaded):
+ *   import ctypes
+ *   nt = ctypes.CDLL("libnumtrace.so")
+ *   nt.numtrace_annotate_kernel(b"my_fused_kernel", b"bf16,bf16,f32,i64")
+ *   for batch in loader:
+ *       train_step(batch)
+ *       nt.numtrace_mark_step()
+ */
+#ifndef NUMTRACE_SHIM_API_NUMTRACE_H_
+#define NUMTRACE_SHIM_API_NUMTRACE_H_
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Ends the current step (NUMTRACE_STEP_MODE=mark): launches after it belong
+ * to the next step. Steps are numbered from 0. Returns 1 when numtrace is
+ * active, 0 when the call did nothing. */
+int numtrace_mark_step(void);
+
+/* Begin and end one captured range (NUMTRACE_STEP_MODE=api): the k-th range
+ * (0-based) is step k. A begin inside an open range is ignored. Return 1
+ * when active, 0 otherwise. */
+int numtrace_capture_begin(void);
+int numtrace_capture_end(void);
+
+/* Declares the dtype of each parameter of a kernel, overriding what its
+ * name suggests (written as dtype_from "signature"). `name` is the mangled
+ * symbol, the demangled name, or its function part ("at::native::foo").
+ * `dtypes` lists one dtype per parameter, comma-separated, from f64 f32 f16
+ * bf16 f8e4m3 f8e5m2 i64 i32 i16 i8 u8 bool raw; "-" or an empty entry keeps
+ * inference for that parameter. May be called before CUDA starts.
+ * Returns 0 on success, -1 on a bad name or list (a one-line message goes
+ * to stderr). */
+int numtrace_annotate_kernel(const char* name, const char* dtypes);
+
+/* "0.1.0". */
+const char* numtrace_version(void);
+
+/* 1 when numtrace is capturing in this process (configured and started),
+ * else 0. */
+int numtrace_is_active(void);
+
+#ifdef __cplusplus
+}  /* extern "C" */
+#endif
+
+#endif  /* NUMTRACE_SHIM_API_NUMTRACE_H_ */

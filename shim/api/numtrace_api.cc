@@ -1,0 +1,54 @@
+// The C entry points of shim/api/numtrace.h, forwarding to the Runtime.
+#include "shim/api/numtrace.h"
+
+#include <cstdio>
+#include <string>
+
+#include "shim/engine/runtime.h"
+
+#define NUMTRACE_EXPORT __attribute__((visibility("default")))
+
+using numtrace::shim::EventSink;
+using numtrace::shim::Runtime;
+
+extern "C" {
+
+NUMTRACE_EXPORT int numtrace_mark_step(void) {
+  EventSink* sink = Runtime::Get().sink();
+  if (sink == nullptr) return 0;
+  sink->OnStepMark();
+  return 1;
+}
+
+NUMTRACE_EXPORT int numtrace_capture_begin(void) {
+  EventSink* sink = Runtime::Get().sink();
+  if (sink == nullptr) return 0;
+  sink->OnCaptureBegin();
+  return 1;
+}
+
+NUMTRACE_EXPORT int numtrace_capture_end(void) {
+  EventSink* sink = Runtime::Get().sink();
+  if (sink == nullptr) return 0;
+  sink->OnCaptureEnd();
+  return 1;
+}
+
+NUMTRACE_EXPORT int numtrace_annotate_kernel(const char* name, const char* dtypes) {
+  if (name == nullptr || dtypes == nullptr) {
+    std::fprintf(stderr, "numtrace_annotate_kernel: name and dtypes must not be NULL\n");
+    return -1;
+  }
+  std::string error;
+  if (!Runtime::Get().Annotate(name, dtypes, &error)) {
+    std::fprintf(stderr, "%s\n", error.c_str());
+    return -1;
+  }
+  return 0;
+}
+
+NUMTRACE_EXPORT const char* numtrace_version(void) { return "0.1.0"; }
+
+NUMTRACE_EXPORT int numtrace_is_active(void) { return Runtime::Get().sink() != nullptr ? 1 : 0; }
+
+}  // extern "C"
