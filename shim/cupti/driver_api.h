@@ -52,7 +52,11 @@ namespace numtrace::shim {
   X(cuEventRecord)                   \
   X(cuEventQuery)                    \
   X(cuEventSynchronize)              \
-  X(cuEventDestroy_v2)
+  X(cuEventDestroy_v2)               \
+  X(cuInit)                          \
+  X(cuDevicePrimaryCtxRetain)        \
+  X(cuStreamCreate)                  \
+  X(cuMemsetD8_v2)
 
 struct DriverApi {
 #define NUMTRACE_DECLARE(fn) decltype(&::fn) fn = nullptr;
