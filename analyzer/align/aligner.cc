@@ -1,0 +1,353 @@
+#include "analyzer/align/aligner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "analyzer/align/kernel_keys.h"
+
+namespace numtrace::analyzer {
+namespace {
+
+// Leaf scores: how strongly two kernels look like the same launch. The name
+// part and the value part add up, so a same-name pair with equal output wins
+// over either alone.
+constexpr int kScoreNameLayout = 100;
+constexpr int kScoreName = 80;
+constexpr int kScoreNormalizedLayout = 70;
+constexpr int kScoreNormalized = 50;
+constexpr int kScoreFamilyLayout = 40;
+constexpr int kScoreFamily = 30;
+constexpr int kScoreEqualOutput = 35;
+constexpr int kScoreCloseOutput = 10;
+constexpr double kCloseStats = 0.05;  // relative, for "close stats" value matches
+
+struct Side {
+  const Trace* trace = nullptr;
+  std::vector<KernelKeys> keys;  // by kernel index
+  std::vector<uint32_t> seq;     // kernel indices taking part (overrides removed)
+};
+
+struct Task {
+  uint32_t a0, a1, b0, b1;
+  int level;
+};
+
+class AlignerImpl {
+ public:
+  AlignerImpl(const Trace& a, const Trace& b, const AlignOptions& options) : options_(options) {
+    a_.trace = &a;
+    b_.trace = &b;
+    a_.keys = ComputeKernelKeys(a);
+    b_.keys = ComputeKernelKeys(b);
+  }
+
+  Alignment Run();
+
+ private:
+  const KernelKeys& KA(uint32_t pos) const { return a_.keys[a_.seq[pos]]; }
+  const KernelKeys& KB(uint32_t pos) const { return b_.keys[b_.seq[pos]]; }
+
+  void ApplyOverrides(std::vector<KernelPair>* forced);
+  void Solve(Task root);
+  bool Anchor(const Task& t, std::vector<Task>* stack);
+  void Leaf(uint32_t a0, uint32_t a1, uint32_t b0, uint32_t b1);
+  void DynamicLeaf(uint32_t a0, uint32_t a1, uint32_t b0, uint32_t b1);
+  void MatchWindow(uint32_t a0, uint32_t a1, uint32_t b0, uint32_t b1,
+                   std::vector<std::pair<uint32_t, uint32_t>>* picked, std::vector<bool>* by_name) const;
+  void GreedyLeaf(uint32_t a0, uint32_t a1, uint32_t b0, uint32_t b1);
+  int Score(uint32_t pa, uint32_t pb) const;
+  bool CloseOutputs(uint32_t pa, uint32_t pb) const;
+  void Pair(uint32_t pa, uint32_t pb, bool by_name);
+
+  const AlignOptions& options_;
+  Side a_, b_;
+  Alignment result_;
+};
+
+void AlignerImpl::Pair(uint32_t pa, uint32_t pb, bool by_name) {
+  MatchMethod m = MatchMethod::kValue;
+  if (KA(pa).level[kKeyName] == KB(pb).level[kKeyName]) {
+    m = MatchMethod::kExact;
+  } else if (by_name) {
+    m = MatchMethod::kFuzzy;
+  }
+  result_.pairs.push_back({a_.seq[pa], b_.seq[pb], m});
+}
+
+bool AlignerImpl::CloseOutputs(uint32_t pa, uint32_t pb) const {
+  const KernelKeys& x = KA(pa);
+  const KernelKeys& y = KB(pb);
+  if (x.primary_output < 0 || y.primary_output < 0) return false;
+  const Trace& ta = *a_.trace;
+  const Trace& tb = *b_.trace;
+  const Buffer& u = ta.BuffersOf(ta.kernels[a_.seq[pa]])[x.primary_output];
+  const Buffer& v = tb.BuffersOf(tb.kernels[b_.seq[pb]])[y.primary_output];
+  if (u.dtype != v.dtype || u.dtype == DType::kRaw || u.stats.n != v.stats.n || u.stats.n == 0) return false;
+  auto rel = [](double p, double q) {
+    double s = std::max(std::fabs(p), std::fabs(q));
+    return s == 0 ? 0.0 : std::fabs(p - q) / s;
+  };
+  double l1 = std::max(u.stats.l1, v.stats.l1);
+  double dsum = l1 == 0 ? 0 : std::fabs(u.stats.sum - v.stats.sum) / l1;
+  return rel(u.stats.l2, v.stats.l2) <= kCloseStats && rel(u.stats.l1, v.stats.l1) <= kCloseStats &&
+         dsum <= kCloseStats;
+}
+
+int AlignerImpl::Score(uint32_t pa, uint32_t pb) const {
+  const KernelKeys& x = KA(pa);
+  const KernelKeys& y = KB(pb);
+  int s = 0;
+  if (x.level[kKeyNameLayout] == y.level[kKeyNameLayout]) s = kScoreNameLayout;
+  else if (x.level[kKeyName] == y.level[kKeyName]) s = kScoreName;
+  else if (x.level[kKeyNormalizedLayout] == y.level[kKeyNormalizedLayout]) s = kScoreNormalizedLayout;
+  else if (x.level[kKeyNormalized] == y.level[kKeyNormalized]) s = kScoreNormalized;
+  else if (x.level[kKeyFamilyLayout] == y.level[kKeyFamilyLayout]) s = kScoreFamilyLayout;
+  else if (x.level[kKeyFamily] == y.level[kKeyFamily]) s = kScoreFamily;
+  if (x.primary_output >= 0 && y.primary_output >= 0 && x.primary_hash == y.primary_hash) {
+    s += kScoreEqualOutput;
+  } else if (CloseOutputs(pa, pb)) {
+    s += kScoreCloseOutput;
+  }
+  return s;
+}
+
+// Patience step: keys unique on both sides of the task become anchors (the
+// longest subsequence in order on both sides); the gaps between them are
+// pushed as new tasks that start again from the finest key. Returns false when
+// the task has no anchor at its level.
+bool AlignerImpl::Anchor(const Task& t, std::vector<Task>* stack) {
+  struct Count {
+    uint32_t na = 0, nb = 0, pa = 0, pb = 0;
+  };
+  absl::flat_hash_map<uint64_t, Count> counts;
+  counts.reserve(std::min<size_t>(t.a1 - t.a0, 1 << 20));
+  for (uint32_t i = t.a0; i < t.a1; ++i) {
+    Count& c = counts[KA(i).level[t.level]];
+    ++c.na;
+    c.pa = i;
+  }
+  for (uint32_t j = t.b0; j < t.b1; ++j) {
+    auto it = counts.find(KB(j).level[t.level]);
+    if (it == counts.end()) continue;
+    ++it->second.nb;
+    it->second.pb = j;
+  }
+  std::vector<std::pair<uint32_t, uint32_t>> cand;  // (pa, pb) in a order
+  for (uint32_t i = t.a0; i < t.a1; ++i) {
+    const Count& c = counts.find(KA(i).level[t.level])->second;
+    if (c.na == 1 && c.nb == 1) cand.emplace_back(i, c.pb);
+  }
+  if (cand.empty()) return false;
+  // Longest increasing subsequence on pb (patience sorting with back links).
+  std::vector<uint32_t> tails, prev(cand.size(), UINT32_MAX);
+  for (uint32_t k = 0; k < cand.size(); ++k) {
+    auto it = std::lower_bound(tails.begin(), tails.end(), cand[k].second,
+                               [&](uint32_t idx, uint32_t pb) { return cand[idx].second < pb; });
+    if (it != tails.begin()) prev[k] = *(it - 1);
+    if (it == tails.end()) tails.push_back(k); else *it = k;
+  }
+  std::vector<uint32_t> chain;
+  for (uint32_t k = tails.back(); k != UINT32_MAX; k = prev[k]) chain.push_back(k);
+  std::reverse(chain.begin(), chain.end());
+  uint32_t pa = t.a0, pb = t.b0;
+  for (uint32_t k : chain) {
+    auto [i, j] = cand[k];
+    if (i > pa || j > pb) stack->push_back({pa, i, pb, j, 0});
+    Pair(i, j, true);
+    pa = i + 1;
+    pb = j + 1;
+  }
+  if (pa < t.a1 || pb < t.b1) stack->push_back({pa, t.a1, pb, t.b1, 0});
+  return true;
+}
+
+void AlignerImpl::Solve(Task root) {
+  std::vector<Task> stack{root};
+  while (!stack.empty()) {
+    Task t = stack.back();
+    stack.pop_back();
+    const int L = t.level;
+    // Equal keys at both ends pair in order: this is what makes long runs of
+    // one repeated kernel (hundreds of `add`s) cheap and right. Only for keys
+    // holding the recorded name: a coarse key (family "gemm") would pair a
+    // GEMM with the split-K or epilogue kernel before it; the leaf, which also
+    // weighs content, decides those.
+    while (L <= kKeyName && t.a0 < t.a1 && t.b0 < t.b1 && KA(t.a0).level[L] == KB(t.b0).level[L]) {
+      Pair(t.a0++, t.b0++, true);
+    }
+    while (L <= kKeyName && t.a0 < t.a1 && t.b0 < t.b1 && KA(t.a1 - 1).level[L] == KB(t.b1 - 1).level[L]) {
+      Pair(--t.a1, --t.b1, true);
+    }
+    if (t.a0 == t.a1 || t.b0 == t.b1) continue;
+    if (Anchor(t, &stack)) continue;
+    if (L + 1 < kKeyLevelCount) {
+      stack.push_back({t.a0, t.a1, t.b0, t.b1, L + 1});
+      continue;
+    }
+    Leaf(t.a0, t.a1, t.b0, t.b1);
+  }
+}
+
+void AlignerImpl::Leaf(uint32_t a0, uint32_t a1, uint32_t b0, uint32_t b1) {
+  const uint32_t side = static_cast<uint32_t>(std::max(options_.max_dp_side, 1));
+  if (a1 - a0 <= side && b1 - b0 <= side) {
+    DynamicLeaf(a0, a1, b0, b1);
+  } else {
+    GreedyLeaf(a0, a1, b0, b1);
+  }
+}
+
+// Maximum-weight order-preserving matching of a small window; pairs come
+// out in order, with whether a name key (not content alone) made them.
+void AlignerImpl::MatchWindow(uint32_t a0, uint32_t a1, uint32_t b0, uint32_t b1,
+                              std::vector<std::pair<uint32_t, uint32_t>>* picked,
+                              std::vector<bool>* by_name) const {
+  const uint32_t na = a1 - a0, nb = b1 - b0;
+  std::vector<int> score(static_cast<size_t>(na) * nb);
+  for (uint32_t i = 0; i < na; ++i) {
+    for (uint32_t j = 0; j < nb; ++j) score[i * nb + j] = Score(a0 + i, b0 + j);
+  }
+  std::vector<int> dp(static_cast<size_t>(na + 1) * (nb + 1), 0);
+  auto at = [&](uint32_t i, uint32_t j) -> int& { return dp[i * (nb + 1) + j]; };
+  for (uint32_t i = 1; i <= na; ++i) {
+    for (uint32_t j = 1; j <= nb; ++j) {
+      int best = std::max(at(i - 1, j), at(i, j - 1));
+      int s = score[(i - 1) * nb + (j - 1)];
+      if (s > 0) best = std::max(best, at(i - 1, j - 1) + s);
+      at(i, j) = best;
+    }
+  }
+  std::vector<std::pair<uint32_t, uint32_t>> rev;
+  for (uint32_t i = na, j = nb; i > 0 && j > 0;) {
+    int s = score[(i - 1) * nb + (j - 1)];
+    if (s > 0 && at(i, j) == at(i - 1, j - 1) + s) {
+      rev.emplace_back(i - 1, j - 1);
+      --i;
+      --j;
+    } else if (at(i, j) == at(i - 1, j)) {
+      --i;
+    } else {
+      --j;
+    }
+  }
+  for (auto it = rev.rbegin(); it != rev.rend(); ++it) {
+    int s = score[it->first * nb + it->second];
+    picked->emplace_back(a0 + it->first, b0 + it->second);
+    by_name->push_back(s >= kScoreFamily && s != kScoreEqualOutput);
+  }
+}
+
+void AlignerImpl::DynamicLeaf(uint32_t a0, uint32_t a1, uint32_t b0, uint32_t b1) {
+  std::vector<std::pair<uint32_t, uint32_t>> picked;
+  std::vector<bool> by_name;
+  MatchWindow(a0, a1, b0, b1, &picked, &by_name);
+  for (size_t k = 0; k < picked.size(); ++k) Pair(picked[k].first, picked[k].second, by_name[k]);
+}
+
+// Large leaf with no anchor at any level: slide a max_dp_side window along
+// both sides, solve it exactly and keep the pairs of its first half (at least
+// one), then continue after the last kept pair. A window with no pair at all
+// is skipped by half its size on both sides. O(n * window) score evaluations.
+void AlignerImpl::GreedyLeaf(uint32_t a0, uint32_t a1, uint32_t b0, uint32_t b1) {
+  const uint32_t w = static_cast<uint32_t>(std::max(options_.max_dp_side, 2));
+  uint32_t i = a0, j = b0;
+  while (i < a1 && j < b1) {
+    const uint32_t ea = std::min(a1, i + w), eb = std::min(b1, j + w);
+    const bool last = ea == a1 && eb == b1;
+    std::vector<std::pair<uint32_t, uint32_t>> picked;
+    std::vector<bool> by_name;
+    MatchWindow(i, ea, j, eb, &picked, &by_name);
+    if (picked.empty()) {
+      if (last) break;
+      i = std::min(a1, i + w / 2);
+      j = std::min(b1, j + w / 2);
+      continue;
+    }
+    size_t keep = 0;
+    while (keep < picked.size() &&
+           (last || keep == 0 || (picked[keep].first < i + w / 2 && picked[keep].second < j + w / 2))) {
+      ++keep;
+    }
+    for (size_t k = 0; k < keep; ++k) Pair(picked[k].first, picked[k].second, by_name[k]);
+    if (last) break;
+    i = picked[keep - 1].first + 1;
+    j = picked[keep - 1].second + 1;
+  }
+}
+
+void AlignerImpl::ApplyOverrides(std::vector<KernelPair>* forced) {
+  const Trace& ta = *a_.trace;
+  const Trace& tb = *b_.trace;
+  std::vector<char> used_a(ta.kernels.size()), used_b(tb.kernels.size());
+  if (options_.overrides) {
+    const Overrides& o = *options_.overrides;
+    for (const OverrideRule& rule : o.rules) {
+      std::optional<uint32_t> ka = ResolveOverrideKey(rule.a, ta);
+      std::optional<uint32_t> kb = ResolveOverrideKey(rule.b, tb);
+      std::string where = absl::StrCat(o.path, ":", rule.line, ": override ");
+      if (!ka) {
+        result_.warnings.push_back(absl::StrCat(where, "A key '", rule.a.text, "' matches no kernel of ", ta.path));
+      }
+      if (!kb) {
+        result_.warnings.push_back(absl::StrCat(where, "B key '", rule.b.text, "' matches no kernel of ", tb.path));
+      }
+      if (!ka || !kb) continue;
+      if (used_a[*ka] || used_b[*kb]) {
+        result_.warnings.push_back(absl::StrCat(where, "'", rule.a.text, ", ", rule.b.text,
+                                                "' names a kernel already forced by an earlier line; ignored"));
+        continue;
+      }
+      used_a[*ka] = used_b[*kb] = 1;
+      forced->push_back({*ka, *kb, MatchMethod::kOverride});
+    }
+  }
+  for (uint32_t i = 0; i < ta.kernels.size(); ++i) if (!used_a[i]) a_.seq.push_back(i);
+  for (uint32_t j = 0; j < tb.kernels.size(); ++j) if (!used_b[j]) b_.seq.push_back(j);
+}
+
+Alignment AlignerImpl::Run() {
+  std::vector<KernelPair> forced;
+  ApplyOverrides(&forced);
+  // Overrides in order on both sides split the problem; the others are
+  // simply taken out of it.
+  std::sort(forced.begin(), forced.end(), [](const KernelPair& x, const KernelPair& y) { return x.a < y.a; });
+  std::vector<KernelPair> fences;
+  for (const KernelPair& p : forced) {
+    if (fences.empty() || p.b > fences.back().b) fences.push_back(p);
+  }
+  uint32_t pa = 0, pb = 0;
+  auto region_to = [&](uint32_t ea, uint32_t eb) {
+    if (pa < ea && pb < eb) Solve({pa, ea, pb, eb, 0});
+    pa = ea;
+    pb = eb;
+  };
+  for (const KernelPair& f : fences) {
+    region_to(static_cast<uint32_t>(std::lower_bound(a_.seq.begin(), a_.seq.end(), f.a) - a_.seq.begin()),
+              static_cast<uint32_t>(std::lower_bound(b_.seq.begin(), b_.seq.end(), f.b) - b_.seq.begin()));
+  }
+  region_to(static_cast<uint32_t>(a_.seq.size()), static_cast<uint32_t>(b_.seq.size()));
+
+  result_.pairs.insert(result_.pairs.end(), forced.begin(), forced.end());
+  std::sort(result_.pairs.begin(), result_.pairs.end(),
+            [](const KernelPair& x, const KernelPair& y) { return x.a < y.a; });
+  std::vector<char> paired_a(a_.trace->kernels.size()), paired_b(b_.trace->kernels.size());
+  for (const KernelPair& p : result_.pairs) {
+    paired_a[p.a] = 1;
+    paired_b[p.b] = 1;
+  }
+  for (uint32_t i = 0; i < paired_a.size(); ++i) if (!paired_a[i]) result_.only_a.push_back(i);
+  for (uint32_t j = 0; j < paired_b.size(); ++j) if (!paired_b[j]) result_.only_b.push_back(j);
+  return std::move(result_);
+}
+
+}  // namespace
+
+Alignment Align(const Trace& a, const Trace& b, const AlignOptions& options) {
+  return AlignerImpl(a, b, options).Run();
+}
+
+}  // namespace numtrace::analyzer
