@@ -1,0 +1,179 @@
+#include "analyzer/cli/diff_command.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "CLI/CLI.hpp"
+#include "absl/status/statusor.h"
+#include "analyzer/align/aligner.h"
+#include "analyzer/align/override_file.h"
+#include "analyzer/cli/atomic_file.h"
+#include "analyzer/judge/judge.h"
+#include "analyzer/read/input.h"
+#include "analyzer/report/html_report.h"
+#include "analyzer/report/json_summary.h"
+
+namespace numtrace::analyzer {
+namespace {
+
+// One line, whatever the message holds.
+int Fail(std::ostream& err, std::string_view message) {
+  std::string line(message);
+  std::replace(line.begin(), line.end(), '\n', ' ');
+  err << "numtrace-diff: " << line << "\n";
+  return kExitError;
+}
+
+// Debian's Abseil has its own string_view type, hence this overload.
+int Fail(std::ostream& err, const absl::Status& status) {
+  return Fail(err, std::string(status.message().data(), status.message().size()));
+}
+
+struct RankData {
+  int64_t rank = 0;
+  Trace a, b;
+  DiffResult result;
+};
+
+// Reads both traces of a rank, B on a second thread (parsing dominates).
+absl::Status ReadPair(const RankPair& pair, RankData* data) {
+  absl::StatusOr<Trace> b_or = absl::UnknownError("not read");
+  std::thread reader_b([&] { b_or = ReadAnyTrace(pair.path_b); });
+  absl::StatusOr<Trace> a_or = ReadAnyTrace(pair.path_a);
+  reader_b.join();
+  if (!a_or.ok()) return a_or.status();
+  if (!b_or.ok()) return b_or.status();
+  data->a = *std::move(a_or);
+  data->b = *std::move(b_or);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int RunDiffCommand(const DiffCommandOptions& opt, std::ostream& out, std::ostream& err,
+                   bool stdout_is_tty) {
+  namespace fs = std::filesystem;
+  // Refuse before any work: a long diff must not end in "file exists".
+  for (const std::string* path : {&opt.json_path, &opt.html_path}) {
+    if (path->empty()) continue;
+    std::error_code ec;
+    if (fs::exists(*path, ec) && !opt.force) {
+      return Fail(err, *path + ": output file exists (use --force to overwrite)");
+    }
+    if (fs::is_directory(*path, ec)) return Fail(err, *path + ": output path is a directory");
+    fs::path parent = fs::path(*path).parent_path();
+    if (!parent.empty() && !fs::is_directory(parent, ec)) {
+      return Fail(err, *path + ": output directory " + parent.string() + " does not exist");
+    }
+  }
+  if (!opt.json_path.empty() && opt.json_path == opt.html_path) {
+    return Fail(err, opt.json_path + ": --json and --html name the same file");
+  }
+
+  AlignOptions align_options;
+  if (!opt.override_path.empty()) {
+    absl::StatusOr<Overrides> overrides = ReadOverrideFile(opt.override_path);
+    if (!overrides.ok()) return Fail(err, overrides.status());
+    align_options.overrides = *std::move(overrides);
+  }
+
+  absl::StatusOr<std::vector<RankPair>> pairs = PairInputs(opt.a, opt.b);
+  if (!pairs.ok()) return Fail(err, pairs.status());
+  if (pairs->empty()) return Fail(err, opt.a + ": no traces to compare");
+
+  JudgeOptions judge_options;
+  judge_options.tolerance = {opt.rtol, opt.atol};
+  judge_options.top_n = static_cast<size_t>(std::max(opt.top, 0));
+
+  // unique_ptr: the report borrows pointers into each rank's data.
+  std::vector<std::unique_ptr<RankData>> ranks;
+  for (const RankPair& pair : *pairs) {
+    auto data = std::make_unique<RankData>();
+    data->rank = pair.rank;
+    if (absl::Status s = ReadPair(pair, data.get()); !s.ok()) return Fail(err, s);
+    Alignment alignment = Align(data->a, data->b, align_options);
+    data->result = Judge(data->a, data->b, std::move(alignment), judge_options);
+    for (const std::string& w : pair.warnings) data->result.alignment.warnings.push_back(w);
+    ranks.push_back(std::move(data));
+  }
+
+  std::error_code ec;
+  DiffReport report{opt.a, opt.b, fs::is_directory(opt.a, ec), {}};
+  for (const auto& r : ranks) report.ranks.push_back({r->rank, &r->a, &r->b, &r->result});
+
+  if (!opt.json_path.empty()) {
+    if (absl::Status s = WriteFileAtomically(opt.json_path, JsonSummary(report)); !s.ok()) {
+      return Fail(err, s);
+    }
+  }
+  if (!opt.html_path.empty()) {
+    HtmlOptions html_options;
+    html_options.top = std::max(opt.top, 0);
+    if (absl::Status s = WriteFileAtomically(opt.html_path, HtmlReport(report, html_options)); !s.ok()) {
+      return Fail(err, s);
+    }
+  }
+  if (!opt.quiet) {
+    TerminalOptions term;
+    term.color = ShouldUseColor(opt.color, stdout_is_tty);
+    term.top = std::max(opt.top, 0);
+    out << TerminalSummary(report, term);
+    if (!opt.json_path.empty()) out << "summary written to " << opt.json_path << "\n";
+    if (!opt.html_path.empty()) out << "report written to " << opt.html_path << "\n";
+  }
+  out.flush();
+  return RollUpRanks(report).verdict == Verdict::kDiverged ? kExitDiverged : kExitSame;
+}
+
+int DiffMain(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
+             bool stdout_is_tty) {
+  DiffCommandOptions opt;
+  std::string color = "auto";
+  const CLI::Validator kTolerance(
+      [](std::string& text) -> std::string {
+        char* end = nullptr;
+        double v = std::strtod(text.c_str(), &end);
+        if (end == text.c_str() || *end != '\0' || !std::isfinite(v) || v < 0) {
+          return "'" + text + "' is not a finite number >= 0";
+        }
+        return "";
+      },
+      "NUMBER>=0");
+  CLI::App app{"numtrace-diff: compare two numtrace traces (or per-rank directories) and find "
+               "the first kernel where the runs diverge"};
+  app.name("numtrace-diff");
+  app.add_option("A", opt.a, "trace file or directory of run A")->required();
+  app.add_option("B", opt.b, "trace file or directory of run B")->required();
+  app.add_option("--json", opt.json_path, "write the JSON diff summary to FILE");
+  app.add_option("-o,--html", opt.html_path, "write the self-contained HTML report to FILE");
+  app.add_option("--rtol", opt.rtol, "relative tolerance (default 1e-5)")->check(kTolerance);
+  app.add_option("--atol", opt.atol, "absolute tolerance (default 0)")->check(kTolerance);
+  app.add_option("--override", opt.override_path, "file of forced pairs: lines 'A_KEY, B_KEY'");
+  app.add_option("--top", opt.top, "largest divergences listed (default 10)")
+      ->check(CLI::Range(0, 1000000));
+  app.add_flag("--force", opt.force, "overwrite existing output files");
+  app.add_option("--color", color, "auto, always or never (auto: only on a terminal, unless NO_COLOR)")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  app.add_flag("-q,--quiet", opt.quiet, "print nothing; the exit code tells the verdict");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    out << app.help();
+    return kExitSame;
+  } catch (const CLI::CallForAllHelp&) {
+    out << app.help();
+    return kExitSame;
+  } catch (const CLI::ParseError& e) {
+    return Fail(err, std::string(e.what()) + " (see --help)");
+  }
+  opt.color = color == "always" ? ColorMode::kAlways : color == "never" ? ColorMode::kNever : ColorMode::kAuto;
+  return RunDiffCommand(opt, out, err, stdout_is_tty);
+}
+
+}  // namespace numtrace::analyzer
