@@ -1,0 +1,35 @@
+// File: test/fuzz/debugmode_reader_fuzz.cc
+//
+// libFuzzer target: any bytes given to the DebugMode activation-log reader
+// must yield a Trace or a one-line error naming the path, never a crash, a
+// sanitizer report or a hang. Run by scripts/fuzz.sh; seeds in
+// corpus/debugmode_reader/.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string_view>
+
+#include "analyzer/read/debugmode_reader.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string_view bytes(reinterpret_cast<const char*>(data), size);
+  absl::StatusOr<numtrace::analyzer::Trace> t =
+      numtrace::analyzer::ReadDebugModeBuffer(bytes, "fuzz/rank_0_activations.log");
+  if (t.ok()) {
+    const numtrace::analyzer::Trace& trace = *t;
+    for (size_t i = 0; i < trace.kernels.size(); ++i) {
+      const auto& k = trace.kernels[i];
+      if (k.seq != i || size_t{k.first_buffer} + k.buffer_count > trace.buffers.size()) std::abort();
+      for (const auto& b : trace.BuffersOf(k)) {
+        if (b.stats.nan + b.stats.inf + b.stats.ninf > b.stats.n) std::abort();
+      }
+    }
+  } else {
+    std::string_view msg(t.status().message().data(), t.status().message().size());
+    if (msg.find('\n') != std::string_view::npos ||
+        msg.rfind("fuzz/rank_0_activations.log", 0) != 0) {
+      std::abort();
+    }
+  }
+  return 0;
+}
