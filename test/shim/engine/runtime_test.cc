@@ -1,6 +1,7 @@
 #include "shim/engine/runtime.h"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -110,6 +111,52 @@ TEST(RuntimeTest, ProcessThatNeverCapturesWritesNothing) {
     EXPECT_EQ(rt.trace_path(), "");
   }
   EXPECT_FALSE(std::filesystem::exists(dir + "/rank_0.ntrace.jsonl"));
+}
+
+TEST(RuntimeTest, ForkedChildForgetsTheParentsEngineAndCanStartItsOwn) {
+  const std::string dir = TempDir("fork");
+  Runtime rt(MapEnv({{"NUMTRACE_OUTPUT_DIR", dir}, {"NUMTRACE_STEPS", "0"}}));
+  EventSink* sink = rt.Start(std::make_unique<HostDevice>(), std::nullopt);
+  ASSERT_NE(sink, nullptr);
+  std::vector<float> buf(16, 1.0f);
+  sink->OnAlloc({reinterpret_cast<uint64_t>(buf.data()), 64, AllocKind::kPlain, 0});
+  LaunchBuilder b("_Z1kPf", 1);
+  b.Pointer(buf.data());
+  sink->OnLaunch(b.event());
+  // What the pthread_atfork handlers of Runtime::Get() do around fork().
+  rt.BeforeFork();
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    rt.AfterForkChild();
+    if (rt.sink() != nullptr) _exit(3);
+    // The child starts CUDA itself: a new engine, a file under its own pid.
+    EventSink* mine = rt.Start(std::make_unique<HostDevice>(), std::nullopt);
+    if (mine == nullptr || mine == sink) _exit(4);
+    mine->OnAlloc({reinterpret_cast<uint64_t>(buf.data()), 64, AllocKind::kPlain, 0});
+    mine->OnLaunch(b.event());
+    rt.Shutdown();
+    _exit(rt.trace_path().find(".pid" + std::to_string(getpid())) != std::string::npos ? 0 : 5);
+  }
+  rt.AfterForkParent();
+  // Make the parent's file exist first, so the child's must take the pid name.
+  rt.Shutdown();
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  // The child may have created its file before the parent: either way the two differ.
+  const int code = WEXITSTATUS(status);
+  EXPECT_TRUE(code == 0 || code == 5) << code;
+  int files = 0, footers = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    ++files;
+    auto lines = Lines(entry.path().string());
+    ASSERT_EQ(lines.size(), 3u) << entry.path();  // header, one kernel, footer: nothing interleaved
+    footers += lines[2].find("\"type\":\"footer\"") != std::string::npos;
+  }
+  EXPECT_EQ(files, 2);
+  EXPECT_EQ(footers, 2);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
