@@ -1,0 +1,153 @@
+#include "analyzer/judge/judge.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "analyzer/judge/buffer_compare.h"
+
+namespace numtrace::analyzer {
+namespace {
+
+bool IsOutput(const Buffer& b) { return b.role != Role::kIn; }
+
+bool HasNonfiniteOutput(const Trace& t, const Kernel& k) {
+  for (const Buffer& b : t.BuffersOf(k)) {
+    if (IsOutput(b) && (b.stats.nan || b.stats.inf || b.stats.ninf)) return true;
+  }
+  return false;
+}
+
+std::vector<int32_t> Outputs(std::span<const Buffer> buffers) {
+  std::vector<int32_t> out;
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    if (IsOutput(buffers[i])) out.push_back(static_cast<int32_t>(i));
+  }
+  return out;
+}
+
+// Worse status wins; on equal status the larger difference.
+void Fold(PairVerdict* v, const BufferVerdict& bv, int32_t ia, int32_t ib) {
+  if (v->a_buffer < 0 || bv.status > v->status || (bv.status == v->status && bv.rel_diff > v->rel_diff)) {
+    v->status = bv.status;
+    v->a_buffer = ia;
+    v->b_buffer = ib;
+  }
+  v->rel_diff = std::max(v->rel_diff, bv.rel_diff);
+}
+
+}  // namespace
+
+PairVerdict JudgePair(const Trace& a, uint32_t ka, const Trace& b, uint32_t kb, MatchMethod method,
+                      const Tolerance& tolerance) {
+  auto ba = a.BuffersOf(a.kernels[ka]);
+  auto bb = b.BuffersOf(b.kernels[kb]);
+  std::vector<int32_t> oa = Outputs(ba), ob = Outputs(bb);
+  PairVerdict v;
+  if (oa.empty() && ob.empty()) return v;  // nothing written: nothing can differ
+  const bool strict = method == MatchMethod::kExact || method == MatchMethod::kOverride;
+  if (strict) {
+    if (oa.size() != ob.size()) {
+      v.status = PairStatus::kLayoutMismatch;
+      v.a_buffer = oa.empty() ? -1 : oa[0];
+      v.b_buffer = ob.empty() ? -1 : ob[0];
+      return v;
+    }
+    for (size_t i = 0; i < oa.size(); ++i) Fold(&v, CompareBuffers(ba[oa[i]], bb[ob[i]], tolerance), oa[i], ob[i]);
+    return v;
+  }
+  std::vector<char> used(ob.size(), 0);
+  bool any = false;
+  for (int32_t ia : oa) {
+    int best = -1;
+    for (size_t j = 0; j < ob.size(); ++j) {
+      const Buffer& x = ba[ia];
+      const Buffer& y = bb[ob[j]];
+      if (used[j] || x.bytes != y.bytes || x.dtype != y.dtype) continue;
+      if (best < 0 || (x.stats.hash == y.stats.hash && bb[ob[best]].stats.hash != x.stats.hash)) best = static_cast<int>(j);
+    }
+    if (best < 0) continue;
+    used[best] = 1;
+    any = true;
+    Fold(&v, CompareBuffers(ba[ia], bb[ob[best]], tolerance), ia, ob[best]);
+  }
+  if (!any) {
+    v.status = PairStatus::kLayoutMismatch;
+    v.a_buffer = oa.empty() ? -1 : oa[0];
+    v.b_buffer = ob.empty() ? -1 : ob[0];
+  }
+  return v;
+}
+
+DiffResult Judge(const Trace& a, const Trace& b, Alignment alignment, const JudgeOptions& options) {
+  DiffResult r;
+  r.tolerance = options.tolerance;
+  r.alignment = std::move(alignment);
+  const auto& pairs = r.alignment.pairs;
+  r.verdicts.reserve(pairs.size());
+  std::vector<uint32_t> diverged;
+  for (uint32_t i = 0; i < pairs.size(); ++i) {
+    const KernelPair& p = pairs[i];
+    PairVerdict v = JudgePair(a, p.a, b, p.b, p.method, options.tolerance);
+    r.counts.by_method[static_cast<int>(p.method)]++;
+    if (v.status == PairStatus::kBitwiseEqual) {
+      r.counts.bitwise_equal++;
+    } else if (v.status == PairStatus::kWithinTolerance) {
+      r.counts.within_tolerance++;
+    } else {
+      r.counts.diverged++;
+      diverged.push_back(i);
+      // Pairs are sorted by a, so the first one met is the earliest in A.
+      if (!r.first_divergence) r.first_divergence = i;
+    }
+    r.verdicts.push_back(v);
+  }
+  r.counts.pairs = pairs.size();
+  r.counts.only_a = r.alignment.only_a.size();
+  r.counts.only_b = r.alignment.only_b.size();
+
+  for (uint32_t i = 0; i < a.kernels.size(); ++i) {
+    if (HasNonfiniteOutput(a, a.kernels[i])) { r.first_nonfinite_a = i; break; }
+  }
+  for (uint32_t i = 0; i < b.kernels.size(); ++i) {
+    if (HasNonfiniteOutput(b, b.kernels[i])) { r.first_nonfinite_b = i; break; }
+  }
+
+  size_t n = std::min(options.top_n, diverged.size());
+  std::partial_sort(diverged.begin(), diverged.begin() + n, diverged.end(), [&](uint32_t x, uint32_t y) {
+    if (r.verdicts[x].rel_diff != r.verdicts[y].rel_diff) return r.verdicts[x].rel_diff > r.verdicts[y].rel_diff;
+    return x < y;
+  });
+  r.top_divergences.assign(diverged.begin(), diverged.begin() + n);
+
+  if (r.counts.diverged > 0) {
+    r.verdict = Verdict::kDiverged;
+  } else if (r.counts.within_tolerance > 0 || r.counts.only_a > 0 || r.counts.only_b > 0) {
+    r.verdict = Verdict::kWithinTolerance;
+  } else {
+    r.verdict = Verdict::kIdentical;
+  }
+  return r;
+}
+
+std::string_view PairStatusName(PairStatus s) {
+  switch (s) {
+    case PairStatus::kBitwiseEqual: return "bitwise_equal";
+    case PairStatus::kWithinTolerance: return "within_tolerance";
+    // The spec's `kind` words for the diverged statuses (diff_result.h).
+    case PairStatus::kDiverged: return "values";
+    case PairStatus::kNonfiniteMismatch: return "nonfinite";
+    case PairStatus::kLayoutMismatch: return "layout";
+  }
+  return "unknown";
+}
+
+std::string_view VerdictName(Verdict v) {
+  switch (v) {
+    case Verdict::kIdentical: return "identical";
+    case Verdict::kWithinTolerance: return "within_tolerance";
+    case Verdict::kDiverged: return "diverged";
+  }
+  return "unknown";
+}
+
+}  // namespace numtrace::analyzer
