@@ -7,6 +7,7 @@
 #
 # Usage: scripts/bench-analyzer.sh [SCRATCH_DIR]     (default /tmp/numtrace-bench)
 # Env:   NUMTRACE_BENCH_SKIP_BUILD=1  use the existing build/ as is
+#        NUMTRACE_BENCH_BIN=DIR       take the binaries from DIR (default build/bin)
 #        NUMTRACE_BENCH_CASES="200k 1m dm100k"  run only some cases
 # The generated pairs (~3 GB) stay in SCRATCH_DIR and are reused while the
 # generator and its arguments are unchanged; delete the folder to reclaim.
@@ -14,7 +15,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 scratch="${1:-/tmp/numtrace-bench}"
 cases="${NUMTRACE_BENCH_CASES:-200k 1m dm100k}"
-bin="$root/build/bin"
+bin="${NUMTRACE_BENCH_BIN:-$root/build/bin}"
 
 if [ -z "${NUMTRACE_BENCH_SKIP_BUILD:-}" ]; then
   "$root/scripts/build.sh" >/dev/null

@@ -99,7 +99,6 @@ class PairWriter {
     if (pos == edits_.missing || pos == edits_.fuse_first) {
       // B skipped it, or folded it into the next kernel.
     } else {
-      MaybeStartDivergence(k, a_seq);
       std::string_view name = k.name;
       bool noisy = pos == edits_.fuse_second ||
                    (k.kind == KernelKind::kReduction && Mix(opt_.seed, pos, 0x7ed) % 10 == 0);
@@ -114,6 +113,7 @@ class PairWriter {
           if (k.name == from) { name = to; noisy = true; }
         }
       }
+      if (name == k.name) MaybeStartDivergence(k, a_seq);  // where both runs name it alike
       Emit(b_, k, name, key, cycle, true, BPerturbation(key, noisy, a_seq));
     }
     if (pos == edits_.cast_after) EmitExtra(cycle, pos, plan_.cast_name, KernelKind::kCopy);
@@ -194,9 +194,11 @@ class PairWriter {
       // Inputs were produced upstream, so in B they diverge along with
       // everything else.
       const uint64_t value_key = is_out ? Mix(key, i) : Mix(key, i, 0x1a);
+      // Fills write constants and index kernels follow the data, not the
+      // numerics: neither changes when B's values do.
       Perturbation bp = p;
+      if (!IsFloat(pb.dtype) || k.kind == KernelKind::kFill) bp = Perturbation{};
       if (!is_out) bp.nan_fraction = 0;
-      if (!IsFloat(pb.dtype)) bp.nan_fraction = 0;
       b.stats = SynthStats(value_key, pb.dtype, pb.n, {k.kind == KernelKind::kFill}, bp);
       if (is_b && bp.nan_fraction > 0 && summary_.nan_b_seq == kNoSeq) summary_.nan_b_seq = rec_.seq;
     }
