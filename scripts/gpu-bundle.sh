@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Builds numtrace here and collects into gpu-bundle/ (git-ignored, <= 60 MiB)
+# everything the one GPU session needs; that machine has no Debian packages
+# and no network. Then: copy gpu-bundle/ there and run
+#   gpu-bundle/scripts/gpu-check.sh [RESULTS_DIR]
+#
+#   scripts/gpu-bundle.sh [BUILD_DIR]     (default: build-gpu-bundle/)
+#
+# Layout: bin/ (numtrace-diff wrapper + .real, sample programs, GPU test and
+# bench binaries), lib/ (libnumtrace.so, Debian libraries numtrace-diff
+# needs), scripts/ (gpu-check.sh, numtrace, hooks/), test/ (torch script).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="${1:-$root/build-gpu-bundle}"
+out="$root/gpu-bundle"
+
+say() { echo "gpu-bundle: $*"; }
+
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+# One target at a time: a broken target of another area must not hide the rest.
+targets=(numtrace numtrace-diff numtrace_gpu_samples shim_gpu_test device_bench
+         shim_cupti_test shim_preload_quiet_test gpu_reduce_kernels_test)
+missing=()
+for t in "${targets[@]}"; do
+  if ! cmake --build "$build" --target "$t" -j "$(nproc)" >"$build/bundle-$t.log" 2>&1; then
+    missing+=("$t")
+    say "WARNING: target $t did not build (see $build/bundle-$t.log)"
+  fi
+done
+
+rm -rf "$out"
+mkdir -p "$out/bin" "$out/lib" "$out/scripts" "$out/test"
+
+copy_if() { [ -e "$1" ] && cp "$1" "$2" || say "WARNING: missing $1"; }
+copy_if "$build/lib/libnumtrace.so" "$out/lib/"
+for p in mlp_train empty_kernels device_bench shim_gpu_test shim_cupti_test gpu_reduce_kernels_test; do
+  copy_if "$build/test-bin/$p" "$out/bin/"
+done
+
+# numtrace-diff: the binary plus the non-glibc shared libraries it needs,
+# started through a wrapper that points the loader at lib/.
+if [ -e "$build/bin/numtrace-diff" ]; then
+  cp "$build/bin/numtrace-diff" "$out/bin/numtrace-diff.real"
+  ldd "$build/bin/numtrace-diff" | awk '/=> \// {print $3}' | while read -r so; do
+    case "$(basename "$so")" in
+      libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|ld-linux*|libstdc++.so*|libgcc_s.so*) ;;
+      *) cp -L "$so" "$out/lib/" ;;
+    esac
+  done
+  cat >"$out/bin/numtrace-diff" <<'WRAP'
+#!/bin/sh
+here="$(cd "$(dirname "$0")" && pwd)"
+LD_LIBRARY_PATH="$here/../lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "$here/numtrace-diff.real" "$@"
+WRAP
+  chmod +x "$out/bin/numtrace-diff"
+else
+  say "WARNING: numtrace-diff missing: diff checks will fail"
+fi
+
+cp "$root/scripts/gpu-check.sh" "$out/scripts/"
+cp "$root/scripts/numtrace" "$out/scripts/" 2>/dev/null || true
+cp -r "$root/scripts/hooks" "$out/scripts/" 2>/dev/null || true
+cp "$root/test/gpu/torch_transformer.py" "$out/test/"
+git -C "$root" rev-parse HEAD >"$out/COMMIT" 2>/dev/null || echo unknown >"$out/COMMIT"
+
+# libnumtrace.so must load with only glibc, libstdc++ and the driver.
+bad=$(readelf -d "$out/lib/libnumtrace.so" 2>/dev/null | awk '/NEEDED/ {gsub(/[\[\]]/, "", $5); print $5}' |
+      grep -Ev '^(libc|libm|libdl|libpthread|librt|libstdc\+\+|libgcc_s)\.so|^ld-linux' || true)
+[ -z "$bad" ] || { say "ERROR: libnumtrace.so needs $bad"; exit 1; }
+# The oldest glibc each binary accepts (the GPU machine must have at least this).
+for f in "$out/lib/libnumtrace.so" "$out"/bin/*; do
+  file "$f" 2>/dev/null | grep -q ELF || continue
+  v=$(objdump -T "$f" 2>/dev/null | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -1)
+  echo "${v#GLIBC_} $(basename "$f")"
+done >"$out/GLIBC_REQUIRED"
+size=$(du -sm "$out" | cut -f1)
+say "bundle $out: ${size} MiB; needs glibc >= $(sort -V "$out/GLIBC_REQUIRED" | tail -1 | cut -d' ' -f1)"
+[ "$size" -le 60 ] || { say "ERROR: bundle over 60 MiB"; exit 1; }
+[ ${#missing[@]} -eq 0 ] || { say "built without: ${missing[*]}"; exit 1; }

@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# The one GPU session's checks, run from the bundle scripts/gpu-bundle.sh
+# made (no Debian packages, no network there). Prints ONE results table -
+# each check pass/fail/skip with a reason, each figure with its value - and
+# writes it to RESULTS_DIR/gpu-check.txt (default: $OUT, else ./gpu-check-out)
+# with every step's log beside it. Finishes within ~8 minutes: every step
+# runs under a timeout cut to the time left.
+#
+#   gpu-bundle/scripts/gpu-check.sh [RESULTS_DIR]
+set -uo pipefail
+bundle="$(cd "$(dirname "$0")/.." && pwd)"
+results="${1:-${OUT:-$PWD/gpu-check-out}}"
+mkdir -p "$results/logs"
+table="$results/gpu-check.txt"
+: >"$table"
+start=$(date +%s)
+budget=${NUMTRACE_CHECK_BUDGET_S:-470}
+
+row() { printf '%-44s %-5s %s\n' "$1" "$2" "$3" | tee -a "$table" >/dev/null; }
+left() { echo $((budget - ($(date +%s) - start))); }
+# t LIMIT LOG CMD...: runs CMD with timeout min(LIMIT, time left - 5); status 124 on timeout.
+t() {
+  local limit=$1 log=$2; shift 2
+  local l; l=$(left); l=$((l - 5))
+  [ "$l" -lt "$limit" ] && limit=$l
+  if [ "$limit" -le 0 ]; then echo "out of time" >"$log"; return 124; fi
+  timeout -k 5 "$limit" "$@" >"$log" 2>&1
+}
+export NUMTRACE_GPU_BUNDLE="$bundle"
+bin="$bundle/bin"
+lib="$bundle/lib/libnumtrace.so"
+
+# --- environment --------------------------------------------------------
+gpu=0
+if t 30 "$results/logs/nvidia-smi.log" nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; then
+  gpu=1
+  row "gpu" "info" "$(head -1 "$results/logs/nvidia-smi.log")"
+else
+  row "gpu" "skip" "no GPU/driver (nvidia-smi failed): every GPU check below skips"
+fi
+have=$(ldd --version 2>/dev/null | head -1 | grep -o '[0-9.]*$')
+need=$(sort -V "$bundle/GLIBC_REQUIRED" 2>/dev/null | tail -1 | cut -d' ' -f1)
+if [ -n "$need" ] && [ "$(printf '%s\n%s\n' "$need" "$have" | sort -V | head -1)" != "$need" ]; then
+  row "glibc" "fail" "machine has $have, bundle needs $need ($(sort -V "$bundle/GLIBC_REQUIRED" | tail -1))"
+else
+  row "glibc" "pass" "machine $have, bundle needs ${need:-?}"
+fi
+python_torch=0
+if t 60 "$results/logs/torch-import.log" python3 -c "import torch; assert torch.cuda.is_available(); print(torch.__version__)"; then
+  python_torch=1
+  row "torch" "info" "$(tail -1 "$results/logs/torch-import.log")"
+else
+  row "torch" "skip" "python3 cannot import torch with CUDA (see logs/torch-import.log)"
+fi
+
+# --- gtest binaries: one row per test ----------------------------------
+gtest_rows() {  # NAME LIMIT
+  local name=$1 limit=$2 log="$results/logs/$1.log"
+  if [ ! -x "$bin/$name" ]; then row "$name" "fail" "not in the bundle"; return; fi
+  t "$limit" "$log" "$bin/$name" --gtest_color=no
+  local rc=$?
+  [ $rc -eq 124 ] && row "$name" "fail" "timed out"
+  grep -E '^\[ +(OK|FAILED|SKIPPED) +\] [A-Za-z_]+\.[A-Za-z_0-9]+ \(' "$log" | while read -r line; do
+    local test status
+    test=$(echo "$line" | sed -E 's/^\[ +[A-Z]+ +\] ([^ ]+) .*/\1/')
+    case "$line" in
+      *"[       OK ]"*) status=pass ;;
+      *FAILED*) status=fail ;;
+      *) status=skip ;;
+    esac
+    local why=""
+    if [ "$status" != pass ]; then
+      why=$(grep -A3 -E "^\[ RUN +\] $test\$" "$log" | grep -vE '^\[' | head -2 | tr '\n' ' ' | cut -c1-110)
+    fi
+    row "$test" "$status" "$why"
+  done
+}
+gtest_rows shim_cupti_test 90
+if [ $gpu -eq 1 ]; then
+  gtest_rows gpu_reduce_kernels_test 120
+  gtest_rows shim_gpu_test 200
+else
+  row "gpu_reduce_kernels_test" "skip" "no GPU"
+  row "shim_gpu_test" "skip" "no GPU"
+fi
+
+# --- figures ------------------------------------------------------------
+if [ $gpu -eq 1 ]; then
+  if t 90 "$results/logs/device_bench.log" "$bin/device_bench" 1024; then
+    while read -r k v; do row "bench $k" "info" "$v"; done <"$results/logs/device_bench.log"
+  else
+    row "bench device_bench" "fail" "$(tail -1 "$results/logs/device_bench.log")"
+  fi
+  # Per-launch overhead, capture off (NUMTRACE_STEPS names a step never reached).
+  if t 60 "$results/logs/empty-plain.log" "$bin/empty_kernels" 100000 &&
+     t 90 "$results/logs/empty-shim.log" env LD_PRELOAD="$lib" NUMTRACE_STEPS=1000000 \
+       NUMTRACE_OUTPUT_DIR="$results/trace-empty" "$bin/empty_kernels" 100000; then
+    a=$(awk '/us_per_launch/ {print $2}' "$results/logs/empty-plain.log")
+    b=$(awk '/us_per_launch/ {print $2}' "$results/logs/empty-shim.log")
+    row "bench launch_us plain / shim (capture off)" "info" "$a / $b (+$(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.2f", b - a}') us)"
+  else
+    row "bench launch overhead" "fail" "see logs/empty-*.log"
+  fi
+  # Capture step vs normal steps (mlp_train prints step times on stderr).
+  if t 90 "$results/logs/mlp-capture.log" env LD_PRELOAD="$lib" NUMTRACE_STEPS=2 \
+       NUMTRACE_OUTPUT_DIR="$results/trace-mlp" "$bin/mlp_train" --steps 6; then
+    cap=$(awk '/step 2 time_ms/ {print $5}' "$results/logs/mlp-capture.log")
+    norm=$(awk '/time_ms/ && $3 >= 3 {s += $5; n++} END {if (n) printf "%.3f", s / n}' "$results/logs/mlp-capture.log")
+    row "bench mlp step_ms capture / normal" "info" "$cap / $norm"
+  else
+    row "bench mlp capture step" "fail" "$(tail -1 "$results/logs/mlp-capture.log")"
+  fi
+else
+  row "bench (all)" "skip" "no GPU"
+fi
+
+# --- PyTorch: kernels seen, dtypes, eager vs compiled -------------------
+if [ $gpu -eq 1 ] && [ $python_torch -eq 1 ]; then
+  ok=1
+  for mode in eager compile; do
+    rm -rf "$results/trace-$mode"
+    if ! t 150 "$results/logs/torch-$mode.log" env LD_PRELOAD="$lib" NUMTRACE_STEPS=2 \
+         NUMTRACE_OUTPUT_DIR="$results/trace-$mode" NUMTRACE_LABEL="$mode" \
+         python3 "$bundle/test/torch_transformer.py" --mode "$mode" --steps 4; then
+      row "torch $mode run" "fail" "$(tail -1 "$results/logs/torch-$mode.log")"; ok=0; continue
+    fi
+    tr=$(find "$results/trace-$mode" -name '*.ntrace.jsonl' | head -1)
+    if [ -z "$tr" ]; then row "torch $mode trace" "fail" "no trace file"; ok=0; continue; fi
+    k=$(grep -c '"type":"kernel"' "$tr")
+    gemm=$(grep '"type":"kernel"' "$tr" | grep -ciE 'gemm|cutlass|nvjet|sm90_xmma')
+    aten=$(grep '"type":"kernel"' "$tr" | grep -c 'at::native\|_ZN2at6native')
+    triton=$(grep '"type":"kernel"' "$tr" | grep -c 'triton_')
+    bf16=$(grep -c '"dtype":"bf16"' "$tr")
+    status=pass
+    [ "$k" -gt 0 ] && [ "$gemm" -gt 0 ] && [ "$bf16" -gt 0 ] || status=fail
+    [ "$mode" = compile ] && [ "$triton" -eq 0 ] && status=fail
+    [ "$mode" = eager ] && [ "$aten" -eq 0 ] && status=fail
+    row "torch $mode trace" "$status" "kernels $k, cuBLAS $gemm, ATen $aten, Triton $triton, bf16 records $bf16"
+  done
+  if [ $ok -eq 1 ]; then
+    a=$(find "$results/trace-eager" -name '*.ntrace.jsonl' | head -1)
+    b=$(find "$results/trace-compile" -name '*.ntrace.jsonl' | head -1)
+    t 60 "$results/logs/torch-diff.log" "$bin/numtrace-diff" "$a" "$b" --json "$results/torch-diff.json"
+    rc=$?
+    if [ $rc -le 1 ] && [ -s "$results/torch-diff.json" ]; then
+      v=$(grep -o '"verdict":"[a-z_]*"' "$results/torch-diff.json" | head -1)
+      f=$(grep -o '"a_name":"[^"]*"' "$results/torch-diff.json" | head -1 | cut -c1-70)
+      row "torch eager vs compile diff" "pass" "exit $rc $v ${f:-no divergence}"
+    else
+      row "torch eager vs compile diff" "fail" "exit $rc: $(tail -1 "$results/logs/torch-diff.log")"
+    fi
+  fi
+else
+  row "torch (all)" "skip" "needs a GPU and python3 with torch"
+fi
+
+echo "numtrace gpu-check ($(cat "$bundle/COMMIT" 2>/dev/null | cut -c1-12)), $(( $(date +%s) - start )) s, results in $results"
+cat "$table"
+grep -q ' fail ' "$table" && exit 1
+exit 0
