@@ -5,7 +5,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "analyzer/report/html_template.h"
-#include "analyzer/report/kernel_label.h"
+#include "common/names/normalize.h"
 #include "common/format/jsonl_writer.h"
 
 namespace numtrace::analyzer {
@@ -53,7 +53,7 @@ class NameTable {
     out->append("],\"labels\":[");
     for (size_t i = 0; i < names_.size(); ++i) {
       if (i) out->push_back(',');
-      AppendJsonString(KernelLabel(names_[i]), out);
+      AppendJsonString(ShortName(names_[i]), out);
     }
     out->push_back(']');
   }

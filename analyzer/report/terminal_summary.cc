@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "analyzer/report/kernel_label.h"
+#include "common/names/normalize.h"
 
 namespace numtrace::analyzer {
 namespace {
@@ -46,7 +46,7 @@ std::string Num(double v) {
   return buf;
 }
 
-std::string Label(const Trace& t, const Kernel& k) { return KernelLabel(t.Demangled(k)); }
+std::string Label(const Trace& t, const Kernel& k) { return ShortName(t.Demangled(k)); }
 
 std::string_view VerdictColor(Verdict v) {
   return v == Verdict::kDiverged ? kRed : v == Verdict::kWithinTolerance ? kYellow : kGreen;
