@@ -159,16 +159,18 @@ std::string RunCapture(const std::string& cmd) {
   return out;
 }
 
-std::string ChromiumFlags() {
+// A profile per page: ctest -j runs the browser tests concurrently, and two
+// chromium processes cannot share one profile.
+std::string ChromiumFlags(const std::string& file) {
   return " --headless --no-sandbox --disable-gpu --disable-background-networking"
          " --disable-component-update --disable-sync --no-first-run --disable-dev-shm-usage"
-         " --user-data-dir=" + (std::filesystem::temp_directory_path() / "numtrace-chromium").string();
+         " --user-data-dir=" + (std::filesystem::temp_directory_path() / ("numtrace-chromium-" + file)).string();
 }
 
 std::string DumpDom(const std::string& html, const std::string& file) {
   std::filesystem::path path = std::filesystem::path(NUMTRACE_BINARY_DIR) / file;
   std::ofstream(path, std::ios::binary) << html;
-  return RunCapture("timeout 120 " + Chromium() + ChromiumFlags() +
+  return RunCapture("timeout 120 " + Chromium() + ChromiumFlags(file) +
                     " --window-size=1400,1000 --dump-dom file://" + path.string() + " 2>/dev/null");
 }
 
@@ -212,6 +214,33 @@ TEST(HtmlReportBrowserTest, LargeReportRendersABoundedNumberOfRows) {
   EXPECT_NE(dom.find("100000 of 100000 rows"), std::string::npos);
   // Opened at the first divergence: its row (60000) is among those rendered.
   EXPECT_NE(dom.find("data-row=\"60000\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace numtrace::analyzer
+
+namespace numtrace::analyzer {
+namespace {
+
+TEST(HtmlReportBrowserTest, SeveralRanksGetASelectorAndOpenOnTheFirstDivergingRank) {
+  if (Chromium().empty()) GTEST_SKIP() << "chromium not installed: browser checks skipped";
+  RankFixture r0(0, "A/rank_0", "B/rank_0");
+  r0.AddPair("same_kernel", "same_kernel", PairStatus::kBitwiseEqual, 0);
+  r0.Finish();
+  RankFixture r1(1, "A/rank_1", "B/rank_1");
+  r1.AddPair("same_kernel", "same_kernel", PairStatus::kBitwiseEqual, 0);
+  r1.AddPair("rank1_bad_kernel", "rank1_bad_kernel", PairStatus::kDiverged, 0.3);
+  r1.Finish();
+  DiffReport report{"A", "B", true, {r0.Diff(), r1.Diff()}};
+  std::string dom = DumpDom(HtmlReport(report, {}), "html_report_ranks.html");
+  ASSERT_NE(dom.find("</html>"), std::string::npos) << "chromium produced no DOM";
+  EXPECT_NE(dom.find("<select id=\"rank\">"), std::string::npos);
+  EXPECT_EQ(Count(dom, "<option"), 2u);
+  EXPECT_NE(dom.find(">rank 1: diverged</option>"), std::string::npos);
+  EXPECT_NE(dom.find("A: A/rank_1"), std::string::npos) << "opened on rank 1";
+  size_t card = dom.find("id=\"firstbody\"");
+  ASSERT_NE(card, std::string::npos);
+  EXPECT_NE(dom.find("rank1_bad_kernel", card), std::string::npos);
 }
 
 }  // namespace
