@@ -82,7 +82,7 @@ run_case() {
   planted=$(grep -o 'A seq [0-9]*' "$dir/make-pair.txt" | head -1 | awk '{print $3}')
   found=$(python3 -c 'import json,sys; f=json.load(open(sys.argv[1])).get("first_divergence"); print(f["a_seq"] if f else "none")' \
     "$dir/summary.json" 2>/dev/null || echo "?")
-  row "$1" "$(mb "$bytes")" "$wall" "$rss" "$(awk -v b="$bytes" -v s="$wall" 'BEGIN { printf "%.0f", s > 0 ? b / 1e6 / s : 0 }')" \
+  row "$1" "$(mb "$bytes")" "$wall" "$rss" "$(awk -v b="$bytes" -v s="$wall" 'BEGIN { printf "%.0f", (s > 0) ? b / 1e6 / s : 0 }')" \
     "$html" "$status" "A seq $found ($planted)"
   [ "$status" -le 1 ] || echo "bench: numtrace-diff failed on $1 (exit $status): $(tail -1 "$dir/time.txt" "$dir/diff.txt" 2>/dev/null | tail -1)" >&2
 }

@@ -43,8 +43,11 @@ struct OpSpec {
   bool b_missing = false;  // only A runs it
 };
 
-// One transformer block, forward. B casts before every attention_norm and
-// fuses the view after the wk projection away.
+// One transformer block, forward. B casts to float32 at the start of every
+// attention_norm instead of before its last mul (shifting the op counters of
+// the ops between), and reshapes the wk projection with `view` instead of
+// `_unsafe_view`. Each module runs as many ops in B as in A, so its backward
+// ops keep their keys.
 const std::vector<OpSpec>& ForwardOps() {
   static const std::vector<OpSpec> ops = {
       {"attention_norm", "_to_copy", Shape::kDim, true, 61, /*b_extra=*/true},
@@ -53,12 +56,13 @@ const std::vector<OpSpec>& ForwardOps() {
       {"attention_norm", "add", Shape::kRow, true, 62},
       {"attention_norm", "rsqrt", Shape::kRow, true, 62},
       {"attention_norm", "mul", Shape::kDim, true, 62},
-      {"attention_norm", "_to_copy", Shape::kDim, false, 63},
+      {"attention_norm", "_to_copy", Shape::kDim, false, 63, false, /*b_missing=*/true},
       {"attention_norm", "mul", Shape::kDim, false, 64},
       {"attention.wq", "mm", Shape::kDim, false, 203},
       {"attention.wq", "_unsafe_view", Shape::kDim, false, 203},
       {"attention.wk", "mm", Shape::kKv, false, 204},
       {"attention.wk", "_unsafe_view", Shape::kKv, false, 204, false, /*b_missing=*/true},
+      {"attention.wk", "view", Shape::kKv, false, 204, /*b_extra=*/true},
       {"attention.wv", "mm", Shape::kKv, false, 205},
       {"attention.wv", "_unsafe_view", Shape::kKv, false, 205},
       {"attention", "view_as_complex", Shape::kDim, true, 142},
@@ -168,12 +172,19 @@ class DebugModeWriter {
     if (a_ops_ >= opt_.kernels) return;
     const std::string module = op.module[0] ? absl::StrCat("layers.", layer, ".", op.module)
                                             : absl::StrCat("layers.", layer);
-    const uint64_t key = Mix(opt_.seed, step, Mix(HashName(module), counters_[module + "#a"]));
+    // One op counter per module and pass through the step, forward then
+    // backward, as DebugMode numbers them.
+    const std::string& counter = module;
+    const uint64_t key =
+        Mix(opt_.seed, step, Mix(HashName(counter), counters_[counter + "#a"]));
     if (!op.b_extra) {
-      WriteBlock(a_text_, module, counters_[module + "#a"]++, op, backward, key, Perturbation{});
+      WriteBlock(a_text_, module, counters_[counter + "#a"]++, op, backward, key, Perturbation{});
       ++a_ops_;
     }
-    if (op.b_missing) return;
+    if (op.b_missing) {
+      replaced_key_ = key;
+      return;
+    }
     if (!diverged_ && !op.b_extra && a_ops_ - 1 >= diverge_at_) {
       diverged_ = true;
       summary_.divergence_a_seq = a_ops_ - 1;
@@ -192,8 +203,12 @@ class DebugModeWriter {
       p.rel = 2e-6 * (0.05 + Rng(key).Uniform());  // split-K order differs
       p.hash_salt = 0x2a;
     }
-    const uint64_t b_key = op.b_extra ? Mix(key, 0xb0b) : key;
-    WriteBlock(b_text_, module, counters_[module + "#b"]++, op, backward, b_key, p);
+    // An op B runs in place of the one it dropped just before computes the
+    // same values (a `view` for an `_unsafe_view`).
+    uint64_t b_key = key;
+    if (op.b_extra) b_key = replaced_key_ != kNoSeq ? replaced_key_ : Mix(key, 0xb0b);
+    replaced_key_ = kNoSeq;
+    WriteBlock(b_text_, module, counters_[counter + "#b"]++, op, backward, b_key, p);
     ++b_ops_;
   }
 
@@ -242,6 +257,7 @@ class DebugModeWriter {
   std::map<std::string, uint64_t> counters_;  // per-module op counters, per run
   uint64_t a_ops_ = 0, b_ops_ = 0, diverge_at_ = 0, nan_at_ = 0;
   bool diverged_ = false;
+  uint64_t replaced_key_ = kNoSeq;  // values of the op B just dropped
   PairSummary summary_;
 };
 

@@ -5,11 +5,12 @@
 // aten op keyed `[layers.3.attention.wq/op_1_mm]` with Shape, Dtype, L2 norm,
 // Min, Max, Mean, Output hash (float64 L1), Input hashes, Location, Phase) for
 // a Llama-3-8B-like model, forward and backward, step after step. B differs
-// from A as a torch.compile'd or refactored run would: an extra `_to_copy` in
-// every attention_norm (shifting that module's op counters), a missing view
-// after the wk projection, reduction-order noise on some matmuls (visible in
-// the full-precision Output hash only), then the planted divergence and,
-// halfway from there to the end, NaN.
+// from A as a refactored run would: every attention_norm casts at its start
+// instead of near its end (an extra and a missing `_to_copy`, and shifted op
+// counters between them), the wk projection reshapes with `view` instead of
+// `_unsafe_view`, some matmuls show reduction-order noise (visible in the
+// full-precision Output hash only), then the planted divergence and, halfway
+// from there to the end, NaN.
 //
 // Example:
 //   PairOptions opt;
