@@ -239,7 +239,9 @@ TEST(Align, RealA100AndV100StepsPairWithinFamilies) {
   size_t exact = 0, fuzzy_gemm = 0;
   for (const KernelPair& p : al.pairs) {
     std::string fa = KernelFamily(na[p.a]), fb = KernelFamily(nb[p.b]);
-    if (p.method != MatchMethod::kValue) EXPECT_EQ(fa, fb) << na[p.a] << " vs " << nb[p.b];
+    if (p.method != MatchMethod::kValue) {
+      EXPECT_EQ(fa, fb) << na[p.a] << " vs " << nb[p.b];
+    }
     exact += p.method == MatchMethod::kExact;
     fuzzy_gemm += p.method == MatchMethod::kFuzzy && fa == "gemm";
   }

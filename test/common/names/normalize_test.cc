@@ -70,7 +70,9 @@ TEST(NormalizedName, EveryNsightStyleNameWithAKinetoTwinMatchesIt) {
   // bf16 and float kernels of one op never share a key.
   for (const auto& n : names) {
     std::string key = NormalizedName(n);
-    if (n.find("c10::BFloat16") != std::string::npos) EXPECT_NE(key.find("BFloat16"), std::string::npos) << n;
+    if (n.find("c10::BFloat16") != std::string::npos) {
+      EXPECT_NE(key.find("BFloat16"), std::string::npos) << n;
+    }
   }
 }
 
