@@ -300,9 +300,9 @@ absl::StatusOr<Trace> ReadDebugModeBuffer(std::string_view contents, std::string
 }
 
 absl::StatusOr<Trace> ReadDebugModeLog(const std::string& path) {
-  absl::StatusOr<simdjson::padded_string> contents = LoadFile(path);
+  absl::StatusOr<FileContents> contents = FileContents::Load(path);
   if (!contents.ok()) return contents.status();
-  return ReadDebugModeBuffer(std::string_view(contents->data(), contents->size()), path);
+  return ReadDebugModeBuffer(contents->view(), path);
 }
 
 }  // namespace numtrace::analyzer

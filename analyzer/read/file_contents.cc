@@ -1,11 +1,13 @@
 #include "analyzer/read/file_contents.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "analyzer/read/text_util.h"
@@ -22,41 +24,85 @@ absl::Status ErrnoStatus(int err, const std::string& path, std::string_view what
   }
 }
 
+// Closes the descriptor on every return path.
+struct Fd {
+  int fd;
+  ~Fd() { if (fd >= 0) ::close(fd); }
+};
+
 }  // namespace
 
-absl::StatusOr<simdjson::padded_string> LoadFile(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return ErrnoStatus(errno, path, "open");
+FileContents::FileContents(FileContents&& other) noexcept { *this = std::move(other); }
+
+FileContents& FileContents::operator=(FileContents&& other) noexcept {
+  if (this == &other) return *this;
+  Release();
+  copy_ = std::move(other.copy_);
+  mapping_ = std::exchange(other.mapping_, nullptr);
+  mapping_size_ = std::exchange(other.mapping_size_, 0);
+  size_ = std::exchange(other.size_, 0);
+  // A moved padded_string keeps its heap buffer, so data_ stays valid.
+  data_ = mapping_ ? static_cast<const char*>(mapping_) : (copy_.data() ? copy_.data() : "");
+  other.data_ = "";
+  return *this;
+}
+
+FileContents::~FileContents() { Release(); }
+
+void FileContents::Release() {
+  if (mapping_) ::munmap(mapping_, mapping_size_);
+  mapping_ = nullptr;
+  mapping_size_ = 0;
+}
+
+FileContents FileContents::Copy(std::string_view bytes) {
+  FileContents f;
+  f.copy_ = simdjson::padded_string(bytes.data(), bytes.size());
+  f.data_ = f.copy_.data() ? f.copy_.data() : "";
+  f.size_ = bytes.size();
+  return f;
+}
+
+absl::StatusOr<FileContents> FileContents::Load(const std::string& path) {
+  Fd fd{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  if (fd.fd < 0) return ErrnoStatus(errno, path, "open");
   struct stat st;
-  if (::fstat(fd, &st) != 0) {
-    int err = errno;
-    ::close(fd);
-    return ErrnoStatus(err, path, "stat");
-  }
+  if (::fstat(fd.fd, &st) != 0) return ErrnoStatus(errno, path, "stat");
   if (S_ISDIR(st.st_mode)) {
-    ::close(fd);
     return absl::InvalidArgumentError(Cat(path, ": is a directory, not a trace file"));
   }
-  // One read(2) loop into the final buffer: no second copy of a 240 MB file.
-  simdjson::padded_string data(static_cast<size_t>(st.st_size));
-  size_t got = 0;
-  while (got < data.size()) {
-    ssize_t n = ::read(fd, data.data() + got, data.size() - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int err = errno;
-      ::close(fd);
-      return ErrnoStatus(err, path, "read");
+  const size_t size = static_cast<size_t>(st.st_size);
+  if (S_ISREG(st.st_mode) && size > 0) {
+    const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+    const size_t total = (size + simdjson::SIMDJSON_PADDING + page - 1) / page * page;
+    void* base = ::mmap(nullptr, total, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (base != MAP_FAILED) {
+      // The file over the start of the zeroed reservation: the tail of its
+      // last page and the pages after it read as zeros (the padding).
+      void* file = ::mmap(base, size, PROT_READ, MAP_PRIVATE | MAP_FIXED | MAP_POPULATE, fd.fd, 0);
+      if (file == base) {
+        FileContents f;
+        f.mapping_ = base;
+        f.mapping_size_ = total;
+        f.data_ = static_cast<const char*>(base);
+        f.size_ = size;
+        return f;
+      }
+      ::munmap(base, total);
     }
-    if (n == 0) break;  // the file shrank while we read it: keep what is there
-    got += static_cast<size_t>(n);
   }
-  ::close(fd);
-  if (got < data.size()) {
-    simdjson::padded_string shorter(data.data(), got);
-    return shorter;
+  // Not mappable (a pipe, a /proc file, an empty file): read it.
+  std::string bytes;
+  if (size > 0) bytes.reserve(size);
+  char chunk[1 << 16];
+  while (true) {
+    ssize_t n = ::read(fd.fd, chunk, sizeof(chunk));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return ErrnoStatus(errno, path, "read");
+    if (n == 0) break;
+    bytes.append(chunk, static_cast<size_t>(n));
   }
-  return data;
+  return Copy(bytes);
 }
 
 }  // namespace numtrace::analyzer

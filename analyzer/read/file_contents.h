@@ -1,27 +1,58 @@
 // File: analyzer/read/file_contents.h
 //
-// Loads a whole file into one simdjson::padded_string. Both importers parse
-// in place from this buffer: the JSONL reader hands simdjson one line at a
-// time and lets the rest of the buffer (then the padding) serve as the
-// SIMDJSON_PADDING that simdjson may read past a line's end.
+// A whole file in memory, followed by at least simdjson::SIMDJSON_PADDING
+// readable bytes, as the importers need: the JSONL reader hands simdjson one
+// line at a time and lets the rest of the buffer (then the padding) serve as
+// the padding simdjson may read past a line's end.
+//
+// Regular files are memory-mapped (read-only, private, prefaulted) into a
+// zeroed anonymous reservation one padding larger, so a 240 MB trace costs
+// neither a copy nor the zeroing of 240 MB of fresh pages. Anything mmap
+// refuses (pipes, /proc files) is read into a padded_string instead.
 //
 // Example:
-//   absl::StatusOr<simdjson::padded_string> data = LoadFile("rank_0.ntrace.jsonl");
-//   if (!data.ok()) return data.status();  // NotFound / PermissionDenied, names the path
+//   absl::StatusOr<FileContents> f = FileContents::Load("rank_0.ntrace.jsonl");
+//   if (!f.ok()) return f.status();  // NotFound / PermissionDenied, names the path
+//   std::string_view bytes = f->view();
 #ifndef NUMTRACE_ANALYZER_READ_FILE_CONTENTS_H_
 #define NUMTRACE_ANALYZER_READ_FILE_CONTENTS_H_
 
 #include <string>
+#include <string_view>
 
 #include "absl/status/statusor.h"
 #include "simdjson.h"
 
 namespace numtrace::analyzer {
 
-// The file's bytes, padded. Errors name the path: NotFound when it does not
-// exist, PermissionDenied when it cannot be opened for reading,
-// InvalidArgument for a directory, Unknown for a failed read.
-[[nodiscard]] absl::StatusOr<simdjson::padded_string> LoadFile(const std::string& path);
+class FileContents {
+ public:
+  // Errors name the path: NotFound when it does not exist, PermissionDenied
+  // when it cannot be opened, InvalidArgument for a directory, Unknown for a
+  // failed read.
+  [[nodiscard]] static absl::StatusOr<FileContents> Load(const std::string& path);
+  // A padded copy of `bytes` (tests, fuzzers).
+  static FileContents Copy(std::string_view bytes);
+
+  FileContents(FileContents&& other) noexcept;
+  FileContents& operator=(FileContents&& other) noexcept;
+  FileContents(const FileContents&) = delete;
+  FileContents& operator=(const FileContents&) = delete;
+  ~FileContents();
+
+  // The file's bytes; SIMDJSON_PADDING more bytes are readable after them.
+  std::string_view view() const { return {data_, size_}; }
+
+ private:
+  FileContents() = default;
+  void Release();
+
+  const char* data_ = "";
+  size_t size_ = 0;
+  void* mapping_ = nullptr;  // when mapped: the whole reservation
+  size_t mapping_size_ = 0;
+  simdjson::padded_string copy_;  // when not mapped
+};
 
 }  // namespace numtrace::analyzer
 

@@ -81,11 +81,11 @@ TraceFormat DetectTraceFormat(std::string_view contents) {
 }
 
 absl::StatusOr<Trace> ReadAnyTrace(const std::string& path) {
-  absl::StatusOr<simdjson::padded_string> contents = LoadFile(path);
+  absl::StatusOr<FileContents> contents = FileContents::Load(path);
   if (!contents.ok()) return contents.status();
-  std::string_view view(contents->data(), contents->size());
+  std::string_view view = contents->view();
   switch (DetectTraceFormat(view)) {
-    case TraceFormat::kNumtraceJsonl: return ReadTracePadded(*contents, path);
+    case TraceFormat::kNumtraceJsonl: return ReadTraceContents(*contents, path);
     case TraceFormat::kDebugModeLog: return ReadDebugModeBuffer(view, path);
     case TraceFormat::kUnknown: break;
   }

@@ -10,12 +10,23 @@
 namespace numtrace::analyzer::json {
 namespace {
 
-// Hex digit value, or -1.
+// Hex digit values; 0xff for a byte that is not one.
+struct HexTable {
+  uint8_t v[256];
+  constexpr HexTable() : v() {
+    for (int i = 0; i < 256; ++i) v[i] = 0xff;
+    for (int i = 0; i < 10; ++i) v['0' + i] = static_cast<uint8_t>(i);
+    for (int i = 0; i < 6; ++i) {
+      v['a' + i] = static_cast<uint8_t>(10 + i);
+      v['A' + i] = static_cast<uint8_t>(10 + i);
+    }
+  }
+};
+constexpr HexTable kHex;
+
 inline int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
+  uint8_t d = kHex.v[static_cast<unsigned char>(c)];
+  return d == 0xff ? -1 : d;
 }
 
 bool ParseHexDigits(std::string_view s, uint64_t* out) {
@@ -58,7 +69,7 @@ std::string_view RawString(const char* raw, const char* end) {
   return {raw, static_cast<size_t>(stop - raw)};
 }
 
-absl::Status GetU64(od::value& v, std::string_view field, uint64_t* out) {
+absl::Status GetU64Slow(od::value& v, std::string_view field, uint64_t* out) {
   auto e = v.get_uint64().get(*out);
   return e ? JsonError(e, field, "an unsigned integer") : absl::OkStatus();
 }
@@ -78,7 +89,7 @@ absl::Status GetI64(od::value& v, std::string_view field, int64_t* out) {
   return e ? JsonError(e, field, "an integer") : absl::OkStatus();
 }
 
-absl::Status GetDouble(od::value& v, std::string_view field, double* out) {
+absl::Status GetDoubleSlow(od::value& v, std::string_view field, double* out) {
   auto e = v.get_double().get(*out);
   if (!e) return absl::OkStatus();
   bool is_null = false;
@@ -129,6 +140,19 @@ bool ParseHexAddress(std::string_view s, uint64_t* out) {
 
 bool ParseHash16(std::string_view s, uint64_t* out) {
   return s.size() == 16 && ParseHexDigits(s, out);
+}
+
+bool ParseHash16Raw(const char* raw, uint64_t* out) {
+  uint64_t v = 0;
+  uint8_t bad = 0;
+  for (int i = 0; i < 16; ++i) {
+    uint8_t d = kHex.v[static_cast<unsigned char>(raw[i])];
+    bad |= d;  // 0xff has the high bit set; digits never do
+    v = (v << 4) | (d & 15);
+  }
+  if ((bad & 0x80) || raw[16] != '"') return false;
+  *out = v;
+  return true;
 }
 
 }  // namespace numtrace::analyzer::json

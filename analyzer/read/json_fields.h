@@ -18,6 +18,7 @@
 #define NUMTRACE_ANALYZER_READ_JSON_FIELDS_H_
 
 #include <cstdint>
+#include <cstring>
 #include <string_view>
 
 #include "absl/status/status.h"
@@ -39,12 +40,30 @@ absl::Status Prefixed(const absl::Status& s, std::string_view prefix);
 // after the opening quote); `end` bounds the search (the line's end).
 std::string_view RawString(const char* raw, const char* end);
 
-absl::Status GetU64(od::value& v, std::string_view field, uint64_t* out);
+// Whether the raw key at `raw` (just after its opening quote) is exactly
+// `name`. Compares a constant number of bytes, so it compiles to a few integer
+// compares; reading past a short key is safe inside the padded buffer.
+template <size_t N>
+inline bool KeyIs(const char* raw, const char (&name)[N]) {
+  return std::memcmp(raw, name, N - 1) == 0 && raw[N - 1] == '"';
+}
+
+absl::Status GetU64Slow(od::value& v, std::string_view field, uint64_t* out);
+absl::Status GetDoubleSlow(od::value& v, std::string_view field, double* out);
+
+// The common, successful case is inline; errors and null go out of line.
+inline absl::Status GetU64(od::value& v, std::string_view field, uint64_t* out) {
+  if (v.get_uint64().get(*out) == simdjson::SUCCESS) [[likely]] return absl::OkStatus();
+  return GetU64Slow(v, field, out);
+}
 absl::Status GetU32(od::value& v, std::string_view field, uint32_t* out);
 absl::Status GetI64(od::value& v, std::string_view field, int64_t* out);
 // A finite number; JSON null (what the writer emits for a value that was not
 // finite) reads as NaN rather than failing the whole trace.
-absl::Status GetDouble(od::value& v, std::string_view field, double* out);
+inline absl::Status GetDouble(od::value& v, std::string_view field, double* out) {
+  if (v.get_double().get(*out) == simdjson::SUCCESS) [[likely]] return absl::OkStatus();
+  return GetDoubleSlow(v, field, out);
+}
 // Unescaped; valid until the parser iterates the next line.
 absl::Status GetString(od::value& v, std::string_view field, std::string_view* out);
 // Raw (not unescaped) string content; see RawString.
@@ -57,6 +76,9 @@ absl::Status GetDim3(od::value& v, std::string_view field, uint32_t out[3]);
 [[nodiscard]] bool ParseHexAddress(std::string_view s, uint64_t* out);
 // Exactly 16 hex digits -> the 64-bit value.
 [[nodiscard]] bool ParseHash16(std::string_view s, uint64_t* out);
+// The same on a raw string (just after its opening quote): 16 hex digits and
+// the closing quote, read without searching for the quote first.
+[[nodiscard]] bool ParseHash16Raw(const char* raw, uint64_t* out);
 
 }  // namespace numtrace::analyzer::json
 

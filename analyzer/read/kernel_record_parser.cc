@@ -10,11 +10,14 @@ namespace od = simdjson::ondemand;
 using json::FieldError;
 using json::JsonError;
 
-// Fetches the next field of an object loop into `f` and its raw key into `key`.
-#define NT_FIELD(item, f, key, end)                                   \
-  od::field f;                                                        \
+// Fetches the next field of an object loop into `f` and a pointer to its raw
+// key (just after the opening quote) into `key`; see json::KeyIs.
+#define NT_FIELD(item, f, key)                                                        \
+  od::field f;                                                                        \
   if (auto e_ = std::move(item).get(f)) return JsonError(e_, "object", "an object"); \
-  const std::string_view key = json::RawString(f.key().raw(), end)
+  const char* const key = f.key().raw()
+
+using json::KeyIs;
 
 absl::Status Missing(std::string_view field) { return FieldError(field, "missing (MUST field)"); }
 
@@ -25,39 +28,51 @@ absl::Status KernelRecordParser::ParseStats(od::value& v, const char* end, Buffe
   if (auto e = v.get_object().get(object)) return JsonError(e, "stats", "an object");
   bool has_n = false, has_hash = false, has_min = false, has_max = false;
   for (auto item : object) {
-    NT_FIELD(item, f, key, end);
+    NT_FIELD(item, f, key);
     od::value& x = f.value();
-    switch (key.size()) {
-      case 1:
-        if (key == "n") { NT_RETURN_IF_ERROR(json::GetU64(x, "stats.n", &s->n)); has_n = true; }
-        break;
-      case 2:
-        if (key == "l1") NT_RETURN_IF_ERROR(json::GetDouble(x, "stats.l1", &s->l1));
-        else if (key == "l2") NT_RETURN_IF_ERROR(json::GetDouble(x, "stats.l2", &s->l2));
-        break;
-      case 3:
-        if (key == "nan") NT_RETURN_IF_ERROR(json::GetU64(x, "stats.nan", &s->nan));
-        else if (key == "inf") NT_RETURN_IF_ERROR(json::GetU64(x, "stats.inf", &s->inf));
-        else if (key == "sub") NT_RETURN_IF_ERROR(json::GetU64(x, "stats.sub", &s->sub));
-        else if (key == "min") {
-          NT_RETURN_IF_ERROR(json::GetDouble(x, "stats.min", &s->min));
-          has_min = true;
-        } else if (key == "max") {
-          NT_RETURN_IF_ERROR(json::GetDouble(x, "stats.max", &s->max));
-          has_max = true;
-        } else if (key == "sum") {
-          NT_RETURN_IF_ERROR(json::GetDouble(x, "stats.sum", &s->sum));
+    // Dispatch on the first byte, then compare whole keys (with the quote).
+    switch (key[0]) {
+      case 'n':
+        if (KeyIs(key, "n")) {
+          NT_RETURN_IF_ERROR(json::GetU64(x, "stats.n", &s->n));
+          has_n = true;
+        } else if (KeyIs(key, "nan")) {
+          NT_RETURN_IF_ERROR(json::GetU64(x, "stats.nan", &s->nan));
+        } else if (KeyIs(key, "ninf")) {
+          NT_RETURN_IF_ERROR(json::GetU64(x, "stats.ninf", &s->ninf));
         }
         break;
-      case 4:
-        if (key == "ninf") NT_RETURN_IF_ERROR(json::GetU64(x, "stats.ninf", &s->ninf));
-        else if (key == "zero") NT_RETURN_IF_ERROR(json::GetU64(x, "stats.zero", &s->zero));
-        else if (key == "hash") {
-          std::string_view h;
-          NT_RETURN_IF_ERROR(json::GetRawString(x, "stats.hash", end, &h));
-          if (!json::ParseHash16(h, &s->hash)) {
-            return FieldError("stats.hash", Cat("expected 16 hex digits, got \"",
-                                                         h.substr(0, 40), "\""));
+      case 'i':
+        if (KeyIs(key, "inf")) NT_RETURN_IF_ERROR(json::GetU64(x, "stats.inf", &s->inf));
+        break;
+      case 'z':
+        if (KeyIs(key, "zero")) NT_RETURN_IF_ERROR(json::GetU64(x, "stats.zero", &s->zero));
+        break;
+      case 's':
+        if (KeyIs(key, "sub")) NT_RETURN_IF_ERROR(json::GetU64(x, "stats.sub", &s->sub));
+        else if (KeyIs(key, "sum")) NT_RETURN_IF_ERROR(json::GetDouble(x, "stats.sum", &s->sum));
+        break;
+      case 'm':
+        if (KeyIs(key, "min")) {
+          NT_RETURN_IF_ERROR(json::GetDouble(x, "stats.min", &s->min));
+          has_min = true;
+        } else if (KeyIs(key, "max")) {
+          NT_RETURN_IF_ERROR(json::GetDouble(x, "stats.max", &s->max));
+          has_max = true;
+        }
+        break;
+      case 'l':
+        if (KeyIs(key, "l1")) NT_RETURN_IF_ERROR(json::GetDouble(x, "stats.l1", &s->l1));
+        else if (KeyIs(key, "l2")) NT_RETURN_IF_ERROR(json::GetDouble(x, "stats.l2", &s->l2));
+        break;
+      case 'h':
+        if (KeyIs(key, "hash")) {
+          od::raw_json_string raw;
+          if (auto e = x.get_raw_json_string().get(raw)) return JsonError(e, "stats.hash", "a string");
+          if (!json::ParseHash16Raw(raw.raw(), &s->hash)) {
+            std::string_view h = json::RawString(raw.raw(), end);
+            return FieldError("stats.hash",
+                              Cat("expected 16 hex digits, got \"", h.substr(0, 40), "\""));
           }
           has_hash = true;
         }
@@ -78,43 +93,43 @@ absl::Status KernelRecordParser::ParseStats(od::value& v, const char* end, Buffe
 absl::Status KernelRecordParser::ParseBuffer(od::object& object, const char* end, Buffer* b) {
   bool has_dtype = false, has_role = false, has_stats = false;
   for (auto item : object) {
-    NT_FIELD(item, f, key, end);
+    NT_FIELD(item, f, key);
     od::value& x = f.value();
-    if (key == "arg") {
+    if (KeyIs(key, "arg")) {
       NT_RETURN_IF_ERROR(json::GetU32(x, "arg", &b->arg));
-    } else if (key == "addr") {
+    } else if (KeyIs(key, "addr")) {
       std::string_view s;
       NT_RETURN_IF_ERROR(json::GetRawString(x, "addr", end, &s));
       if (!json::ParseHexAddress(s, &b->addr)) {
         return FieldError("addr", Cat("expected \"0x<hex>\", got \"", s.substr(0, 40), "\""));
       }
-    } else if (key == "offset") {
+    } else if (KeyIs(key, "offset")) {
       NT_RETURN_IF_ERROR(json::GetU64(x, "offset", &b->offset));
-    } else if (key == "bytes") {
+    } else if (KeyIs(key, "bytes")) {
       NT_RETURN_IF_ERROR(json::GetU64(x, "bytes", &b->bytes));
-    } else if (key == "dtype") {
+    } else if (KeyIs(key, "dtype")) {
       std::string_view s;
       NT_RETURN_IF_ERROR(json::GetRawString(x, "dtype", end, &s));
       if (!ParseDType(s, &b->dtype)) {
         return FieldError("dtype", Cat("unknown dtype \"", s.substr(0, 40), "\""));
       }
       has_dtype = true;
-    } else if (key == "dtype_from") {
+    } else if (KeyIs(key, "dtype_from")) {
       std::string_view s;
       NT_RETURN_IF_ERROR(json::GetRawString(x, "dtype_from", end, &s));
       // SHOULD field: a value from a later version is not worth failing on.
       if (!ParseDTypeSource(s, &b->dtype_from)) b->dtype_from = DTypeSource::kDefault;
-    } else if (key == "role") {
+    } else if (KeyIs(key, "role")) {
       std::string_view s;
       NT_RETURN_IF_ERROR(json::GetRawString(x, "role", end, &s));
       if (!ParseRole(s, &b->role)) {
         return FieldError("role", Cat("unknown role \"", s.substr(0, 40), "\""));
       }
       has_role = true;
-    } else if (key == "stats") {
+    } else if (KeyIs(key, "stats")) {
       NT_RETURN_IF_ERROR(ParseStats(x, end, &b->stats));
       has_stats = true;
-    } else if (key == "pre") {
+    } else if (KeyIs(key, "pre")) {
       // Not kept by the model (the role already says what it told); only
       // check it is an object so a garbled line is still noticed.
       od::object pre;
@@ -149,33 +164,33 @@ absl::Status KernelRecordParser::Parse(od::object& object, const char* end) {
   bool has_seq = false, has_name = false, has_buffers = false, has_demangled = false;
   k.first_buffer = static_cast<uint32_t>(trace_->buffers.size());
   for (auto item : object) {
-    NT_FIELD(item, f, key, end);
+    NT_FIELD(item, f, key);
     od::value& x = f.value();
-    if (key == "type") continue;
-    if (key == "seq") {
+    if (KeyIs(key, "type")) continue;
+    if (KeyIs(key, "seq")) {
       NT_RETURN_IF_ERROR(json::GetU64(x, "seq", &k.seq));
       has_seq = true;
-    } else if (key == "launch") {
+    } else if (KeyIs(key, "launch")) {
       NT_RETURN_IF_ERROR(json::GetU64(x, "launch", &k.launch));
-    } else if (key == "step") {
+    } else if (KeyIs(key, "step")) {
       NT_RETURN_IF_ERROR(json::GetI64(x, "step", &k.step));
-    } else if (key == "name") {
+    } else if (KeyIs(key, "name")) {
       std::string_view s;
       NT_RETURN_IF_ERROR(json::GetString(x, "name", &s));
       k.name = trace_->strings.Intern(s);
       has_name = true;
-    } else if (key == "demangled") {
+    } else if (KeyIs(key, "demangled")) {
       std::string_view s;
       NT_RETURN_IF_ERROR(json::GetString(x, "demangled", &s));
       k.demangled = trace_->strings.Intern(s);
       has_demangled = true;
-    } else if (key == "stream") {
+    } else if (KeyIs(key, "stream")) {
       NT_RETURN_IF_ERROR(json::GetU64(x, "stream", &k.stream));
-    } else if (key == "grid") {
+    } else if (KeyIs(key, "grid")) {
       NT_RETURN_IF_ERROR(json::GetDim3(x, "grid", k.grid));
-    } else if (key == "block") {
+    } else if (KeyIs(key, "block")) {
       NT_RETURN_IF_ERROR(json::GetDim3(x, "block", k.block));
-    } else if (key == "buffers") {
+    } else if (KeyIs(key, "buffers")) {
       NT_RETURN_IF_ERROR(ParseBuffers(x, end));
       has_buffers = true;
     }

@@ -101,10 +101,9 @@ absl::Status LineError(std::string_view path, uint64_t line, std::string_view re
 
 }  // namespace
 
-absl::StatusOr<Trace> ReadTracePadded(const simdjson::padded_string& contents,
-                                      std::string_view path) {
-  const char* const data = contents.data();
-  const size_t size = contents.size();
+absl::StatusOr<Trace> ReadTraceContents(const FileContents& contents, std::string_view path) {
+  const char* const data = contents.view().data();
+  const size_t size = contents.view().size();
   if (IsBlank(data, size)) return absl::InvalidArgumentError(Cat(path, ": empty trace"));
   Trace trace;
   trace.path = std::string(path);
@@ -168,14 +167,13 @@ absl::StatusOr<Trace> ReadTracePadded(const simdjson::padded_string& contents,
 }
 
 absl::StatusOr<Trace> ReadTraceBuffer(std::string_view contents, std::string_view path) {
-  simdjson::padded_string padded(contents.data(), contents.size());
-  return ReadTracePadded(padded, path);
+  return ReadTraceContents(FileContents::Copy(contents), path);
 }
 
 absl::StatusOr<Trace> ReadTraceFile(const std::string& path) {
-  absl::StatusOr<simdjson::padded_string> contents = LoadFile(path);
+  absl::StatusOr<FileContents> contents = FileContents::Load(path);
   if (!contents.ok()) return contents.status();
-  return ReadTracePadded(*contents, path);
+  return ReadTraceContents(*contents, path);
 }
 
 }  // namespace numtrace::analyzer

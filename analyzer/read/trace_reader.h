@@ -37,7 +37,7 @@
 
 #include "absl/status/statusor.h"
 #include "analyzer/model/trace.h"
-#include "simdjson.h"
+#include "analyzer/read/file_contents.h"
 
 namespace numtrace::analyzer {
 
@@ -49,9 +49,9 @@ namespace numtrace::analyzer {
 [[nodiscard]] absl::StatusOr<Trace> ReadTraceBuffer(std::string_view contents,
                                                     std::string_view path_for_messages);
 
-// Same, from an already padded buffer (no copy); used by ReadAnyTrace.
-[[nodiscard]] absl::StatusOr<Trace> ReadTracePadded(const simdjson::padded_string& contents,
-                                                    std::string_view path_for_messages);
+// Same, from a loaded file (no copy); used by ReadAnyTrace.
+[[nodiscard]] absl::StatusOr<Trace> ReadTraceContents(const FileContents& contents,
+                                                      std::string_view path_for_messages);
 
 }  // namespace numtrace::analyzer
 

@@ -235,6 +235,25 @@ TEST(TraceReaderTest, LabelAndRankFallBackToTheFileName) {
   EXPECT_EQ(t->label, "rank_12.pid77");
 }
 
+TEST(TraceReaderTest, FileEndingOnAPageBoundaryIsPadded) {
+  // The mapped file ends exactly at a page boundary, cut mid-line: simdjson
+  // must find its padding in the zeroed pages after the file.
+  std::string text = TraceText(MakeKernels(40), /*footer=*/false);
+  ASSERT_GT(text.size(), 16384u);
+  std::string path = std::string(NUMTRACE_BINARY_DIR) + "/trace_reader_test_page.ntrace.jsonl";
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << text.substr(0, 16384);
+  }
+  absl::StatusOr<Trace> t = ReadTraceFile(path);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_TRUE(t->truncated);
+  size_t complete_lines = 0;
+  for (size_t i = 0; i < 16384; ++i) complete_lines += text[i] == '\n';
+  EXPECT_EQ(t->kernels.size(), complete_lines - 1);  // minus the header
+  std::remove(path.c_str());
+}
+
 TEST(TraceReaderTest, ReadsAFileAndNamesAMissingOne) {
   std::string path = std::string(NUMTRACE_BINARY_DIR) + "/trace_reader_test_rank_3.ntrace.jsonl";
   {
