@@ -165,6 +165,9 @@ int64_t Engine::Begin(const LaunchEvent& launch, LaunchDecision d, bool at_enter
 }
 
 void Engine::MeasureAfter(const LaunchEvent& launch, int64_t index) {
+  // A launch still in flight when the process shuts down: the device may be
+  // gone already, and Shutdown has written this entry off.
+  if (shut_down_.load(std::memory_order_acquire)) return;
   const MeasurementPlan& plan = ThreadScratch().plan;
   if (plan.items.empty()) {
     std::lock_guard<std::mutex> lock(mu_);
