@@ -217,7 +217,10 @@ class DebugModeWriter {
     const uint64_t last = LastDim(op.shape);
     const uint64_t n = kTokens * last;
     const DType dt = op.f32 ? DType::kF32 : DType::kBF16;
-    const BufferStats s = SynthStats(key, dt, n, {}, p);
+    const std::string_view name = op.op;
+    const bool nonneg = name == "pow" || name == "rsqrt" ||
+                        (module.ends_with("_norm") && (name == "mean" || name == "add"));
+    const BufferStats s = SynthStats(key, dt, n, {.nonneg = nonneg}, p);
     const bool nan = s.nan > 0;
     absl::StrAppend(&out, "[", module, "/op_", index, "_", op.op, "]\n",
                     "  Shape: torch.Size([8, 2048, ", last, "]), Dtype: torch.",

@@ -41,10 +41,19 @@ void ConstantStats(Rng& rng, BufferStats& s) {
   s.zero = c == 0 ? s.finite() : 0;
 }
 
-void FloatStats(Rng& rng, DType dtype, BufferStats& s) {
+void FloatStats(Rng& rng, DType dtype, bool nonneg, BufferStats& s) {
   const int bits = MantissaBits(dtype);
   const double f = static_cast<double>(s.finite());
   const double sigma = std::pow(10.0, rng.Uniform(-2.5, 0.5));
+  if (nonneg) {
+    const double mu = sigma * rng.Uniform(0.5, 1.5);
+    s.has_range = true;
+    s.min = RoundMantissa(mu * rng.Uniform(0, 0.05), bits);
+    s.max = RoundMantissa(mu + (3.5 + rng.Uniform(0, 1.5)) * sigma, bits);
+    s.sum = s.l1 = f * mu;
+    s.l2 = std::sqrt(f * (sigma * sigma + mu * mu));
+    return;
+  }
   const double mu = sigma * rng.Uniform(-0.3, 0.3);
   const double tail = 3.5 + rng.Uniform(0, 1.5);  // extremes of ~n samples
   s.has_range = true;
@@ -92,7 +101,7 @@ BufferStats SynthStats(uint64_t key, DType dtype, uint64_t n, ValueShape shape,
   if (shape.constant) {
     ConstantStats(rng, s);
   } else if (IsFloat(dtype)) {
-    FloatStats(rng, dtype, s);
+    FloatStats(rng, dtype, shape.nonneg, s);
   } else {
     IntStats(rng, dtype, s);
   }

@@ -24,6 +24,7 @@ namespace numtrace::bench {
 
 struct ValueShape {
   bool constant = false;  // a fill: every element the same
+  bool nonneg = false;    // squares, norms, rsqrt: no element below zero
 };
 
 struct Perturbation {
