@@ -35,6 +35,9 @@ gpu=0
 if t 30 "$results/logs/nvidia-smi.log" nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; then
   gpu=1
   row "gpu" "info" "$(head -1 "$results/logs/nvidia-smi.log")"
+elif [ -e /dev/nvidia0 ] || [ "${NUMTRACE_CHECK_FORCE_GPU:-0}" = 1 ]; then
+  gpu=1
+  row "gpu" "info" "nvidia-smi failed; trying the GPU checks anyway"
 else
   row "gpu" "skip" "no GPU/driver (nvidia-smi failed): every GPU check below skips"
 fi
@@ -46,38 +49,50 @@ else
   row "glibc" "pass" "machine $have, bundle needs ${need:-?}"
 fi
 python_torch=0
+if [ "${NUMTRACE_CHECK_FORCE_GPU:-0}" = 1 ]; then python_torch=1; fi
 if t 60 "$results/logs/torch-import.log" python3 -c "import torch; assert torch.cuda.is_available(); print(torch.__version__)"; then
   python_torch=1
   row "torch" "info" "$(tail -1 "$results/logs/torch-import.log")"
-else
+elif [ $python_torch -eq 0 ]; then
   row "torch" "skip" "python3 cannot import torch with CUDA (see logs/torch-import.log)"
 fi
 
 # --- gtest binaries: one row per test ----------------------------------
-gtest_rows() {  # NAME LIMIT
-  local name=$1 limit=$2 log="$results/logs/$1.log"
+gtest_rows() {  # NAME LIMIT [summary]: one row per test, or one row for all with failures listed
+  local name=$1 limit=$2 mode=${3:-each} log="$results/logs/$1.log"
   if [ ! -x "$bin/$name" ]; then row "$name" "fail" "not in the bundle"; return; fi
   t "$limit" "$log" "$bin/$name" --gtest_color=no
   local rc=$?
   [ $rc -eq 124 ] && row "$name" "fail" "timed out"
-  grep -E '^\[ +(OK|FAILED|SKIPPED) +\] [A-Za-z_]+\.[A-Za-z_0-9]+ \(' "$log" | while read -r line; do
-    local test status
+  local lines; lines=$(grep -E '^\[ +(OK|FAILED|SKIPPED) +\] [A-Za-z_]+\.[A-Za-z_0-9]+ \(' "$log")
+  if [ "$mode" = summary ]; then
+    local ok fail skip
+    ok=$(grep -c '^\[       OK \]' <<<"$lines"); fail=$(grep -c 'FAILED' <<<"$lines"); skip=$(grep -c 'SKIPPED' <<<"$lines")
+    if [ "$fail" -gt 0 ] || [ $rc -ne 0 ]; then
+      row "$name" "fail" "$ok passed, $fail failed: $(grep FAILED <<<"$lines" | sed -E 's/.*\] ([^ ]+) .*/\1/' | tr '\n' ' ' | cut -c1-90)"
+    else
+      row "$name" "pass" "$ok passed, $skip skipped"
+    fi
+    return
+  fi
+  while read -r line; do
+    [ -n "$line" ] || continue
+    local test status why=""
     test=$(echo "$line" | sed -E 's/^\[ +[A-Z]+ +\] ([^ ]+) .*/\1/')
     case "$line" in
       *"[       OK ]"*) status=pass ;;
       *FAILED*) status=fail ;;
       *) status=skip ;;
     esac
-    local why=""
     if [ "$status" != pass ]; then
-      why=$(grep -A3 -E "^\[ RUN +\] $test\$" "$log" | grep -vE '^\[' | head -2 | tr '\n' ' ' | cut -c1-110)
+      why=$(grep -A3 -E "^\[ RUN +\] $test\$" "$log" | grep -vE '^\[' | sed -E 's#^[^ ]+:[0-9]+: (Skipped|Failure) ?##' | head -2 | tr '\n' ' ' | cut -c1-110)
     fi
     row "$test" "$status" "$why"
-  done
+  done <<<"$lines"
 }
-gtest_rows shim_cupti_test 90
+gtest_rows shim_cupti_test 90 summary
 if [ $gpu -eq 1 ]; then
-  gtest_rows gpu_reduce_kernels_test 120
+  gtest_rows gpu_reduce_kernels_test 120 summary
   gtest_rows shim_gpu_test 200
 else
   row "gpu_reduce_kernels_test" "skip" "no GPU"
