@@ -12,6 +12,7 @@ namespace {
 
 constexpr std::string_view kRed = "\033[31m", kGreen = "\033[32m", kYellow = "\033[33m",
                            kBold = "\033[1m", kDim = "\033[2m", kReset = "\033[0m";
+constexpr size_t kMaxFullName = 300;
 
 class Writer {
  public:
@@ -106,8 +107,11 @@ void FirstDivergence(const RankDiff& rd, const TerminalOptions& opt, Writer& w) 
   w << "    B seq " << kb.seq << ": ";
   w.C(kBold, Label(*rd.b, kb));
   w << "  " << BufferText(*rd.b, kb, v.b_buffer) << "\n";
+  // Full names of templated kernels run to thousands of characters; the
+  // HTML report and the JSON summary keep them whole.
+  std::string_view full = rd.a->Demangled(ka);
   w.C(kDim, "    A full name: ");
-  w << rd.a->Demangled(ka) << "\n";
+  w << full.substr(0, kMaxFullName) << (full.size() > kMaxFullName ? "..." : "") << "\n";
   if (opt.context > 0 && i > 0) {
     w << "  just before it:\n";
     uint32_t from = i > static_cast<uint32_t>(opt.context) ? i - opt.context : 0;
