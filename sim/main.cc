@@ -14,11 +14,13 @@ int main(int argc, char** argv) {
   CLI::App app{"numtrace-sim: a 2-layer MLP training loop captured on the host reference device"};
   app.add_option("--steps", o.steps, "training steps")->check(CLI::Range(1, 1000));
   app.add_option("--seed", o.seed, "data and weight seed");
-  app.add_option("--perturb", o.perturb_layer, "scale one output of layer N's forward GEMM by 1.001")
+  app.add_option("--perturb", o.perturb_layer, "scale layer N's forward GEMM output by 1.001")
       ->check(CLI::Range(0, 2));
   app.add_option("--perturb-step", o.perturb_step, "only perturb this step (-1: every step)");
   app.add_flag("--reorder-gemm", o.reorder_gemm, "sum every GEMM in reverse order (reduction-order noise)");
   app.add_option("--profile-step", o.profile_step, "cuProfilerStart/Stop around this step");
+  app.add_option("--kill-after", o.kill_after_launches,
+                 "SIGKILL this process after N launches (a trace cut mid-capture)");
   CLI11_PARSE(app, argc, argv);
 
   auto run = numtrace::sim::RunSimulation(o, [](const char* n) { return std::getenv(n); });

@@ -62,7 +62,7 @@ struct Tensors {
 
 class Mlp {
  public:
-  Mlp(const MlpOptions& o, shim::EventSink* sink) : o_(o), sink_(sink), mem_(sink), launch_(sink, 7) {
+  Mlp(const MlpOptions& o, shim::EventSink* sink) : o_(o), sink_(sink), mem_(sink), launch_(sink, 7, o.kill_after_launches) {
     const int B = o.batch, D = o.inputs, H = o.hidden, C = o.classes;
     t_.x = mem_.Alloc<float>(B * D);
     t_.target = mem_.Alloc<int64_t>(B);
@@ -132,7 +132,9 @@ class Mlp {
           c[i * n + j] = acc;
         }
       }
-      if (perturb) c[0] *= 1.001f;
+      if (perturb) {
+        for (int i = 0; i < m * n; ++i) c[i] *= 1.001f;
+      }
     });
   }
 

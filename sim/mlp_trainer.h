@@ -9,8 +9,8 @@
 // range, profiler start/stop), so every step-delimiting mode can be tested.
 //
 // Planted changes make two runs differ in known ways:
-//   perturb_layer  scales one element of that layer's forward GEMM output by
-//                  (1 + 1e-3): a real divergence at that kernel.
+//   perturb_layer  scales that layer's forward GEMM output by (1 + 1e-3), as a
+//                  wrong scale factor would: a real divergence at that kernel.
 //   reorder_gemm   sums every GEMM in reverse k order: reduction-order noise.
 //
 // Example:
@@ -35,6 +35,7 @@ struct MlpOptions {
   int perturb_step = -1;    // -1 = every step
   bool reorder_gemm = false;
   int profile_step = -1;    // cuProfilerStart/Stop around this step (-1: none)
+  int64_t kill_after_launches = -1;  // SIGKILL the process after this many launches
 };
 
 struct MlpResult {

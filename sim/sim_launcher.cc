@@ -1,6 +1,9 @@
 #include "sim/sim_launcher.h"
 
+#include <chrono>
+#include <csignal>
 #include <functional>
+#include <thread>
 
 namespace numtrace::sim {
 
@@ -18,6 +21,12 @@ void SimLauncher::Launch::Run(const std::function<void()>& body) {
   owner_->sink_->OnLaunchEnter(e);
   body();
   owner_->sink_->OnLaunch(e);
+  if (++owner_->launches_ == owner_->kill_after_) {
+    // A real job runs on for a while between launches; give the writer
+    // thread that time, then die as a killed job does: no exit handlers.
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    std::raise(SIGKILL);
+  }
 }
 
 }  // namespace numtrace::sim

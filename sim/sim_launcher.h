@@ -57,7 +57,10 @@ class SimLauncher {
     std::vector<shim::ParamSlot> layout_;
   };
 
-  SimLauncher(shim::EventSink* sink, uint64_t stream) : sink_(sink), stream_(stream) {}
+  // kill_after_launches > 0: the process SIGKILLs itself right after that
+  // many launches, to leave a trace cut mid-capture as a killed job would.
+  SimLauncher(shim::EventSink* sink, uint64_t stream, int64_t kill_after_launches = -1)
+      : sink_(sink), stream_(stream), kill_after_(kill_after_launches) {}
   Launch Kernel(std::string name, std::array<uint32_t, 3> grid, std::array<uint32_t, 3> block) {
     return Launch(this, std::move(name), grid, block);
   }
@@ -65,6 +68,8 @@ class SimLauncher {
  private:
   shim::EventSink* sink_;
   uint64_t stream_;
+  int64_t kill_after_;
+  int64_t launches_ = 0;
 };
 
 }  // namespace numtrace::sim

@@ -1,0 +1,91 @@
+// Two simulated runs, one with a planted change, diffed by the analyzer:
+// the planted kernel must be named as the first divergence, noise must not.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "analyzer/align/aligner.h"
+#include "analyzer/judge/judge.h"
+#include "test/sim/sim_test_util.h"
+
+namespace numtrace::sim {
+namespace {
+
+using analyzer::DiffResult;
+using analyzer::Trace;
+using analyzer::Verdict;
+
+struct Diffed {
+  Trace a, b;
+  DiffResult result;
+};
+
+Diffed CaptureAndDiff(const MlpOptions& ref, const MlpOptions& changed) {
+  Env env{{"NUMTRACE_STEPS", "1"}};
+  Diffed d;
+  d.a = ReadRun(RunWithEnv(ref, env, FreshDir("a")));
+  d.b = ReadRun(RunWithEnv(changed, env, FreshDir("b")));
+  d.result = analyzer::Judge(d.a, d.b, analyzer::Align(d.a, d.b));
+  return d;
+}
+
+// seq of the n-th (0-based) kernel named `name` in `t`.
+uint64_t NthKernel(const Trace& t, std::string_view name, int n) {
+  for (const auto& k : t.kernels) {
+    if (t.Name(k) == name && n-- == 0) return k.seq;
+  }
+  ADD_FAILURE() << name << " not found";
+  return ~0ull;
+}
+
+TEST(SimDiffTest, IdenticalRunsAreIdentical) {
+  MlpOptions o;
+  o.steps = 3;
+  Diffed d = CaptureAndDiff(o, o);
+  EXPECT_EQ(d.result.verdict, Verdict::kIdentical);
+  EXPECT_EQ(d.result.counts.pairs, d.a.kernels.size());
+  EXPECT_EQ(d.result.counts.bitwise_equal, d.a.kernels.size());
+  EXPECT_FALSE(d.result.first_divergence.has_value());
+}
+
+class PlantedLayerTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(PlantedLayerTest, FirstDivergenceIsThePerturbedGemm) {
+  const int layer = GetParam();
+  MlpOptions ref;
+  ref.steps = 3;
+  MlpOptions changed = ref;
+  changed.perturb_layer = layer;
+  changed.perturb_step = 1;  // the captured step
+  Diffed d = CaptureAndDiff(ref, changed);
+  ASSERT_EQ(d.result.verdict, Verdict::kDiverged);
+  ASSERT_TRUE(d.result.first_divergence.has_value());
+  const auto& pair = d.result.alignment.pairs[*d.result.first_divergence];
+  const auto& ka = d.a.kernels[pair.a];
+  EXPECT_EQ(d.a.Name(ka), kForwardGemmName);
+  // Layer N's forward GEMM is the N-th "nn" GEMM of the step.
+  EXPECT_EQ(ka.seq, NthKernel(d.a, kForwardGemmName, layer - 1));
+  EXPECT_EQ(d.b.kernels[pair.b].seq, ka.seq);
+  // Everything launched before it is bitwise equal.
+  for (uint32_t i = 0; i < *d.result.first_divergence; ++i) {
+    EXPECT_EQ(d.result.verdicts[i].status, analyzer::PairStatus::kBitwiseEqual) << "pair " << i;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Layers, PlantedLayerTest, ::testing::Values(1, 2));
+
+TEST(SimDiffTest, ReductionOrderNoiseIsWithinTolerance) {
+  MlpOptions ref;
+  ref.steps = 3;
+  MlpOptions reordered = ref;
+  reordered.reorder_gemm = true;
+  Diffed d = CaptureAndDiff(ref, reordered);
+  EXPECT_EQ(d.result.verdict, Verdict::kWithinTolerance)
+      << "first divergence at pair "
+      << (d.result.first_divergence ? std::to_string(*d.result.first_divergence) : "none");
+  EXPECT_GT(d.result.counts.within_tolerance, 0u);  // the noise was seen
+  EXPECT_EQ(d.result.counts.diverged, 0u);
+}
+
+}  // namespace
+}  // namespace numtrace::sim
