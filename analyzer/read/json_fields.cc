@@ -142,6 +142,72 @@ bool ParseHash16(std::string_view s, uint64_t* out) {
   return s.size() == 16 && ParseHexDigits(s, out);
 }
 
+bool ParseHexAddressRaw(const char* raw, uint64_t* out) {
+  if (raw[0] != '0' || (raw[1] != 'x' && raw[1] != 'X')) return false;
+  uint64_t v = 0;
+  int i = 2;
+  for (; i < 18; ++i) {
+    uint8_t d = kHex.v[static_cast<unsigned char>(raw[i])];
+    if (d == 0xff) break;
+    v = (v << 4) | d;
+  }
+  if (i == 2 || raw[i] != '"') return false;
+  *out = v;
+  return true;
+}
+
+bool ParseDTypeRaw(const char* raw, DType* out) {
+  switch (raw[0]) {
+    case 'f':
+      if (KeyIs(raw, "f32")) *out = DType::kF32;
+      else if (KeyIs(raw, "f16")) *out = DType::kF16;
+      else if (KeyIs(raw, "f64")) *out = DType::kF64;
+      else if (KeyIs(raw, "f8e4m3")) *out = DType::kF8E4M3;
+      else if (KeyIs(raw, "f8e5m2")) *out = DType::kF8E5M2;
+      else return false;
+      return true;
+    case 'b':
+      if (KeyIs(raw, "bf16")) *out = DType::kBF16;
+      else if (KeyIs(raw, "bool")) *out = DType::kBool;
+      else return false;
+      return true;
+    case 'i':
+      if (KeyIs(raw, "i32")) *out = DType::kI32;
+      else if (KeyIs(raw, "i64")) *out = DType::kI64;
+      else if (KeyIs(raw, "i16")) *out = DType::kI16;
+      else if (KeyIs(raw, "i8")) *out = DType::kI8;
+      else return false;
+      return true;
+    case 'u':
+      if (!KeyIs(raw, "u8")) return false;
+      *out = DType::kU8;
+      return true;
+    case 'r':
+      if (!KeyIs(raw, "raw")) return false;
+      *out = DType::kRaw;
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool ParseRoleRaw(const char* raw, Role* out) {
+  if (KeyIs(raw, "out")) *out = Role::kOut;
+  else if (KeyIs(raw, "in")) *out = Role::kIn;
+  else if (KeyIs(raw, "unknown")) *out = Role::kUnknown;
+  else return false;
+  return true;
+}
+
+bool ParseDTypeSourceRaw(const char* raw, DTypeSource* out) {
+  if (KeyIs(raw, "name")) *out = DTypeSource::kName;
+  else if (KeyIs(raw, "signature")) *out = DTypeSource::kSignature;
+  else if (KeyIs(raw, "sniffed")) *out = DTypeSource::kSniffed;
+  else if (KeyIs(raw, "default")) *out = DTypeSource::kDefault;
+  else return false;
+  return true;
+}
+
 bool ParseHash16Raw(const char* raw, uint64_t* out) {
   uint64_t v = 0;
   uint8_t bad = 0;

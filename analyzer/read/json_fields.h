@@ -22,6 +22,7 @@
 #include <string_view>
 
 #include "absl/status/status.h"
+#include "common/format/records.h"
 #include "simdjson.h"
 
 namespace numtrace::analyzer::json {
@@ -79,6 +80,13 @@ absl::Status GetDim3(od::value& v, std::string_view field, uint32_t out[3]);
 // The same on a raw string (just after its opening quote): 16 hex digits and
 // the closing quote, read without searching for the quote first.
 [[nodiscard]] bool ParseHash16Raw(const char* raw, uint64_t* out);
+[[nodiscard]] bool ParseHexAddressRaw(const char* raw, uint64_t* out);
+
+// The enum-like strings of a buffer, on raw strings: fixed-size compares
+// instead of a search for the quote and a loop over names.
+[[nodiscard]] bool ParseDTypeRaw(const char* raw, DType* out);
+[[nodiscard]] bool ParseRoleRaw(const char* raw, Role* out);
+[[nodiscard]] bool ParseDTypeSourceRaw(const char* raw, DTypeSource* out);
 
 }  // namespace numtrace::analyzer::json
 

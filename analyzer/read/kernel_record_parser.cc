@@ -21,6 +21,14 @@ using json::KeyIs;
 
 absl::Status Missing(std::string_view field) { return FieldError(field, "missing (MUST field)"); }
 
+// The raw content of a string value (just after its opening quote).
+inline absl::Status RawValue(od::value& v, std::string_view field, const char** raw) {
+  od::raw_json_string s;
+  if (auto e = v.get_raw_json_string().get(s)) return JsonError(e, field, "a string");
+  *raw = s.raw();
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status KernelRecordParser::ParseStats(od::value& v, const char* end, BufferStats* s) {
@@ -92,38 +100,36 @@ absl::Status KernelRecordParser::ParseStats(od::value& v, const char* end, Buffe
 
 absl::Status KernelRecordParser::ParseBuffer(od::object& object, const char* end, Buffer* b) {
   bool has_dtype = false, has_role = false, has_stats = false;
+  const char* raw = nullptr;
   for (auto item : object) {
     NT_FIELD(item, f, key);
     od::value& x = f.value();
     if (KeyIs(key, "arg")) {
       NT_RETURN_IF_ERROR(json::GetU32(x, "arg", &b->arg));
     } else if (KeyIs(key, "addr")) {
-      std::string_view s;
-      NT_RETURN_IF_ERROR(json::GetRawString(x, "addr", end, &s));
-      if (!json::ParseHexAddress(s, &b->addr)) {
-        return FieldError("addr", Cat("expected \"0x<hex>\", got \"", s.substr(0, 40), "\""));
+      NT_RETURN_IF_ERROR(RawValue(x, "addr", &raw));
+      if (!json::ParseHexAddressRaw(raw, &b->addr)) {
+        return FieldError("addr", Cat("expected \"0x<hex>\", got \"",
+                                      json::RawString(raw, end).substr(0, 40), "\""));
       }
     } else if (KeyIs(key, "offset")) {
       NT_RETURN_IF_ERROR(json::GetU64(x, "offset", &b->offset));
     } else if (KeyIs(key, "bytes")) {
       NT_RETURN_IF_ERROR(json::GetU64(x, "bytes", &b->bytes));
     } else if (KeyIs(key, "dtype")) {
-      std::string_view s;
-      NT_RETURN_IF_ERROR(json::GetRawString(x, "dtype", end, &s));
-      if (!ParseDType(s, &b->dtype)) {
-        return FieldError("dtype", Cat("unknown dtype \"", s.substr(0, 40), "\""));
+      NT_RETURN_IF_ERROR(RawValue(x, "dtype", &raw));
+      if (!json::ParseDTypeRaw(raw, &b->dtype)) {
+        return FieldError("dtype", Cat("unknown dtype \"", json::RawString(raw, end).substr(0, 40), "\""));
       }
       has_dtype = true;
     } else if (KeyIs(key, "dtype_from")) {
-      std::string_view s;
-      NT_RETURN_IF_ERROR(json::GetRawString(x, "dtype_from", end, &s));
+      NT_RETURN_IF_ERROR(RawValue(x, "dtype_from", &raw));
       // SHOULD field: a value from a later version is not worth failing on.
-      if (!ParseDTypeSource(s, &b->dtype_from)) b->dtype_from = DTypeSource::kDefault;
+      if (!json::ParseDTypeSourceRaw(raw, &b->dtype_from)) b->dtype_from = DTypeSource::kDefault;
     } else if (KeyIs(key, "role")) {
-      std::string_view s;
-      NT_RETURN_IF_ERROR(json::GetRawString(x, "role", end, &s));
-      if (!ParseRole(s, &b->role)) {
-        return FieldError("role", Cat("unknown role \"", s.substr(0, 40), "\""));
+      NT_RETURN_IF_ERROR(RawValue(x, "role", &raw));
+      if (!json::ParseRoleRaw(raw, &b->role)) {
+        return FieldError("role", Cat("unknown role \"", json::RawString(raw, end).substr(0, 40), "\""));
       }
       has_role = true;
     } else if (KeyIs(key, "stats")) {
