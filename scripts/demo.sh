@@ -1,18 +1,35 @@
 #!/usr/bin/env bash
-# Diffs the bundled example pair (examples/basic/run_a vs run_b) and leaves
-# the HTML report at ./report.html in the repo root. Same set-up as test.sh:
-# build.sh installs what is missing and builds Release first.
-# numtrace-diff exits 1 when the runs diverged - the example is built to
-# diverge, so 0 and 1 both mean the demo worked; 2 (bad input) is a failure.
+# The whole numtrace job on its built-in example, no GPU needed:
+#  1. capture a reference run of the simulated MLP training loop (numtrace-sim:
+#     the real capture runtime and engine, on the host reference device);
+#  2. capture the same run with a planted bug (layer 2's forward GEMM output
+#     scaled by 1.001 in step 2);
+#  3. diff them: terminal summary, out/demo/summary.json and ./report.html.
+# Same set-up as test.sh: build.sh installs what is missing and builds first.
+# numtrace-diff exits 1 when runs diverge - here they are meant to - so 0 and
+# 1 both mean the demo worked; 2 (bad input) is a failure.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 "$root/scripts/build.sh"
 cd "$root"
+out="out/demo"
+rm -rf "$out"
+mkdir -p "$out"
+
+echo "== capturing step 2 of the reference run"
+NUMTRACE_OUTPUT_DIR="$out/run_a" NUMTRACE_STEPS=2 NUMTRACE_LABEL=reference \
+  build/bin/numtrace-sim --steps 4
+echo "== capturing step 2 of the run with a planted change (layer 2 GEMM x 1.001)"
+NUMTRACE_OUTPUT_DIR="$out/run_b" NUMTRACE_STEPS=2 NUMTRACE_LABEL=perturbed \
+  build/bin/numtrace-sim --steps 4 --perturb 2 --perturb-step 2
+echo "== diffing"
 status=0
-build/bin/numtrace-diff examples/basic/run_a examples/basic/run_b -o report.html --force || status=$?
+build/bin/numtrace-diff "$out/run_a" "$out/run_b" --json "$out/summary.json" -o report.html --force || status=$?
 if [ "$status" -gt 1 ]; then
   echo "demo: numtrace-diff failed (exit $status)" >&2
   exit "$status"
 fi
 echo
-echo "demo: report written to $root/report.html (open it in a browser)"
+echo "demo: report written to $root/report.html, JSON summary to $root/$out/summary.json"
+echo "demo: a larger generated pair (real kernel names, fusion, renamed kernels) is in examples/basic:"
+echo "      build/bin/numtrace-diff examples/basic/run_a examples/basic/run_b -o report-basic.html"
