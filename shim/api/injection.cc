@@ -16,7 +16,14 @@
 // loser of the race for CUPTI's one subscriber slot says so in one line.
 //
 // The engine starts at the first CUDA context (CUPTI resource callback):
-// CudaDevice + Runtime::Start. Exit order: Runtime::Start registers its
+// CudaDevice::PrepareContext (kernel load, rings, pinned memory, events -
+// outside any stream capture, never on the launch path) + Runtime::Start.
+// Later contexts are prepared from their own creation callback. When the
+// first preparation fails, one line is printed and numtrace stays inert.
+//
+// NVTX step mode (NUMTRACE_STEP_MODE=nvtx:REGEX): NVTX reports ranges to
+// CUPTI only when NVTX_INJECTION64_PATH names libcupti at the job's first
+// NVTX call, so the constructor sets it (when unset) before main runs. Exit order: Runtime::Start registers its
 // atexit handler after the CUDA runtime registered its own teardown (cudart
 // initialises before it creates the context), so ours runs first, while the
 // driver and the contexts are alive: Shutdown drains the device and writes
@@ -57,6 +64,7 @@ EventSink* StartEngine(uint64_t context) {
   CudaDevice::Options options;
   options.device_memory = rt.config().device_memory;
   auto device = std::make_unique<CudaDevice>(cu, ReductionFatbin(), options);
+  if (!device->PrepareContext(context)) return nullptr;  // the line is printed: inert
   CudaDevice* raw = device.get();
   EventSink* sink = rt.Start(std::move(device), QueryDeviceInfo(cu, context));
   if (sink != nullptr) g_device = raw;
@@ -67,10 +75,31 @@ void ContextDestroying(uint64_t context) {
   if (g_device != nullptr) g_device->ReleaseContext(context);
 }
 
+void ContextCreated(uint64_t context) {
+  if (g_device != nullptr) g_device->PrepareContext(context);
+}
+
+bool NvtxSteps() { return Runtime::Get().config().step_mode == StepMode::kNvtx; }
+
 // Subscribes to CUPTI; everything after this happens in callbacks.
 void Activate() {
   if (!Runtime::Get().Configure()) return;
-  CuptiSession::Get().Start({&StartEngine, &ContextDestroying});
+  SessionHooks hooks;
+  hooks.start = &StartEngine;
+  hooks.context_destroying = &ContextDestroying;
+  hooks.context_created = &ContextCreated;
+  hooks.nvtx_ranges = NvtxSteps();
+  CuptiSession::Get().Start(hooks);
+}
+
+// Before the job's first NVTX call; a value set by the user (or a
+// profiler) is kept. Finds libcupti without loading it.
+void PointNvtxAtCupti() {
+  if (!NvtxSteps()) return;
+  const char* set = std::getenv("NVTX_INJECTION64_PATH");
+  if (set != nullptr && set[0] != '\0') return;
+  std::string path = NvtxInjectionPath();
+  if (!path.empty()) setenv("NVTX_INJECTION64_PATH", path.c_str(), 0);
 }
 
 std::string OwnPath() {
@@ -90,6 +119,7 @@ bool SameFile(const char* a, const std::string& b) {
 __attribute__((constructor)) void OnLoad() {
   // No CUDA call here: this runs in every preloaded process.
   if (!Runtime::Get().Configure()) return;
+  PointNvtxAtCupti();
   if (IsLoaded(LoadedLibraryPaths(), "libcuda.so")) {
     Activate();  // linked against libcuda: cuInit may come before any hook of ours
     return;
@@ -115,6 +145,9 @@ __attribute__((destructor)) void OnUnload() {
 // library. Returns 1 (success) even when numtrace stays inert: the job must
 // run as without us.
 extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
+  if (numtrace::shim::Runtime::Get().Configure()) {
+    numtrace::shim::PointNvtxAtCupti();  // in time unless the job used NVTX before cuInit
+  }
   numtrace::shim::Activate();
   return 1;
 }

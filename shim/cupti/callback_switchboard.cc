@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "shim/cupti/alloc_decoder.h"
+#include "shim/cupti/launch_capture_state.h"
 #include "shim/cupti/launch_decoder.h"
+#include "shim/cupti/nvtx_decoder.h"
 #include "shim/cupti/self_call_guard.h"
 
 namespace numtrace::shim {
@@ -79,6 +81,7 @@ CallbackSwitchboard::CallbackSwitchboard(DriverQueries* queries, Hooks hooks)
 
 std::span<const uint32_t> CallbackSwitchboard::DriverIds() { return AllDriverIds(); }
 std::span<const uint32_t> CallbackSwitchboard::ResourceIds() { return kResourceIds; }
+std::span<const uint32_t> CallbackSwitchboard::NvtxIds() { return NvtxRangeIds(); }
 
 void CUPTIAPI CallbackSwitchboard::Callback(void* userdata, CUpti_CallbackDomain domain,
                                             CUpti_CallbackId cbid, const void* cbdata) {
@@ -96,11 +99,32 @@ void CallbackSwitchboard::Dispatch(CUpti_CallbackDomain domain, CUpti_CallbackId
     const auto& r = *static_cast<const CUpti_ResourceData*>(cbdata);
     uint64_t ctx = reinterpret_cast<uint64_t>(r.context);
     if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
-      EnsureSink(ctx);
+      bool started = sink_.load(std::memory_order_acquire) != nullptr;
+      // The first context is prepared by the start hook; later ones here.
+      if (EnsureSink(ctx) != nullptr && started && hooks_.context_created != nullptr) {
+        hooks_.context_created(ctx);
+      }
     } else if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING &&
                hooks_.context_destroying != nullptr && sink_.load(std::memory_order_acquire)) {
       hooks_.context_destroying(ctx);
     }
+  } else if (domain == CUPTI_CB_DOMAIN_NVTX) {
+    OnNvtx(cbid, cbdata);
+  }
+}
+
+void CallbackSwitchboard::OnNvtx(uint32_t cbid, const void* cbdata) {
+  // No engine start from NVTX: there is no context yet to measure in.
+  EventSink* sink = sink_.load(std::memory_order_acquire);
+  if (sink == nullptr) return;
+  const auto& d = *static_cast<const CUpti_NvtxData*>(cbdata);
+  std::optional<NvtxRange> r = DecodeNvtxRange(cbid, d.functionParams);
+  if (!r) return;
+  counters_.ranges.fetch_add(1, std::memory_order_relaxed);
+  if (r->push) {
+    sink->OnRangePush(r->name);
+  } else {
+    sink->OnRangePop();
   }
 }
 
@@ -150,7 +174,12 @@ void CallbackSwitchboard::OnKernelLaunch(CallbackSwitchboard& self, uint32_t cbi
     packed = {};
   }
   uint64_t stream = ResolveStream(args->raw_stream, args->per_thread);
-  bool capturing = self.queries_->IsCapturing(stream);
+  bool capturing = LaunchCaptureState::Resolve(d.correlationId, stream, [&] {
+    self.counters_.capture_queries.fetch_add(1, std::memory_order_relaxed);
+    return self.queries_->IsCapturing(stream);
+  });
+  if (!enter) LaunchCaptureState::Forget();
+  LaunchCaptureState::Scope known(stream, capturing);
   int device = self.queries_->DeviceOf(ContextOf(d));
   LaunchEvent e = MakeLaunchEvent(*args, info, d.symbolName, packed, ContextOf(d), device, capturing);
   if (packed.empty()) e.layout = {};  // no bytes: the engine must not read slots

@@ -6,8 +6,13 @@
 // Handlers decode the callback data (launch_decoder.h, alloc_decoder.h) and
 // call the engine's EventSink: launches at EXIT when the call succeeded (and
 // at ENTER through OnLaunchEnter when the engine has it), allocations and
-// frees at EXIT, cuProfilerStart/Stop, and the first context (resource
-// domain), which starts the engine through a hook.
+// frees at EXIT, cuProfilerStart/Stop, NVTX range push/pop (NVTX domain,
+// nvtx_decoder.h), and the contexts (resource domain): the first starts the
+// engine through a hook, every later one is prepared through another hook
+// (device memory is set up there, never on the launch path).
+//
+// A launch asks cuStreamIsCapturing once: at ENTER, reused at EXIT
+// (launch_capture_state.h), and visible to CudaDevice::Enqueue meanwhile.
 //
 // Tests call Dispatch() directly with fake CUpti_CallbackData built from
 // the real parameter structs, and a fake DriverQueries.
@@ -41,12 +46,17 @@ class CallbackSwitchboard {
     EventSink* (*start)(uint64_t context) = nullptr;
     // A context is about to be destroyed: finish work queued in it.
     void (*context_destroying)(uint64_t context) = nullptr;
+    // A context was created after the engine started (the first one is
+    // handled by `start`): prepare it.
+    void (*context_created)(uint64_t context) = nullptr;
   };
 
   struct Counters {
     std::atomic<uint64_t> launches{0};       // kernel launches seen (success)
     std::atomic<uint64_t> undescribed{0};    // launches whose layout the driver did not give
     std::atomic<uint64_t> unpacked{0};       // launches whose parameter bytes could not be read
+    std::atomic<uint64_t> capture_queries{0};  // cuStreamIsCapturing calls made
+    std::atomic<uint64_t> ranges{0};         // NVTX pushes and pops passed on
   };
 
   CallbackSwitchboard(DriverQueries* queries, Hooks hooks);
@@ -59,9 +69,10 @@ class CallbackSwitchboard {
                                 const void* cbdata);
   void Dispatch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* cbdata);
 
-  // Ids to enable: driver domain and resource domain.
+  // Ids to enable: driver, resource and (NVTX step mode) NVTX domains.
   static std::span<const uint32_t> DriverIds();
   static std::span<const uint32_t> ResourceIds();
+  static std::span<const uint32_t> NvtxIds();
 
   const Counters& counters() const { return counters_; }
 
@@ -71,6 +82,7 @@ class CallbackSwitchboard {
   static void OnGraphLaunch(CallbackSwitchboard&, uint32_t, const CUpti_CallbackData&);
   static void OnAllocOrFree(CallbackSwitchboard&, uint32_t, const CUpti_CallbackData&);
   static void OnProfiler(CallbackSwitchboard&, uint32_t, const CUpti_CallbackData&);
+  void OnNvtx(uint32_t cbid, const void* cbdata);
 
   // The sink, starting the engine on first use; null while inert.
   EventSink* EnsureSink(uint64_t context);

@@ -10,6 +10,7 @@
 #include "shim/cupti/cupti_api.h"
 #include "shim/cupti/driver_api.h"
 #include "shim/cupti/driver_queries.h"
+#include "shim/cupti/library_finder.h"
 #include "shim/cupti/self_call_guard.h"
 
 namespace numtrace::shim {
@@ -19,6 +20,13 @@ std::string FormatHeldMessage(std::string_view holder) {
   return "CUPTI is already in use by " + who +
          " (one subscriber per process in CUPTI 13.0); numtrace is not capturing this process."
          " Run without the profiler/debugger to capture.";
+}
+
+std::string NvtxInjectionPath() {
+  for (const std::string& path : CuptiCandidates(LibrarySearchFromProcess("NUMTRACE_CUPTI_LIB"))) {
+    if (!path.empty() && path[0] == '/') return path;
+  }
+  return {};
 }
 
 CuptiSession& CuptiSession::Get() {
@@ -48,7 +56,8 @@ SessionState CuptiSession::Start(const SessionHooks& hooks) {
   }
 
   static LiveDriverQueries* queries = new LiveDriverQueries(cu);
-  auto* board = new CallbackSwitchboard(queries, {hooks.start, hooks.context_destroying});
+  auto* board = new CallbackSwitchboard(
+      queries, {hooks.start, hooks.context_destroying, hooks.context_created});
   board_ = board;
 
   char holder[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 1] = {};
@@ -74,6 +83,11 @@ SessionState CuptiSession::Start(const SessionHooks& hooks) {
   }
   for (uint32_t id : CallbackSwitchboard::ResourceIds()) {
     ok &= NUMTRACE_CUPTI_CHECK(cupti.cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, id));
+  }
+  if (hooks.nvtx_ranges) {
+    for (uint32_t id : CallbackSwitchboard::NvtxIds()) {
+      ok &= NUMTRACE_CUPTI_CHECK(cupti.cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_NVTX, id));
+    }
   }
   if (!ok) {
     cupti.cuptiUnsubscribe(sub);

@@ -41,7 +41,18 @@ struct SessionHooks {
   EventSink* (*start)(uint64_t context) = nullptr;
   // A context is about to be destroyed.
   void (*context_destroying)(uint64_t context) = nullptr;
+  // A later context was created: prepare the device for it.
+  void (*context_created)(uint64_t context) = nullptr;
+  // Enable the NVTX range callbacks (NUMTRACE_STEP_MODE=nvtx:...). They
+  // only flow when NVTX_INJECTION64_PATH names libcupti (see
+  // NvtxInjectionPath) before the job's first NVTX call.
+  bool nvtx_ranges = false;
 };
+
+// The value to give NVTX_INJECTION64_PATH so NVTX reports to CUPTI: the
+// libcupti already loaded in the process, else the first one the search
+// order of library_finder.h finds. Empty when none is found. Loads nothing.
+std::string NvtxInjectionPath();
 
 // The one line printed when another tool holds CUPTI. `holder` is CUPTI's
 // oldSubscriberName (may be empty when CUPTI did not say).

@@ -40,6 +40,8 @@ namespace numtrace::shim {
   X(cuLibraryLoadData)               \
   X(cuLibraryUnload)                 \
   X(cuLibraryGetKernel)              \
+  X(cuKernelGetFunction)             \
+  X(cuThreadExchangeStreamCaptureMode) \
   X(cuLaunchKernel)                  \
   X(cuMemAlloc_v2)                   \
   X(cuMemFree_v2)                    \

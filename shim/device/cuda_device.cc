@@ -13,6 +13,8 @@
 
 #include "shim/cupti/check.h"
 #include "shim/cupti/driver_api.h"
+#include "shim/cupti/launch_capture_state.h"
+#include "shim/cupti/relaxed_capture_scope.h"
 #include "shim/cupti/self_call_guard.h"
 #include "shim/reduce/batch_abi.h"
 
@@ -20,6 +22,10 @@ namespace numtrace::shim {
 namespace {
 
 uint64_t AlignUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+// Events made at PrepareContext: enough for the batches in flight of a
+// normal step; more are created (relaxed mode) only when they run out.
+constexpr int kPreparedEvents = 64;
 
 // Byte layout of one batch of m items and `tiles` tiles. Device:
 // items | counters | partials | results. Host: items | counters (staged,
@@ -156,44 +162,119 @@ CudaDevice::Context* CudaDevice::ContextForCurrentLocked() {
   for (auto& c : contexts_) {
     if (c->handle == handle) return c->failed ? nullptr : c.get();
   }
-  auto c = std::make_unique<Context>();
-  c->handle = handle;
-  c->failed = !InitLocked(*c);
-  contexts_.push_back(std::move(c));
-  return contexts_.back()->failed ? nullptr : contexts_.back().get();
+  return nullptr;
+}
+
+bool CudaDevice::PrepareContext(uint64_t context) {
+  SelfCallGuard guard;
+  RelaxedCaptureScope relaxed(api_);
+  std::lock_guard<std::mutex> lock(mu_);
+  CUcontext current = nullptr;
+  if (api_.cuCtxGetCurrent(&current) != CUDA_SUCCESS) current = nullptr;
+  bool pushed = false;
+  if (context != 0 && reinterpret_cast<uint64_t>(current) != context) {
+    pushed = api_.cuCtxPushCurrent_v2(reinterpret_cast<CUcontext>(context)) == CUDA_SUCCESS;
+    if (!pushed) {
+      LogLine("cannot make CUDA context %#llx current; not measuring in it",
+              static_cast<unsigned long long>(context));
+      return false;
+    }
+  } else if (context == 0) {
+    context = reinterpret_cast<uint64_t>(current);
+  }
+  bool ok = false;
+  bool found = false;
+  for (auto& c : contexts_) {
+    if (c->handle == context) {
+      found = true;
+      ok = !c->failed;
+    }
+  }
+  if (!found && context != 0) {
+    auto c = std::make_unique<Context>();
+    c->handle = context;
+    c->failed = !InitLocked(*c);
+    ok = !c->failed;
+    contexts_.push_back(std::move(c));
+  }
+  if (pushed) {
+    CUcontext popped = nullptr;
+    api_.cuCtxPopCurrent_v2(&popped);
+  }
+  return ok;
 }
 
 bool CudaDevice::InitLocked(Context& c) {
   if (!LoadKernelLocked()) return false;
+  CUfunction function = nullptr;
+  // Loads the library into this context now, not lazily at our first
+  // launch (which may sit inside the application's stream capture).
+  if (!NUMTRACE_CU_CHECK(
+          api_.cuKernelGetFunction(&function, reinterpret_cast<CUkernel>(kernel_)))) {
+    LogLine("cannot load the reduction kernel into CUDA context %#llx; not measuring in it",
+            static_cast<unsigned long long>(c.handle));
+    return false;
+  }
   CUdeviceptr base = 0;
   void* host = nullptr;
-  if (!NUMTRACE_CU_CHECK(api_.cuMemAlloc_v2(&base, options_.device_memory))) return false;
+  if (!NUMTRACE_CU_CHECK(api_.cuMemAlloc_v2(&base, options_.device_memory))) {
+    LogLine("cannot allocate %llu MiB of device memory (NUMTRACE_DEVICE_MEMORY); not measuring",
+            static_cast<unsigned long long>(options_.device_memory >> 20));
+    return false;
+  }
   if (!NUMTRACE_CU_CHECK(
           api_.cuMemHostAlloc(&host, options_.host_memory, CU_MEMHOSTALLOC_PORTABLE))) {
     api_.cuMemFree_v2(base);
+    LogLine("cannot allocate %llu MiB of pinned host memory; not measuring",
+            static_cast<unsigned long long>(options_.host_memory >> 20));
     return false;
   }
+  c.function = function;
   c.device_base = base;
   c.host_base = static_cast<uint8_t*>(host);
   c.device_ring = ByteRing(options_.device_memory);
   c.host_ring = ByteRing(options_.host_memory);
+  for (int i = 0; i < kPreparedEvents; ++i) {
+    CUevent e = nullptr;
+    if (api_.cuEventCreate(&e, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) break;
+    c.free_events.push_back(e);
+  }
+  return true;
+}
+
+bool CudaDevice::AcquireEventLocked(Context& c, void** event) {
+  if (!c.free_events.empty()) {
+    *event = c.free_events.back();
+    c.free_events.pop_back();
+    return true;
+  }
+  CUevent e = nullptr;
+  if (!NUMTRACE_CU_CHECK(api_.cuEventCreate(&e, CU_EVENT_DISABLE_TIMING))) return false;
+  *event = e;
   return true;
 }
 
 bool CudaDevice::Enqueue(uint64_t stream, std::span<const MeasureItem> items, uint64_t ticket) {
   SelfCallGuard guard;
   auto* s = reinterpret_cast<CUstream>(stream);
-  CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
-  if (api_.cuStreamIsCapturing(s, &capture) != CUDA_SUCCESS ||
-      capture != CU_STREAM_CAPTURE_STATUS_NONE) {
+  bool capturing;
+  if (std::optional<bool> known = LaunchCaptureState::Known(stream)) {
+    capturing = *known;  // the switchboard asked already for this launch
+  } else {
+    CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+    capturing = api_.cuStreamIsCapturing(s, &capture) != CUDA_SUCCESS ||
+                capture != CU_STREAM_CAPTURE_STATUS_NONE;
+  }
+  if (capturing) {
     stats_.capturing.fetch_add(1, std::memory_order_relaxed);
     return false;
   }
   uint32_t m = static_cast<uint32_t>(items.size());
+  RelaxedCaptureScope relaxed(api_);
   std::lock_guard<std::mutex> lock(mu_);
   Context* c = ContextForCurrentLocked();
   if (c == nullptr) {
-    stats_.errors.fetch_add(1, std::memory_order_relaxed);
+    stats_.unprepared.fetch_add(1, std::memory_order_relaxed);
     return false;
   }
   RetireLocked(*c, /*wait=*/false);  // recycle space before asking for more
@@ -231,17 +312,12 @@ bool CudaDevice::Enqueue(uint64_t stream, std::span<const MeasureItem> items, ui
   CUdeviceptr items_dev = dev + L.items, counters_dev = dev + L.counters;
   CUdeviceptr partials_dev = dev + L.partials, results_dev = dev + L.results;
   void* params[] = {&items_dev, &m, &partials_dev, &counters_dev, &results_dev};
-  CUevent event = nullptr;
-  if (!c->free_events.empty()) {
-    event = static_cast<CUevent>(c->free_events.back());
-    c->free_events.pop_back();
-  } else if (!NUMTRACE_CU_CHECK(api_.cuEventCreate(&event, CU_EVENT_DISABLE_TIMING))) {
-    event = nullptr;
-  }
+  void* acquired = nullptr;
+  CUevent event = AcquireEventLocked(*c, &acquired) ? static_cast<CUevent>(acquired) : nullptr;
   bool ok = event != nullptr &&
             (m == 0 ||
              (NUMTRACE_CU_CHECK(api_.cuMemcpyHtoDAsync_v2(dev, host, L.staged_bytes, s)) &&
-            NUMTRACE_CU_CHECK(api_.cuLaunchKernel(reinterpret_cast<CUfunction>(kernel_),
+            NUMTRACE_CU_CHECK(api_.cuLaunchKernel(static_cast<CUfunction>(c->function),
                                                   static_cast<unsigned>(tiles), 1, 1,
                                                   kNtBlockThreads, 1, 1, 0, s, params, nullptr)) &&
             NUMTRACE_CU_CHECK(api_.cuMemcpyDtoHAsync_v2(host + L.host_results, results_dev,
@@ -284,6 +360,7 @@ void CudaDevice::RetireLocked(Context& c, bool wait) {
 
 void CudaDevice::Poll(const ResultFn& fn) {
   SelfCallGuard guard;
+  RelaxedCaptureScope relaxed(api_);  // cuEventQuery would break another thread's global capture
   std::vector<Parked> ready;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -299,6 +376,7 @@ void CudaDevice::Poll(const ResultFn& fn) {
 
 void CudaDevice::Drain() {
   SelfCallGuard guard;
+  RelaxedCaptureScope relaxed(api_);
   std::lock_guard<std::mutex> lock(mu_);
   for (auto& c : contexts_) {
     if (!c->failed) RetireLocked(*c, /*wait=*/true);
@@ -307,6 +385,7 @@ void CudaDevice::Drain() {
 
 void CudaDevice::ReleaseContext(uint64_t context) {
   SelfCallGuard guard;
+  RelaxedCaptureScope relaxed(api_);
   std::lock_guard<std::mutex> lock(mu_);
   for (auto it = contexts_.begin(); it != contexts_.end(); ++it) {
     Context& c = **it;

@@ -9,12 +9,21 @@
 // Memory: per CUDA context, one device ring (config.device_memory, 64 MiB by
 // default) holds each batch's items, counters, tile partials and results,
 // and one pinned host ring holds the staged items and the copied-back
-// results. Both are allocated at the first Enqueue in that context and
-// recycled in FIFO order as batches complete (an event per batch). A batch
-// that does not fit returns false: the engine counts a drop.
+// results. PrepareContext allocates both, loads the kernel into the context
+// and creates a pool of events, when the engine starts for that context
+// (first context callback, outside any stream capture); Enqueue never
+// allocates, so the launch path holds no cuMemAlloc and a job whose first
+// launch is inside a global-mode capture is not broken. A context that was
+// not prepared (or failed to) gets no measurement: Enqueue returns false.
+// Batches are recycled in FIFO order as they complete (an event per batch);
+// a batch that does not fit returns false: the engine counts a drop.
 //
 // Capture: Enqueue refuses (returns false) on a stream that is being
-// captured into a CUDA graph; nothing is enqueued that capture forbids.
+// captured into a CUDA graph (the status the switchboard already asked for
+// this launch, launch_capture_state.h). Every driver call of ours runs in
+// relaxed capture mode (relaxed_capture_scope.h), so a global-mode capture
+// on another stream or thread is never invalidated by our queries, copies
+// and event polls.
 //
 // Every driver call goes through DriverApi (never linked) inside a
 // SelfCallGuard, so numtrace's own launches and copies are invisible to its
@@ -23,6 +32,7 @@
 // Example:
 //   auto dev = std::make_unique<CudaDevice>(DriverApi::Instance(), ReductionFatbin(),
 //                                           CudaDevice::Options{.device_memory = 64 << 20});
+//   if (!dev->PrepareContext(context)) return nullptr;  // one line printed: inert
 //   dev->Enqueue(stream, items, ticket);   // from the launch callback
 //   dev->Poll(on_result);                  // from the engine's thread
 #ifndef NUMTRACE_SHIM_DEVICE_CUDA_DEVICE_H_
@@ -81,12 +91,18 @@ class CudaDevice : public Device {
     std::atomic<uint64_t> full{0};        // refused: ring full or batch too big
     std::atomic<uint64_t> capturing{0};   // refused: stream being captured
     std::atomic<uint64_t> errors{0};      // refused: a driver call failed
+    std::atomic<uint64_t> unprepared{0};  // refused: the current context was not prepared
   };
 
   CudaDevice(const DriverApi& api, std::span<const uint8_t> fatbin, Options options);
   // Frees nothing: at process exit the driver may already be gone; contexts
   // release their memory in ReleaseContext or when they are destroyed.
   ~CudaDevice() override = default;
+
+  // Loads the kernel into `context` (0: the current one), allocates its
+  // rings and events. Idempotent; false (one stderr line) when anything
+  // fails, and the context then stays unmeasured. Thread-safe.
+  bool PrepareContext(uint64_t context);
 
   [[nodiscard]] bool Enqueue(uint64_t stream, std::span<const MeasureItem> items,
                              uint64_t ticket) override;
@@ -110,6 +126,7 @@ class CudaDevice : public Device {
   struct Context {
     uint64_t handle = 0;
     bool failed = false;
+    void* function = nullptr;  // CUfunction: the kernel loaded into this context
     uint64_t device_base = 0;  // CUdeviceptr
     uint8_t* host_base = nullptr;
     ByteRing device_ring, host_ring;
@@ -121,8 +138,10 @@ class CudaDevice : public Device {
     std::vector<BufferStats> stats;
   };
 
+  // The prepared context current on this thread; null when none (never creates).
   Context* ContextForCurrentLocked();
   bool InitLocked(Context& c);
+  bool AcquireEventLocked(Context& c, void** event);
   bool LoadKernelLocked();
   // Moves finished batches of `c` (FIFO order) to parked_ and recycles
   // their ring space; `wait` blocks until all are finished.

@@ -57,6 +57,10 @@ int main(int argc, char** argv) {
   std::printf("d2d_copy_GBps %.1f\n", reps * bytes / copy / 1e9);
 
   CudaDevice device(cu, numtrace::shim::ReductionFatbin(), {.device_memory = 256ull << 20});
+  if (!device.PrepareContext(0)) {  // the current context; the shim does this at context creation
+    std::fprintf(stderr, "device_bench: PrepareContext failed\n");
+    return 1;
+  }
   for (DType t : {DType::kF32, DType::kBF16, DType::kRaw}) {
     MeasureItem item{src, bytes, t};
     uint64_t delivered = 0;

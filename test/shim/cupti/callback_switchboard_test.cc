@@ -6,12 +6,15 @@
 #include "shim/cupti/callback_switchboard.h"
 
 #include <cuda.h>
+#include <generated_nvtx_meta.h>
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "shim/cupti/launch_capture_state.h"
 #include "shim/cupti/self_call_guard.h"
 
 namespace numtrace::shim {
@@ -27,10 +30,14 @@ class FakeQueries : public DriverQueries {
     out->param_bytes = 12;
     return true;
   }
-  bool IsCapturing(uint64_t stream) override { return stream == capturing_stream; }
+  bool IsCapturing(uint64_t stream) override {
+    ++capture_queries;
+    return stream == capturing_stream;
+  }
   int DeviceOf(uint64_t context) override { return context == 0xC1 ? 1 : 0; }
 
   int describe_calls = 0;
+  int capture_queries = 0;
   uint64_t capturing_stream = 0;
 };
 
@@ -45,8 +52,14 @@ struct SeenLaunch {
 
 class FakeSink : public EventSink {
  public:
-  void OnLaunchEnter(const LaunchEvent& e) override { enters.push_back(Copy(e)); }
-  void OnLaunch(const LaunchEvent& e) override { exits.push_back(Copy(e)); }
+  void OnLaunchEnter(const LaunchEvent& e) override {
+    enters.push_back(Copy(e));
+    known.push_back(LaunchCaptureState::Known(e.stream));
+  }
+  void OnLaunch(const LaunchEvent& e) override {
+    exits.push_back(Copy(e));
+    known.push_back(LaunchCaptureState::Known(e.stream));
+  }
   void OnAlloc(const AllocEvent& a) override { allocs.push_back(a); }
   void OnFree(const FreeEvent& f) override { frees.push_back(f); }
   void OnGraphLaunch(const GraphLaunchEvent& g) override { graphs.push_back(g); }
@@ -55,8 +68,8 @@ class FakeSink : public EventSink {
   void OnCaptureEnd() override {}
   void OnProfilerStart() override { ++profiler_starts; }
   void OnProfilerStop() override { ++profiler_stops; }
-  void OnRangePush(std::string_view) override {}
-  void OnRangePop() override {}
+  void OnRangePush(std::string_view name) override { ranges.push_back("push " + std::string(name)); }
+  void OnRangePop() override { ranges.push_back("pop"); }
   void Shutdown() override {}
 
   static SeenLaunch Copy(const LaunchEvent& e) {
@@ -69,6 +82,8 @@ class FakeSink : public EventSink {
   std::vector<FreeEvent> frees;
   std::vector<GraphLaunchEvent> graphs;
   int profiler_starts = 0, profiler_stops = 0;
+  std::vector<std::optional<bool>> known;  // capture status visible to the device, per call
+  std::vector<std::string> ranges;
 };
 
 // One launch's callback pair, as CUPTI would deliver it.
@@ -289,6 +304,77 @@ TEST(CallbackSwitchboard, EnablesEveryLaunchAndAllocId) {
                         CUPTI_DRIVER_TRACE_CBID_cuProfilerStop}) {
     EXPECT_NE(std::find(ids.begin(), ids.end(), want), ids.end()) << want;
   }
+}
+
+TEST(CallbackSwitchboard, CaptureStatusIsQueriedOncePerLaunch) {
+  FakeQueries q;
+  q.capturing_stream = 0x99;
+  FakeSink sink;
+  CallbackSwitchboard board(&q, {});
+  board.SetSink(&sink);
+  FakeLaunch l(0x1000, reinterpret_cast<CUstream>(0x99));
+  l.data.correlationId = 41;
+  board.Dispatch(kDriver, kLaunch, l.At(CUPTI_API_ENTER));
+  board.Dispatch(kDriver, kLaunch, l.At(CUPTI_API_EXIT));
+  EXPECT_EQ(q.capture_queries, 1) << "EXIT reuses ENTER's answer";
+  ASSERT_EQ(sink.exits.size(), 1u);
+  EXPECT_TRUE(sink.exits[0].capturing);
+  ASSERT_EQ(sink.known.size(), 2u);
+  EXPECT_EQ(sink.known[0], std::optional<bool>(true)) << "the device sees the answer at ENTER";
+  EXPECT_EQ(sink.known[1], std::optional<bool>(true)) << "and at EXIT";
+  EXPECT_FALSE(LaunchCaptureState::Known(0x99).has_value()) << "only inside the callback";
+
+  q.capturing_stream = 0;  // the capture ended: the next launch must ask again
+  FakeLaunch next(0x1000, reinterpret_cast<CUstream>(0x99));
+  next.data.correlationId = 42;
+  board.Dispatch(kDriver, kLaunch, next.At(CUPTI_API_ENTER));
+  board.Dispatch(kDriver, kLaunch, next.At(CUPTI_API_EXIT));
+  EXPECT_EQ(q.capture_queries, 2);
+  EXPECT_FALSE(sink.exits.back().capturing);
+}
+
+TEST(CallbackSwitchboard, NvtxRangesReachTheSinkOnceStarted) {
+  FakeQueries q;
+  FakeSink sink;
+  CallbackSwitchboard board(&q, {});
+  nvtxRangePushA_params push{"step 3"};
+  CUpti_NvtxData data{"nvtxRangePushA", &push, nullptr};
+  board.Dispatch(CUPTI_CB_DOMAIN_NVTX, CUPTI_CBID_NVTX_nvtxRangePushA, &data);
+  EXPECT_TRUE(sink.ranges.empty()) << "no sink yet: dropped, and no engine start from NVTX";
+  board.SetSink(&sink);
+  board.Dispatch(CUPTI_CB_DOMAIN_NVTX, CUPTI_CBID_NVTX_nvtxRangePushA, &data);
+  nvtxRangePop_params pop{};
+  CUpti_NvtxData pop_data{"nvtxRangePop", &pop, nullptr};
+  board.Dispatch(CUPTI_CB_DOMAIN_NVTX, CUPTI_CBID_NVTX_nvtxRangePop, &pop_data);
+  board.Dispatch(CUPTI_CB_DOMAIN_NVTX, CUPTI_CBID_NVTX_nvtxMarkA, &data);  // not a range
+  EXPECT_EQ(sink.ranges, (std::vector<std::string>{"push step 3", "pop"}));
+  EXPECT_EQ(board.counters().ranges.load(), 2u);
+}
+
+int g_created = 0;
+uint64_t g_created_ctx = 0;
+FakeSink* g_start_sink = nullptr;
+EventSink* StartWith(uint64_t) { return g_start_sink; }
+void Created(uint64_t ctx) {
+  ++g_created;
+  g_created_ctx = ctx;
+}
+
+TEST(CallbackSwitchboard, LaterContextsArePreparedThroughTheHook) {
+  FakeQueries q;
+  FakeSink sink;
+  g_start_sink = &sink;
+  g_created = 0;
+  CallbackSwitchboard board(&q, {.start = &StartWith, .context_created = &Created});
+  CUpti_ResourceData first{};
+  first.context = reinterpret_cast<CUcontext>(0xC1);
+  board.Dispatch(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED, &first);
+  EXPECT_EQ(g_created, 0) << "the first context is prepared by the start hook";
+  CUpti_ResourceData second{};
+  second.context = reinterpret_cast<CUcontext>(0xC2);
+  board.Dispatch(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED, &second);
+  EXPECT_EQ(g_created, 1);
+  EXPECT_EQ(g_created_ctx, 0xC2u);
 }
 
 }  // namespace

@@ -10,12 +10,14 @@
 #include <cuda.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <vector>
 
 #include "shim/cupti/driver_api.h"
+#include "shim/cupti/launch_capture_state.h"
 #include "shim/reduce/batch_abi.h"
 
 namespace numtrace::shim {
@@ -23,6 +25,13 @@ namespace {
 
 struct FakeGpu {
   bool capturing = false;
+  bool fail_alloc = false;
+  int allocs = 0;           // cuMemAlloc + cuMemHostAlloc + cuEventCreate calls
+  int capture_queries = 0;
+  int loaded_into = 0;      // cuKernelGetFunction calls
+  int mode_depth = 0;       // relaxed-mode scopes currently open
+  int max_mode_depth = 0;
+  CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
   bool events_ready = true;
   int launches = 0;
   uint64_t last_grid = 0;
@@ -42,11 +51,35 @@ CUresult LibGetKernel(CUkernel* k, CUlibrary, const char* name) {
   *k = reinterpret_cast<CUkernel>(0x22);
   return CUDA_SUCCESS;
 }
-CUresult MemAlloc(CUdeviceptr* p, size_t n) { *p = reinterpret_cast<CUdeviceptr>(std::malloc(n)); return CUDA_SUCCESS; }
+CUresult MemAlloc(CUdeviceptr* p, size_t n) {
+  ++g->allocs;
+  if (g->fail_alloc) return CUDA_ERROR_OUT_OF_MEMORY;
+  *p = reinterpret_cast<CUdeviceptr>(std::malloc(n));
+  return CUDA_SUCCESS;
+}
 CUresult MemFree(CUdeviceptr p) { std::free(reinterpret_cast<void*>(p)); return CUDA_SUCCESS; }
-CUresult HostAlloc(void** p, size_t n, unsigned) { *p = std::malloc(n); return CUDA_SUCCESS; }
+CUresult HostAlloc(void** p, size_t n, unsigned) { ++g->allocs; *p = std::malloc(n); return CUDA_SUCCESS; }
+CUresult KernelGetFunction(CUfunction* f, CUkernel k) {
+  EXPECT_EQ(reinterpret_cast<uint64_t>(k), 0x22u);
+  ++g->loaded_into;
+  *f = reinterpret_cast<CUfunction>(0x33);
+  return CUDA_SUCCESS;
+}
+// Records that every exchange to relaxed is undone, in order.
+CUresult ExchangeMode(CUstreamCaptureMode* m) {
+  CUstreamCaptureMode old = g->mode;
+  g->mode = *m;
+  *m = old;
+  g->mode_depth += g->mode == CU_STREAM_CAPTURE_MODE_RELAXED && old != g->mode ? 1 : 0;
+  if (old == CU_STREAM_CAPTURE_MODE_RELAXED && g->mode != old) --g->mode_depth;
+  g->max_mode_depth = std::max(g->max_mode_depth, g->mode_depth);
+  return CUDA_SUCCESS;
+}
+CUresult CtxPush(CUcontext) { return CUDA_SUCCESS; }
+CUresult CtxPop(CUcontext* c) { *c = nullptr; return CUDA_SUCCESS; }
 CUresult HostFree(void* p) { std::free(p); return CUDA_SUCCESS; }
 CUresult IsCapturing(CUstream, CUstreamCaptureStatus* s) {
+  ++g->capture_queries;
   *s = g->capturing ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE;
   return CUDA_SUCCESS;
 }
@@ -62,7 +95,8 @@ CUresult DtoH(void* h, CUdeviceptr d, size_t n, CUstream) {
 // after checking the plan and that counters arrive zeroed.
 CUresult Launch(CUfunction f, unsigned gx, unsigned, unsigned, unsigned bx, unsigned, unsigned,
                 unsigned, CUstream, void** params, void**) {
-  EXPECT_EQ(reinterpret_cast<uint64_t>(f), 0x22u);
+  EXPECT_EQ(reinterpret_cast<uint64_t>(f), 0x33u) << "the function loaded into the context";
+  EXPECT_EQ(g->mode, CU_STREAM_CAPTURE_MODE_RELAXED);
   EXPECT_EQ(bx, kNtBlockThreads);
   auto* items = *static_cast<NtBatchItem**>(params[0]);
   uint32_t m = *static_cast<uint32_t*>(params[1]);
@@ -83,9 +117,15 @@ CUresult Launch(CUfunction f, unsigned gx, unsigned, unsigned, unsigned bx, unsi
   ++g->launches;
   return CUDA_SUCCESS;
 }
-CUresult EventCreate(CUevent* e, unsigned) { *e = reinterpret_cast<CUevent>(new int(0)); return CUDA_SUCCESS; }
+CUresult EventCreate(CUevent* e, unsigned) {
+  ++g->allocs;
+  *e = reinterpret_cast<CUevent>(new int(0));  // leaked: a test's handful
+  return CUDA_SUCCESS;
+}
 CUresult EventRecord(CUevent e, CUstream) { g->recorded[e] = true; return CUDA_SUCCESS; }
-CUresult EventQuery(CUevent) { return g->events_ready ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY; }
+CUresult EventQuery(CUevent) {
+  EXPECT_EQ(g->mode, CU_STREAM_CAPTURE_MODE_RELAXED) << "event polls must not break a global capture";
+  return g->events_ready ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY; }
 CUresult EventSync(CUevent) { return CUDA_SUCCESS; }
 
 DriverApi FakeApi() {
@@ -105,6 +145,10 @@ DriverApi FakeApi() {
   a.cuEventRecord = &EventRecord;
   a.cuEventQuery = &EventQuery;
   a.cuEventSynchronize = &EventSync;
+  a.cuKernelGetFunction = &KernelGetFunction;
+  a.cuThreadExchangeStreamCaptureMode = &ExchangeMode;
+  a.cuCtxPushCurrent_v2 = &CtxPush;
+  a.cuCtxPopCurrent_v2 = &CtxPop;
   return a;
 }
 
@@ -117,6 +161,7 @@ class CudaDeviceTest : public ::testing::Test {
 
 TEST_F(CudaDeviceTest, EnqueuePollDeliversOneResultPerItem) {
   CudaDevice dev(api_, kFatbin, {.device_memory = 1 << 20});
+  ASSERT_TRUE(dev.PrepareContext(0xC0));
   MeasureItem items[2] = {{0x1000, 4096, DType::kF32}, {0x9000, 100, DType::kBF16}};
   ASSERT_TRUE(dev.Enqueue(0x5, items, 42));
   EXPECT_EQ(gpu_.launches, 1);
@@ -138,6 +183,7 @@ TEST_F(CudaDeviceTest, EnqueuePollDeliversOneResultPerItem) {
 
 TEST_F(CudaDeviceTest, PollDoesNotDeliverUnfinishedWork) {
   CudaDevice dev(api_, kFatbin, {.device_memory = 1 << 20});
+  ASSERT_TRUE(dev.PrepareContext(0xC0));
   gpu_.events_ready = false;
   MeasureItem item{0x1000, 64, DType::kF32};
   ASSERT_TRUE(dev.Enqueue(0x5, {&item, 1}, 1));
@@ -151,6 +197,7 @@ TEST_F(CudaDeviceTest, PollDoesNotDeliverUnfinishedWork) {
 
 TEST_F(CudaDeviceTest, RefusesCapturingStreams) {
   CudaDevice dev(api_, kFatbin, {.device_memory = 1 << 20});
+  ASSERT_TRUE(dev.PrepareContext(0xC0));
   gpu_.capturing = true;
   MeasureItem item{0x1000, 64, DType::kF32};
   EXPECT_FALSE(dev.Enqueue(0x5, {&item, 1}, 1));
@@ -161,6 +208,7 @@ TEST_F(CudaDeviceTest, RefusesCapturingStreams) {
 TEST_F(CudaDeviceTest, FullRingRefusesThenRecyclesInOrder) {
   // 64 KiB: each 16 MiB f32 item needs 1024 tiles x 96 B of partials.
   CudaDevice dev(api_, kFatbin, {.device_memory = 256 << 10, .host_memory = 64 << 10});
+  ASSERT_TRUE(dev.PrepareContext(0xC0));
   gpu_.events_ready = false;
   MeasureItem big{0x1000, 16 << 20, DType::kF32};
   int accepted = 0;
@@ -180,6 +228,7 @@ TEST_F(CudaDeviceTest, FullRingRefusesThenRecyclesInOrder) {
 
 TEST_F(CudaDeviceTest, EmptyBatchStillCompletesItsTicket) {
   CudaDevice dev(api_, kFatbin, {.device_memory = 1 << 20});
+  ASSERT_TRUE(dev.PrepareContext(0xC0));
   ASSERT_TRUE(dev.Enqueue(0x5, {}, 7));
   EXPECT_EQ(gpu_.launches, 0);
   int calls = 0;
@@ -189,6 +238,57 @@ TEST_F(CudaDeviceTest, EmptyBatchStillCompletesItsTicket) {
     EXPECT_TRUE(s.empty());
   });
   EXPECT_EQ(calls, 1);
+}
+
+TEST_F(CudaDeviceTest, EnqueueNeverAllocatesAndUnpreparedContextsAreRefused) {
+  CudaDevice dev(api_, kFatbin, {.device_memory = 1 << 20});
+  MeasureItem item{0x1000, 64, DType::kF32};
+  EXPECT_FALSE(dev.Enqueue(0x5, {&item, 1}, 1)) << "no PrepareContext yet";
+  EXPECT_EQ(dev.stats().unprepared.load(), 1u);
+  EXPECT_EQ(gpu_.allocs, 0) << "a refused Enqueue must not allocate either";
+  ASSERT_TRUE(dev.PrepareContext(0xC0));
+  EXPECT_EQ(gpu_.loaded_into, 1) << "kernel loaded into the context at prepare time";
+  int after_prepare = gpu_.allocs;
+  EXPECT_GE(after_prepare, 3) << "device ring, pinned ring, events";
+  ASSERT_TRUE(dev.PrepareContext(0xC0)) << "idempotent";
+  EXPECT_EQ(gpu_.allocs, after_prepare);
+  for (int i = 0; i < 20; ++i) {
+    ASSERT_TRUE(dev.Enqueue(0x5, {&item, 1}, i));
+    dev.Poll([](uint64_t, std::span<const BufferStats>) {});
+  }
+  EXPECT_EQ(gpu_.allocs, after_prepare) << "Enqueue allocated";
+  EXPECT_EQ(gpu_.mode, CU_STREAM_CAPTURE_MODE_GLOBAL) << "the thread's capture mode is restored";
+  EXPECT_EQ(gpu_.mode_depth, 0);
+  EXPECT_GE(gpu_.max_mode_depth, 1);
+}
+
+TEST_F(CudaDeviceTest, FailedPrepareLeavesTheContextUnmeasured) {
+  CudaDevice dev(api_, kFatbin, {.device_memory = 1 << 20});
+  gpu_.fail_alloc = true;
+  EXPECT_FALSE(dev.PrepareContext(0xC0));
+  gpu_.fail_alloc = false;
+  EXPECT_FALSE(dev.PrepareContext(0xC0)) << "a failed context is not retried on the launch path";
+  MeasureItem item{0x1000, 64, DType::kF32};
+  EXPECT_FALSE(dev.Enqueue(0x5, {&item, 1}, 1));
+  EXPECT_EQ(gpu_.launches, 0);
+}
+
+TEST_F(CudaDeviceTest, KnownCaptureStatusIsNotQueriedAgain) {
+  CudaDevice dev(api_, kFatbin, {.device_memory = 1 << 20});
+  ASSERT_TRUE(dev.PrepareContext(0xC0));
+  MeasureItem item{0x1000, 64, DType::kF32};
+  {
+    LaunchCaptureState::Scope known(0x5, /*capturing=*/false);
+    ASSERT_TRUE(dev.Enqueue(0x5, {&item, 1}, 1));
+    EXPECT_EQ(gpu_.capture_queries, 0);
+  }
+  {
+    LaunchCaptureState::Scope known(0x5, /*capturing=*/true);
+    EXPECT_FALSE(dev.Enqueue(0x5, {&item, 1}, 2)) << "the switchboard said: capturing";
+    EXPECT_EQ(gpu_.capture_queries, 0);
+  }
+  ASSERT_TRUE(dev.Enqueue(0x6, {&item, 1}, 3)) << "another stream: asked";
+  EXPECT_EQ(gpu_.capture_queries, 1);
 }
 
 TEST(ByteRing, FifoWrapAround) {
