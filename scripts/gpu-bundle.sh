@@ -2,7 +2,7 @@
 # Builds numtrace here and collects into gpu-bundle/ (git-ignored, <= 60 MiB)
 # everything the one GPU session needs; that machine has no Debian packages
 # and no network. Then: copy gpu-bundle/ there and run
-#   gpu-bundle/scripts/gpu-check.sh [RESULTS_DIR]
+#   gpu-bundle/gpu-check.sh [RESULTS_DIR]
 #
 #   scripts/gpu-bundle.sh [BUILD_DIR]     (default: build-gpu-bundle/)
 #
@@ -19,7 +19,7 @@ say() { echo "gpu-bundle: $*"; }
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 # One target at a time: a broken target of another area must not hide the rest.
 targets=(numtrace numtrace-diff numtrace_gpu_samples shim_gpu_test device_bench
-         shim_cupti_test shim_preload_quiet_test gpu_reduce_kernels_test)
+         shim_cupti_test shim_preload_quiet_test gpu_reduce_kernels_test cupti_holder)
 missing=()
 for t in "${targets[@]}"; do
   if ! cmake --build "$build" --target "$t" -j "$(nproc)" >"$build/bundle-$t.log" 2>&1; then
@@ -33,7 +33,7 @@ mkdir -p "$out/bin" "$out/lib" "$out/scripts" "$out/test"
 
 copy_if() { [ -e "$1" ] && cp "$1" "$2" || say "WARNING: missing $1"; }
 copy_if "$build/lib/libnumtrace.so" "$out/lib/"
-for p in mlp_train empty_kernels device_bench shim_gpu_test shim_cupti_test gpu_reduce_kernels_test; do
+for p in mlp_train empty_kernels device_bench shim_gpu_test shim_cupti_test gpu_reduce_kernels_test cupti_holder; do
   copy_if "$build/test-bin/$p" "$out/bin/"
 done
 
@@ -58,6 +58,7 @@ else
 fi
 
 cp "$root/scripts/gpu-check.sh" "$out/scripts/"
+cp "$root/scripts/gpu-check.sh" "$out/"  # run as gpu-bundle/gpu-check.sh
 cp "$root/scripts/numtrace" "$out/scripts/" 2>/dev/null || true
 cp -r "$root/scripts/hooks" "$out/scripts/" 2>/dev/null || true
 cp "$root/test/gpu/torch_transformer.py" "$out/test/"

@@ -6,9 +6,12 @@
 # with every step's log beside it. Finishes within ~8 minutes: every step
 # runs under a timeout cut to the time left.
 #
-#   gpu-bundle/scripts/gpu-check.sh [RESULTS_DIR]
+#   gpu-bundle/gpu-check.sh [RESULTS_DIR]    (also gpu-bundle/scripts/gpu-check.sh)
 set -uo pipefail
-bundle="$(cd "$(dirname "$0")/.." && pwd)"
+here="$(cd "$(dirname "$0")" && pwd)"
+# The bundle root is where lib/libnumtrace.so is: this script sits at the
+# root and in scripts/.
+if [ -e "$here/lib/libnumtrace.so" ] || [ ! -e "$here/../lib/libnumtrace.so" ]; then bundle="$here"; else bundle="$(cd "$here/.." && pwd)"; fi
 results="${1:-${OUT:-$PWD/gpu-check-out}}"
 mkdir -p "$results/logs"
 table="$results/gpu-check.txt"
@@ -48,6 +51,14 @@ if [ -n "$need" ] && [ "$(printf '%s\n%s\n' "$need" "$have" | sort -V | head -1)
 else
   row "glibc" "pass" "machine $have, bundle needs ${need:-?}"
 fi
+for tool in nvcc compute-sanitizer python3; do
+  if command -v "$tool" >/dev/null 2>&1; then
+    row "tool $tool" "info" "$(command -v "$tool")"
+  else
+    row "tool $tool" "info" "not on PATH"
+  fi
+done
+[ -e "$lib" ] || row "libnumtrace.so" "fail" "not in the bundle ($lib)"
 python_torch=0
 if [ "${NUMTRACE_CHECK_FORCE_GPU:-0}" = 1 ]; then python_torch=1; fi
 if t 60 "$results/logs/torch-import.log" python3 -c "import torch; assert torch.cuda.is_available(); print(torch.__version__)"; then
@@ -127,6 +138,44 @@ if [ $gpu -eq 1 ]; then
   fi
 else
   row "bench (all)" "skip" "no GPU"
+fi
+
+# --- how the shim wakes up: CUDA_INJECTION64_PATH alone; CUPTI held ----
+if [ $gpu -eq 1 ] && [ -x "$bin/mlp_train" ]; then
+  rm -rf "$results/trace-inject"
+  if t 90 "$results/logs/mlp-inject.log" env CUDA_INJECTION64_PATH="$lib" NUMTRACE_STEPS=2 \
+       NUMTRACE_OUTPUT_DIR="$results/trace-inject" "$bin/mlp_train" --steps 4; then
+    tr=$(find "$results/trace-inject" -name '*.ntrace.jsonl' 2>/dev/null | head -1)
+    k=0; [ -n "$tr" ] && k=$(grep -c '"type":"kernel"' "$tr")
+    if [ "$k" -gt 0 ]; then row "CUDA_INJECTION64_PATH capture" "pass" "$k kernel records"
+    else row "CUDA_INJECTION64_PATH capture" "fail" "no kernel records (trace: ${tr:-none})"; fi
+  else
+    row "CUDA_INJECTION64_PATH capture" "fail" "mlp_train: $(tail -1 "$results/logs/mlp-inject.log")"
+  fi
+else
+  row "CUDA_INJECTION64_PATH capture" "skip" "needs a GPU and bin/mlp_train"
+fi
+if [ $gpu -eq 1 ] && [ -x "$bin/cupti_holder" ]; then
+  t 60 "$results/logs/holder-plain.out" "$bin/cupti_holder"
+  rc0=$?
+  if [ $rc0 -ne 0 ]; then
+    row "CUPTI held by another subscriber" "skip" "cupti_holder alone exits $rc0: $(grep cupti_holder "$results/logs/holder-plain.out" | tail -1)"
+  else
+    rm -rf "$results/trace-holder"
+    timeout -k 5 60 env LD_PRELOAD="$lib" NUMTRACE_OUTPUT_DIR="$results/trace-holder" \
+      "$bin/cupti_holder" >"$results/logs/holder-shim.stdout" 2>"$results/logs/holder-shim.stderr"
+    rc1=$?
+    n=$(grep -c '^numtrace:' "$results/logs/holder-shim.stderr")
+    same=no
+    grep -v '^cupti_holder:' "$results/logs/holder-plain.out" | cmp -s - "$results/logs/holder-shim.stdout" && same=yes
+    if [ $rc1 -eq 0 ] && [ "$n" -eq 1 ] && [ $same = yes ] && grep -q '^numtrace:.*cupti_holder' "$results/logs/holder-shim.stderr"; then
+      row "CUPTI held by another subscriber" "pass" "one line naming cupti_holder, output unchanged"
+    else
+      row "CUPTI held by another subscriber" "fail" "exit $rc1, $n numtrace lines, same output: $same: $(grep '^numtrace:' "$results/logs/holder-shim.stderr" | head -1 | cut -c1-80)"
+    fi
+  fi
+else
+  row "CUPTI held by another subscriber" "skip" "needs a GPU and bin/cupti_holder"
 fi
 
 # --- PyTorch: kernels seen, dtypes, eager vs compiled -------------------
