@@ -50,6 +50,7 @@
 #include "shim/cupti/library_finder.h"
 #include "shim/device/cuda_device.h"
 #include "shim/engine/runtime.h"
+#include "shim/log/log.h"
 #include "shim/reduce/reduction_fatbin.h"
 
 namespace numtrace::shim {
@@ -84,6 +85,7 @@ bool NvtxSteps() { return Runtime::Get().config().step_mode == StepMode::kNvtx; 
 // Subscribes to CUPTI; everything after this happens in callbacks.
 void Activate() {
   if (!Runtime::Get().Configure()) return;
+  log::SetLevel(Runtime::Get().config().log_level);
   SessionHooks hooks;
   hooks.start = &StartEngine;
   hooks.context_destroying = &ContextDestroying;

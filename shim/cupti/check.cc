@@ -9,6 +9,7 @@
 
 #include "shim/cupti/cupti_api.h"
 #include "shim/cupti/driver_api.h"
+#include "shim/log/log.h"
 
 namespace numtrace::shim {
 namespace {
@@ -30,8 +31,9 @@ void LogLine(const char* fmt, ...) {
   va_start(args, fmt);
   vsnprintf(line, sizeof line, fmt, args);
   va_end(args);
-  // One write: lines from several threads must not interleave.
-  fprintf(stderr, "numtrace: %s\n", line);
+  // Through the facade: prefix, level filter (warn: shown by default) and
+  // one write per line.
+  log::Write(log::Level::kWarn, line);
 }
 
 bool CheckCuptiResult(int code, const char* call, const char* file, int line) {

@@ -20,8 +20,10 @@ namespace numtrace::shim {
 bool CheckCuptiResult(int code, const char* call, const char* file, int line);
 bool CheckDriverResult(int code, const char* call, const char* file, int line);
 
-// Prints one "numtrace: ..." line on stderr. Used for the few messages a
-// user must see (CUPTI held by another tool, no driver).
+// Prints one "numtrace: ..." line on stderr at warn level through the
+// logging facade (shim/log/log.h). Used for the few messages a user must
+// see (CUPTI held by another tool, no driver); printf-style for the CUDA
+// layer's existing call sites, new code may call log::Warn directly.
 void LogLine(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 
 }  // namespace numtrace::shim
