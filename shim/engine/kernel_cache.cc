@@ -8,8 +8,10 @@ namespace numtrace::shim {
 
 std::pair<DType, DTypeSource> KernelInfo::DTypeOf(uint32_t arg) const {
   if (arg < annotated.size() && annotated[arg]) return {*annotated[arg], DTypeSource::kSignature};
+  // per_arg is only ever read from the name, even when the primary is raw
+  // with source default (vectorized_gather_kernel<16, long>: arg 2 is i64).
   for (const auto& [index, dtype] : inferred.per_arg) {
-    if (index == arg) return {dtype, inferred.source};
+    if (index == arg) return {dtype, DTypeSource::kName};
   }
   return {inferred.primary, inferred.source};
 }
