@@ -84,70 +84,57 @@ DiffResult Judge(const Trace& a, const Trace& b, Alignment alignment, const Judg
   r.alignment = std::move(alignment);
   const auto& pairs = r.alignment.pairs;
   r.verdicts.reserve(pairs.size());
-  std::vector<uint32_t> diverged;
-  for (uint32_t i = 0; i < pairs.size(); ++i) {
-    const KernelPair& p = pairs[i];
-    PairVerdict v = JudgePair(a, p.a, b, p.b, p.method, options.tolerance);
-    r.counts.by_method[static_cast<int>(p.method)]++;
-    if (v.status == PairStatus::kBitwiseEqual) {
-      r.counts.bitwise_equal++;
-    } else if (v.status == PairStatus::kWithinTolerance) {
-      r.counts.within_tolerance++;
-    } else {
-      r.counts.diverged++;
-      diverged.push_back(i);
-      // Pairs are sorted by a, so the first one met is the earliest in A.
-      if (!r.first_divergence) r.first_divergence = i;
-    }
-    r.verdicts.push_back(v);
+  for (const KernelPair& p : pairs) {
+    r.verdicts.push_back(JudgePair(a, p.a, b, p.b, p.method, options.tolerance));
   }
-  r.counts.pairs = pairs.size();
-  r.counts.only_a = r.alignment.only_a.size();
-  r.counts.only_b = r.alignment.only_b.size();
-
   for (uint32_t i = 0; i < a.kernels.size(); ++i) {
     if (HasNonfiniteOutput(a, a.kernels[i])) { r.first_nonfinite_a = i; break; }
   }
   for (uint32_t i = 0; i < b.kernels.size(); ++i) {
     if (HasNonfiniteOutput(b, b.kernels[i])) { r.first_nonfinite_b = i; break; }
   }
-
-  size_t n = std::min(options.top_n, diverged.size());
-  std::partial_sort(diverged.begin(), diverged.begin() + n, diverged.end(), [&](uint32_t x, uint32_t y) {
-    if (r.verdicts[x].rel_diff != r.verdicts[y].rel_diff) return r.verdicts[x].rel_diff > r.verdicts[y].rel_diff;
-    return x < y;
-  });
-  r.top_divergences.assign(diverged.begin(), diverged.begin() + n);
-
-  if (r.counts.diverged > 0) {
-    r.verdict = Verdict::kDiverged;
-  } else if (r.counts.within_tolerance > 0 || r.counts.only_a > 0 || r.counts.only_b > 0) {
-    r.verdict = Verdict::kWithinTolerance;
-  } else {
-    r.verdict = Verdict::kIdentical;
-  }
+  TallyVerdicts(&r, options.top_n);
   return r;
 }
 
-std::string_view PairStatusName(PairStatus s) {
-  switch (s) {
-    case PairStatus::kBitwiseEqual: return "bitwise_equal";
-    case PairStatus::kWithinTolerance: return "within_tolerance";
-    // The spec's `kind` words for the diverged statuses (diff_result.h).
-    case PairStatus::kDiverged: return "values";
-    case PairStatus::kNonfiniteMismatch: return "nonfinite";
-    case PairStatus::kLayoutMismatch: return "layout";
+void TallyVerdicts(DiffResult* r, size_t top_n) {
+  const auto& pairs = r->alignment.pairs;
+  DiffCounts& c = r->counts;
+  c = {};
+  r->first_divergence.reset();
+  std::vector<uint32_t> diverged;
+  for (uint32_t i = 0; i < r->verdicts.size(); ++i) {
+    const PairStatus s = r->verdicts[i].status;
+    c.by_method[static_cast<int>(pairs[i].method)]++;
+    if (s == PairStatus::kBitwiseEqual) {
+      c.bitwise_equal++;
+    } else if (s == PairStatus::kWithinTolerance) {
+      c.within_tolerance++;
+    } else {
+      c.diverged++;
+      diverged.push_back(i);
+      // Pairs are sorted by a, so the first one met is the earliest in A.
+      if (!r->first_divergence) r->first_divergence = i;
+    }
   }
-  return "unknown";
-}
+  c.pairs = pairs.size();
+  c.only_a = r->alignment.only_a.size();
+  c.only_b = r->alignment.only_b.size();
 
-std::string_view VerdictName(Verdict v) {
-  switch (v) {
-    case Verdict::kIdentical: return "identical";
-    case Verdict::kWithinTolerance: return "within_tolerance";
-    case Verdict::kDiverged: return "diverged";
+  const size_t n = std::min(top_n, diverged.size());
+  std::partial_sort(diverged.begin(), diverged.begin() + n, diverged.end(), [&](uint32_t x, uint32_t y) {
+    if (r->verdicts[x].rel_diff != r->verdicts[y].rel_diff) return r->verdicts[x].rel_diff > r->verdicts[y].rel_diff;
+    return x < y;
+  });
+  r->top_divergences.assign(diverged.begin(), diverged.begin() + n);
+
+  if (c.diverged > 0) {
+    r->verdict = Verdict::kDiverged;
+  } else if (c.within_tolerance > 0 || c.only_a > 0 || c.only_b > 0) {
+    r->verdict = Verdict::kWithinTolerance;
+  } else {
+    r->verdict = Verdict::kIdentical;
   }
-  return "unknown";
 }
 
 }  // namespace numtrace::analyzer

@@ -35,6 +35,12 @@ struct JudgeOptions {
 
 DiffResult Judge(const Trace& a, const Trace& b, Alignment alignment, const JudgeOptions& options = {});
 
+// Fills counts, first_divergence, top_divergences (the top_n largest
+// rel_diff, earlier pair first on ties) and the verdict from r->alignment and
+// r->verdicts: the roll-up Judge ends with, for callers (report tests) that
+// set verdicts by hand. first_nonfinite_a/b are left as they are.
+void TallyVerdicts(DiffResult* r, size_t top_n);
+
 // The verdict on one pair (what Judge does per pair).
 PairVerdict JudgePair(const Trace& a, uint32_t ka, const Trace& b, uint32_t kb, MatchMethod method,
                       const Tolerance& tolerance);

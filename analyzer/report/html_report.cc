@@ -212,7 +212,7 @@ void RankData(const RankDiff& rd, const HtmlOptions& opt, std::string* out) {
   out->append(",\"b\":");
   Side(tb, out);
   out->append(",\"verdict\":\"");
-  out->append(VerdictWord(res.verdict));
+  out->append(VerdictName(res.verdict));
   out->append("\",\"rtol\":");
   Double(res.tolerance.rtol, out);
   out->append(",\"atol\":");
@@ -238,7 +238,7 @@ void RankData(const RankDiff& rd, const HtmlOptions& opt, std::string* out) {
     out->append("\",\"rel\":");
     Rel(v.rel_diff, out);
     out->append(",\"method\":\"");
-    out->append(MethodWord(al.pairs[i].method));
+    out->append(MatchMethodName(al.pairs[i].method));
     out->append("\",\"a\":");
     KernelInfo(ta, al.pairs[i].a, v.a_buffer, names, out);
     out->append(",\"b\":");
@@ -335,7 +335,7 @@ std::string HtmlReport(const DiffReport& report, const HtmlOptions& opt) {
   AppendJsonString(report.path_b, &data);
   RolledUp up = RollUpRanks(report);
   data.append(",\"verdict\":\"");
-  data.append(VerdictWord(up.verdict));
+  data.append(VerdictName(up.verdict));
   data.append("\",\"first_rank\":");
   Int(up.first_divergence_rank, &data);
   data.append(",\"ranks\":[");

@@ -34,7 +34,7 @@ void Counts(const DiffCounts& c, std::string* out) {
   for (int m = 0; m < kMatchMethodCount; ++m) {
     if (m) out->push_back(',');
     out->push_back('"');
-    out->append(MethodWord(static_cast<MatchMethod>(m)));
+    out->append(MatchMethodName(static_cast<MatchMethod>(m)));
     out->append("\":");
     Int(c.by_method[m], out);
   }
@@ -129,7 +129,7 @@ void RankSummary(const RankDiff& rd, std::string_view path_a, std::string_view p
   out->push_back(',');
   WriteTolerance(res.tolerance, out);
   out->append(",\"verdict\":\"");
-  out->append(VerdictWord(res.verdict));
+  out->append(VerdictName(res.verdict));
   out->append("\",");
   Counts(res.counts, out);
   out->push_back(',');
@@ -170,7 +170,7 @@ std::string JsonSummary(const DiffReport& report) {
   out.push_back(',');
   WriteTolerance(report.ranks.empty() ? Tolerance{} : report.ranks[0].result->tolerance, &out);
   out.append(",\"verdict\":\"");
-  out.append(VerdictWord(up.verdict));
+  out.append(VerdictName(up.verdict));
   out.append("\",");
   Counts(up.counts, &out);
   out.push_back(',');

@@ -2,38 +2,8 @@
 
 namespace numtrace::analyzer {
 
-std::string_view VerdictWord(Verdict v) {
-  switch (v) {
-    case Verdict::kIdentical: return "identical";
-    case Verdict::kWithinTolerance: return "within_tolerance";
-    case Verdict::kDiverged: break;
-  }
-  return "diverged";
-}
-
-std::string_view StatusWord(PairStatus s) {
-  switch (s) {
-    case PairStatus::kBitwiseEqual: return "bitwise_equal";
-    case PairStatus::kWithinTolerance: return "within_tolerance";
-    case PairStatus::kDiverged: return "values";
-    case PairStatus::kNonfiniteMismatch: return "nonfinite";
-    case PairStatus::kLayoutMismatch: break;
-  }
-  return "layout";
-}
-
-std::string_view MethodWord(MatchMethod m) {
-  switch (m) {
-    case MatchMethod::kOverride: return "override";
-    case MatchMethod::kExact: return "exact";
-    case MatchMethod::kFuzzy: return "fuzzy";
-    case MatchMethod::kValue: break;
-  }
-  return "value";
-}
-
 std::string_view DivergenceKind(PairStatus s) {
-  return IsDiverged(s) ? StatusWord(s) : std::string_view();
+  return IsDiverged(s) ? PairStatusName(s) : std::string_view();
 }
 
 uint64_t LaunchOrder(const Kernel& k) { return k.launch != kNoValue ? k.launch : k.seq; }

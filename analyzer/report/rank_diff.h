@@ -50,11 +50,6 @@ struct RolledUp {
 };
 RolledUp RollUpRanks(const DiffReport& report);
 
-// Spellings the reports share (the spec's words), kept here so report/ does
-// not depend on judge/'s object files for a few switch statements.
-std::string_view VerdictWord(Verdict v);        // "identical", "within_tolerance", "diverged"
-std::string_view StatusWord(PairStatus s);      // "bitwise_equal", ..., "layout"
-std::string_view MethodWord(MatchMethod m);     // "override", "exact", "fuzzy", "value"
 // `kind` of a divergence: "values", "nonfinite" or "layout"; "" when not diverged.
 std::string_view DivergenceKind(PairStatus s);
 

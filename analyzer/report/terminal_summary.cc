@@ -60,7 +60,7 @@ void Counts(const DiffCounts& c, Writer& w) {
   w << "; unmatched: " << c.only_a << " only in A, " << c.only_b << " only in B\n";
   w << "  matched by:";
   for (int m = 0; m < kMatchMethodCount; ++m) {
-    w << " " << MethodWord(static_cast<MatchMethod>(m)) << " " << c.by_method[m];
+    w << " " << MatchMethodName(static_cast<MatchMethod>(m)) << " " << c.by_method[m];
   }
   w << "\n";
 }
@@ -83,7 +83,7 @@ void PairLine(const RankDiff& rd, uint32_t i, Writer& w) {
   if (lb != Label(*rd.a, ka) || kb.seq != ka.seq) w << "  |  B#" << kb.seq << " " << lb;
   w << "  ";
   if (IsDiverged(v.status)) {
-    w.C(kRed, std::string(StatusWord(v.status)) + " rel " + Num(v.rel_diff));
+    w.C(kRed, std::string(PairStatusName(v.status)) + " rel " + Num(v.rel_diff));
   } else {
     w.C(kDim, v.status == PairStatus::kBitwiseEqual ? "equal" : "within tol, rel " + Num(v.rel_diff));
   }
@@ -100,7 +100,7 @@ void FirstDivergence(const RankDiff& rd, const TerminalOptions& opt, Writer& w) 
   const Kernel& kb = rd.b->kernels[p.b];
   w.C(kBold, "  first divergence");
   w << " (" << DivergenceKind(v.status) << ", rel diff " << Num(v.rel_diff) << ", matched "
-    << MethodWord(p.method) << "):\n";
+    << MatchMethodName(p.method) << "):\n";
   w << "    A seq " << ka.seq << ": ";
   w.C(kBold, Label(*rd.a, ka));
   w << "  " << BufferText(*rd.a, ka, v.a_buffer) << "\n";
@@ -177,7 +177,7 @@ std::string TerminalSummary(const DiffReport& report, const TerminalOptions& opt
   Writer w(opt.color);
   RolledUp up = RollUpRanks(report);
   w << "numtrace-diff: ";
-  w.C(std::string(VerdictColor(up.verdict)) + std::string(kBold), VerdictWord(up.verdict));
+  w.C(std::string(VerdictColor(up.verdict)) + std::string(kBold), VerdictName(up.verdict));
   w << "  (A: " << report.path_a << ", " << up.kernels_a << " kernels; B: " << report.path_b
     << ", " << up.kernels_b << " kernels)\n";
   if (report.per_rank) {
@@ -185,7 +185,7 @@ std::string TerminalSummary(const DiffReport& report, const TerminalOptions& opt
     Counts(up.counts, w);
     for (const RankDiff& rd : report.ranks) {
       w << "  rank " << static_cast<uint64_t>(rd.rank) << ": ";
-      w.C(VerdictColor(rd.result->verdict), VerdictWord(rd.result->verdict));
+      w.C(VerdictColor(rd.result->verdict), VerdictName(rd.result->verdict));
       w << ", " << rd.result->counts.diverged << " diverged of " << rd.result->counts.pairs
         << " pairs\n";
     }

@@ -11,10 +11,10 @@
 #ifndef NUMTRACE_TEST_ANALYZER_REPORT_REPORT_FIXTURE_H_
 #define NUMTRACE_TEST_ANALYZER_REPORT_REPORT_FIXTURE_H_
 
-#include <algorithm>
 #include <memory>
 #include <string>
 
+#include "analyzer/judge/judge.h"
 #include "analyzer/report/rank_diff.h"
 
 namespace numtrace::analyzer::testing {
@@ -76,31 +76,9 @@ class RankFixture {
   void AddOnlyA(std::string_view name) { r_.alignment.only_a.push_back(AddKernel(&a_, name, 1)); }
   void AddOnlyB(std::string_view name) { r_.alignment.only_b.push_back(AddKernel(&b_, name, 1)); }
 
-  // Fills counts, verdict, first divergence and top list from the pairs, as
-  // judge/ would.
-  void Finish() {
-    DiffCounts& c = r_.counts;
-    c = {};
-    c.pairs = r_.alignment.pairs.size();
-    c.only_a = r_.alignment.only_a.size();
-    c.only_b = r_.alignment.only_b.size();
-    for (size_t i = 0; i < r_.verdicts.size(); ++i) {
-      PairStatus s = r_.verdicts[i].status;
-      c.by_method[static_cast<int>(r_.alignment.pairs[i].method)]++;
-      if (s == PairStatus::kBitwiseEqual) c.bitwise_equal++;
-      else if (s == PairStatus::kWithinTolerance) c.within_tolerance++;
-      else c.diverged++;
-      if (IsDiverged(s)) {
-        if (!r_.first_divergence) r_.first_divergence = static_cast<uint32_t>(i);
-        r_.top_divergences.push_back(static_cast<uint32_t>(i));
-      }
-    }
-    std::stable_sort(r_.top_divergences.begin(), r_.top_divergences.end(),
-                     [&](uint32_t x, uint32_t y) { return r_.verdicts[x].rel_diff > r_.verdicts[y].rel_diff; });
-    r_.verdict = c.diverged ? Verdict::kDiverged
-                 : (c.within_tolerance || c.only_a || c.only_b) ? Verdict::kWithinTolerance
-                                                                 : Verdict::kIdentical;
-  }
+  // Fills counts, verdict, first divergence and top list from the pairs with
+  // judge/'s own roll-up (every divergence in the top list).
+  void Finish() { TallyVerdicts(&r_, r_.verdicts.size()); }
 
   Trace& a() { return a_; }
   Trace& b() { return b_; }
