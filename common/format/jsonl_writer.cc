@@ -11,13 +11,7 @@ template <typename T>
 void AppendInt(T v, std::string* out) {
   char buf[24];
   auto r = std::to_chars(buf, buf + sizeof(buf), v);
-  out->append(buf, r.ptr);
-}
-
-void Key(std::string_view k, std::string* out) {
-  out->push_back('"');
-  out->append(k);
-  out->append("\":");
+  out->append(buf, static_cast<size_t>(r.ptr - buf));
 }
 
 // Length of the valid UTF-8 sequence starting at s[i], or 0 if invalid.

@@ -296,7 +296,13 @@ std::string ShortName(std::string_view name) {
     std::string_view inner(s.data() + i + 1, std::min(close, s.size()) - i - 1);
     bool plain = !inner.empty() && inner.size() <= 80 &&
                  std::all_of(inner.begin(), inner.end(), [](char c) { return IsIdent(c) || c == ':'; });
-    out += plain ? "<" + std::string(inner) + ">" : std::string("<...>");
+    if (plain) {
+      out += '<';
+      out += inner;
+      out += '>';
+    } else {
+      out += "<...>";
+    }
     i = close;
   }
   std::string r = SqueezeSpaces(out);

@@ -231,7 +231,9 @@ TEST_F(MakeTracePairTest, WritesDebugModeLogs) {
     EXPECT_EQ(blocks, total);
     EXPECT_EQ(l2, blocks);
     EXPECT_EQ(hashes, blocks);
-    if (std::string(f) == "a.log") EXPECT_EQ(blocks, 1500u);
+    if (std::string(f) == "a.log") {
+      EXPECT_EQ(blocks, 1500u);
+    }
   }
 }
 

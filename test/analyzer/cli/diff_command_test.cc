@@ -24,7 +24,10 @@ void WriteTrace(const fs::path& path, const std::vector<double>& values, int64_t
   std::string out;
   TraceHeader h;
   h.producer = "test";
-  h.run = RunInfo{.label = path.stem().string(), .rank = rank};
+  RunInfo run;
+  run.label = path.stem().string();
+  run.rank = rank;
+  h.run = run;
   AppendJsonLine(h, &out);
   const char* names[] = {"gemm", "add<float>", "softmax"};
   for (size_t i = 0; i < values.size(); ++i) {

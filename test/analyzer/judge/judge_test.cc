@@ -26,8 +26,9 @@ Buffer Off(uint64_t content, double rel) {
 TEST(Judge, IdenticalTraces) {
   TraceBuilder ta("a"), tb("b");
   for (int i = 0; i < 10; ++i) {
-    ta.Add("k" + std::to_string(i % 3), {In(64), Out(i)});
-    tb.Add("k" + std::to_string(i % 3), {In(64), Out(i)});
+    const std::string name = std::string("k").append(std::to_string(i % 3));
+    ta.Add(name, {In(64), Out(i)});
+    tb.Add(name, {In(64), Out(i)});
   }
   Trace a = ta.Build(), b = tb.Build();
   DiffResult r = Judge(a, b, Align(a, b));

@@ -279,7 +279,9 @@ TEST_F(EngineTest, ManyThreadsRecordsInLaunchOrderDenseSeq) {
   ASSERT_EQ(sink.kernels.size(), static_cast<size_t>(kThreads * kPerThread));
   for (size_t i = 0; i < sink.kernels.size(); ++i) {
     EXPECT_EQ(sink.kernels[i].seq, i);
-    if (i) ASSERT_LT(*sink.kernels[i - 1].launch, *sink.kernels[i].launch);
+    if (i) {
+      ASSERT_LT(*sink.kernels[i - 1].launch, *sink.kernels[i].launch);
+    }
   }
   EXPECT_EQ(sink.launches, static_cast<uint64_t>(kThreads * kPerThread));
 }

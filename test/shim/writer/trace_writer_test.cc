@@ -38,7 +38,7 @@ class TraceWriterTest : public ::testing::Test {
   }
   static KernelRecord Kernel(uint64_t launch) {
     KernelRecord k;
-    k.name = "k" + std::to_string(launch);
+    k.name = std::string("k").append(std::to_string(launch));
     k.launch = launch;
     return k;
   }
