@@ -9,11 +9,14 @@
 #include <sstream>
 #include <string>
 
+#include "test/analyzer/report/chromium.h"
 #include "test/analyzer/report/report_fixture.h"
 
 namespace numtrace::analyzer {
 namespace {
 
+using testing::Chromium;
+using testing::DumpDom;
 using testing::RankFixture;
 
 constexpr const char* kEvilName = "<script>alert(1)</script> &amp; \"q\" 'k' </script><img src=x onerror=alert(2)>";
@@ -141,39 +144,6 @@ TEST(HtmlReportTest, WritesRealisticSample) {
 
 // ---- in a real browser (Debian's chromium, headless) ----
 
-std::string Chromium() {
-  for (const char* p : {"/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"}) {
-    if (std::filesystem::exists(p)) return p;
-  }
-  return "";
-}
-
-std::string RunCapture(const std::string& cmd) {
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return out;
-  char buf[65536];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) out.append(buf, n);
-  pclose(p);
-  return out;
-}
-
-// A profile per page: ctest -j runs the browser tests concurrently, and two
-// chromium processes cannot share one profile.
-std::string ChromiumFlags(const std::string& file) {
-  return " --headless --no-sandbox --disable-gpu --disable-background-networking"
-         " --disable-component-update --disable-sync --no-first-run --disable-dev-shm-usage"
-         " --user-data-dir=" + (std::filesystem::temp_directory_path() / ("numtrace-chromium-" + file)).string();
-}
-
-std::string DumpDom(const std::string& html, const std::string& file) {
-  std::filesystem::path path = std::filesystem::path(NUMTRACE_BINARY_DIR) / file;
-  std::ofstream(path, std::ios::binary) << html;
-  return RunCapture("timeout 120 " + Chromium() + ChromiumFlags(file) +
-                    " --window-size=1400,1000 --dump-dom file://" + path.string() + " 2>/dev/null");
-}
-
 TEST(HtmlReportBrowserTest, TraceStringsRenderAsTextNeverAsMarkup) {
   if (Chromium().empty()) GTEST_SKIP() << "chromium not installed: browser checks skipped";
   RankFixture f = Evil();
@@ -215,12 +185,6 @@ TEST(HtmlReportBrowserTest, LargeReportRendersABoundedNumberOfRows) {
   // Opened at the first divergence: its row (60000) is among those rendered.
   EXPECT_NE(dom.find("data-row=\"60000\""), std::string::npos);
 }
-
-}  // namespace
-}  // namespace numtrace::analyzer
-
-namespace numtrace::analyzer {
-namespace {
 
 TEST(HtmlReportBrowserTest, SeveralRanksGetASelectorAndOpenOnTheFirstDivergingRank) {
   if (Chromium().empty()) GTEST_SKIP() << "chromium not installed: browser checks skipped";

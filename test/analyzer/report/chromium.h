@@ -1,0 +1,57 @@
+// File: test/analyzer/report/chromium.h
+//
+// Runs Debian's chromium headless on a report page for the browser tests:
+// the page is written under the build tree and its DOM is returned after the
+// page's own script (and any probe script the test appended) ran. Each page
+// gets its own browser profile, because ctest -j runs the browser tests
+// concurrently and two chromium processes cannot share one.
+//
+// Example:
+//   if (Chromium().empty()) GTEST_SKIP() << "chromium not installed";
+//   std::string dom = DumpDom(HtmlReport(report, {}), "html_report_x.html");
+#ifndef NUMTRACE_TEST_ANALYZER_REPORT_CHROMIUM_H_
+#define NUMTRACE_TEST_ANALYZER_REPORT_CHROMIUM_H_
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace numtrace::analyzer::testing {
+
+// The browser's path, "" when none is installed (the tests then skip).
+inline std::string Chromium() {
+  for (const char* p : {"/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"}) {
+    if (std::filesystem::exists(p)) return p;
+  }
+  return "";
+}
+
+inline std::string RunCapture(const std::string& cmd) {
+  std::string out;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return out;
+  char buf[65536];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) out.append(buf, n);
+  pclose(p);
+  return out;
+}
+
+inline std::string ChromiumFlags(const std::string& file) {
+  return " --headless --no-sandbox --disable-gpu --disable-background-networking"
+         " --disable-component-update --disable-sync --no-first-run --disable-dev-shm-usage"
+         " --user-data-dir=" + (std::filesystem::temp_directory_path() / ("numtrace-chromium-" + file)).string();
+}
+
+// Writes `html` to NUMTRACE_BINARY_DIR/file and returns chromium's DOM of it.
+inline std::string DumpDom(const std::string& html, const std::string& file) {
+  std::filesystem::path path = std::filesystem::path(NUMTRACE_BINARY_DIR) / file;
+  std::ofstream(path, std::ios::binary) << html;
+  return RunCapture("timeout 120 " + Chromium() + ChromiumFlags(file) +
+                    " --window-size=1400,1000 --dump-dom file://" + path.string() + " 2>/dev/null");
+}
+
+}  // namespace numtrace::analyzer::testing
+
+#endif  // NUMTRACE_TEST_ANALYZER_REPORT_CHROMIUM_H_
