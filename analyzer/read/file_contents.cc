@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <utility>
@@ -40,6 +41,9 @@ FileContents& FileContents::operator=(FileContents&& other) noexcept {
   copy_ = std::move(other.copy_);
   mapping_ = std::exchange(other.mapping_, nullptr);
   mapping_size_ = std::exchange(other.mapping_size_, 0);
+  dropped_ = std::exchange(other.dropped_, 0);
+  populated_ = std::exchange(other.populated_, 0);
+  next_check_ = std::exchange(other.next_check_, 0);
   size_ = std::exchange(other.size_, 0);
   // A moved padded_string keeps its heap buffer, so data_ stays valid.
   data_ = mapping_ ? static_cast<const char*>(mapping_) : (copy_.data() ? copy_.data() : "");
@@ -48,6 +52,32 @@ FileContents& FileContents::operator=(FileContents&& other) noexcept {
 }
 
 FileContents::~FileContents() { Release(); }
+
+void FileContents::Advance(size_t pos) const {
+  char* base = static_cast<char*>(mapping_);
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  // Behind: whole pages below `pos`. MADV_DONTNEED on a private read-only
+  // file mapping only drops this process's page table entries.
+  const size_t behind = pos / page * page;
+  if (behind > dropped_) {
+    ::madvise(base + dropped_, behind - dropped_, MADV_DONTNEED);
+    dropped_ = behind;
+  }
+  // Ahead: keep at least one window mapped past `pos`, in one call per
+  // window rather than a page fault per 64 KB.
+  if (populated_ < size_ && populated_ < pos + kWindow) {
+    const size_t from = std::max(populated_, behind);
+    const size_t to = std::min((pos + 2 * kWindow) / page * page, (size_ + page - 1) / page * page);
+    if (to > from) {
+#ifdef MADV_POPULATE_READ
+      if (::madvise(base + from, to - from, MADV_POPULATE_READ) != 0)
+#endif
+        ::madvise(base + from, to - from, MADV_WILLNEED);
+    }
+    populated_ = std::max(populated_, to);
+  }
+  next_check_ = pos + kWindow / 2;
+}
 
 void FileContents::Release() {
   if (mapping_) ::munmap(mapping_, mapping_size_);
@@ -79,13 +109,14 @@ absl::StatusOr<FileContents> FileContents::Load(const std::string& path) {
     if (base != MAP_FAILED) {
       // The file over the start of the zeroed reservation: the tail of its
       // last page and the pages after it read as zeros (the padding).
-      void* file = ::mmap(base, size, PROT_READ, MAP_PRIVATE | MAP_FIXED | MAP_POPULATE, fd.fd, 0);
+      void* file = ::mmap(base, size, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd.fd, 0);
       if (file == base) {
         FileContents f;
         f.mapping_ = base;
         f.mapping_size_ = total;
         f.data_ = static_cast<const char*>(base);
         f.size_ = size;
+        f.ReadingAt(0);  // the first window
         return f;
       }
       ::munmap(base, total);

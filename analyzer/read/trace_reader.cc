@@ -116,6 +116,7 @@ absl::StatusOr<Trace> ReadTraceContents(const FileContents& contents, std::strin
   uint64_t line_no = 0;
   size_t pos = 0;
   while (pos < size) {
+    contents.ReadingAt(pos);
     ++line_no;
     const char* p = data + pos;
     const void* nl = std::memchr(p, '\n', size - pos);
