@@ -3,6 +3,10 @@
 // The result of aligning two kernel streams: which kernel of run A pairs with
 // which kernel of run B, and how each pair was made. Produced by align/,
 // consumed by judge/ and report/.
+//
+// Example:
+//   Alignment al = Align(a, b);  // analyzer/align/aligner.h
+//   for (const KernelPair& p : al.pairs) a.Name(a.kernels[p.a]);  // MatchMethodName(p.method)
 #ifndef NUMTRACE_ANALYZER_ALIGN_ALIGNMENT_H_
 #define NUMTRACE_ANALYZER_ALIGN_ALIGNMENT_H_
 

@@ -3,6 +3,11 @@
 // The verdict on one aligned pair of traces: per pair status, counts, the
 // first divergence and the first non-finite kernel of each run. Produced by
 // judge/, rendered by report/ (terminal, JSON summary, HTML).
+//
+// Example:
+//   DiffResult r = Judge(a, b, Align(a, b));  // analyzer/judge/judge.h
+//   VerdictName(r.verdict);                   // "diverged"
+//   PairStatusName(r.verdicts[*r.first_divergence].status);  // "values"
 #ifndef NUMTRACE_ANALYZER_JUDGE_DIFF_RESULT_H_
 #define NUMTRACE_ANALYZER_JUDGE_DIFF_RESULT_H_
 

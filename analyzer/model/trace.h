@@ -5,6 +5,10 @@
 // purpose: a 1M-kernel pair must diff within a few GB, so kernels and buffers
 // are flat vectors, strings are interned once, and per-buffer `pre` stats are
 // not kept (the role already says what they told).
+//
+// Example:
+//   absl::StatusOr<Trace> t = ReadTraceFile("rank_0.ntrace.jsonl");  // read/
+//   for (const Kernel& k : t->kernels) t->BuffersOf(k);  // that kernel's buffers
 #ifndef NUMTRACE_ANALYZER_MODEL_TRACE_H_
 #define NUMTRACE_ANALYZER_MODEL_TRACE_H_
 
