@@ -8,6 +8,9 @@ function(numtrace_add_test name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBS;LABELS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_LIBS} GTest::gtest GTest::gmock GTest::gtest_main)
+  # Shared test helpers (test/util/...) are included from the repo root, also
+  # by tests that link no numtrace library.
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR})
   target_compile_definitions(${name} PRIVATE
     NUMTRACE_SHARED_DIR="${NUMTRACE_SHARED_DIR}"
     NUMTRACE_SOURCE_DIR="${PROJECT_SOURCE_DIR}"

@@ -219,10 +219,6 @@ absl::Status ApplyStat(std::string_view key, std::string_view value, Block* b) {
   return absl::OkStatus();  // Location, Phase, Input producers, later additions
 }
 
-absl::Status LineError(std::string_view path, uint64_t line, std::string_view reason) {
-  return absl::InvalidArgumentError(Cat(path, ":", line, ": ", reason));
-}
-
 }  // namespace
 
 std::string_view DebugModeOpName(std::string_view key) {

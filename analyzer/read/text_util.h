@@ -42,6 +42,11 @@ std::string Cat(const T&... v) {
   return absl::StrCat(text_internal::ToAlphaNum(v)...);
 }
 
+// The importers' error for bad input: "path:line: reason" (the spec's form).
+inline absl::Status LineError(std::string_view path, uint64_t line, std::string_view reason) {
+  return absl::InvalidArgumentError(Cat(path, ":", line, ": ", reason));
+}
+
 inline std::string_view Message(const absl::Status& s) {
   return {s.message().data(), s.message().size()};
 }

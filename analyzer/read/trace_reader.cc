@@ -95,10 +95,6 @@ class LineLoop {
   bool have_header_ = false;
 };
 
-absl::Status LineError(std::string_view path, uint64_t line, std::string_view reason) {
-  return absl::InvalidArgumentError(Cat(path, ":", line, ": ", reason));
-}
-
 }  // namespace
 
 absl::StatusOr<Trace> ReadTraceContents(const FileContents& contents, std::string_view path) {

@@ -17,10 +17,12 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "simdjson.h"
+#include "test/util/scratch_dir.h"
 
 namespace {
 
 namespace fs = std::filesystem;
+using numtrace::testing::ReadFileText;
 
 const std::string kTool = std::string(NUMTRACE_BINARY_DIR) + "/bin/numtrace-make-pair";
 
@@ -39,13 +41,6 @@ RunResult RunTool(const std::string& args) {
   int status = pclose(p);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
-}
-
-std::string ReadAll(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 uint64_t Captured(const std::string& out, const std::string& pattern) {
@@ -136,10 +131,7 @@ std::vector<KernelLine> ParseTrace(const fs::path& path) {
 class MakeTracePairTest : public testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("numtrace_make_pair_test_" + std::to_string(::getpid()) + "_" +
-            testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
+    dir_ = numtrace::testing::FreshTestDir("make_pair_test");
   }
   void TearDown() override { fs::remove_all(dir_); }
   std::string Pair(const std::string& a, const std::string& b) {
@@ -194,9 +186,9 @@ TEST_F(MakeTracePairTest, SameSeedSameBytesOtherSeedOtherValues) {
   ASSERT_EQ(RunTool("--kernels 500 --seed 9 " + Pair("a1", "b1")).exit_code, 0);
   ASSERT_EQ(RunTool("--kernels 500 --seed 9 " + Pair("a2", "b2")).exit_code, 0);
   ASSERT_EQ(RunTool("--kernels 500 --seed 10 " + Pair("a3", "b3")).exit_code, 0);
-  EXPECT_EQ(ReadAll(dir_ / "a1"), ReadAll(dir_ / "a2"));
-  EXPECT_EQ(ReadAll(dir_ / "b1"), ReadAll(dir_ / "b2"));
-  EXPECT_NE(ReadAll(dir_ / "a1"), ReadAll(dir_ / "a3"));
+  EXPECT_EQ(ReadFileText(dir_ / "a1"), ReadFileText(dir_ / "a2"));
+  EXPECT_EQ(ReadFileText(dir_ / "b1"), ReadFileText(dir_ / "b2"));
+  EXPECT_NE(ReadFileText(dir_ / "a1"), ReadFileText(dir_ / "a3"));
 }
 
 TEST_F(MakeTracePairTest, DivergeAtAndStepLenAreHonoured) {

@@ -21,6 +21,7 @@
 
 #include "analyzer/cli/diff_command.h"
 #include "test/analyzer/read/debugmode_log_text.h"
+#include "test/util/scratch_dir.h"
 
 namespace numtrace::analyzer {
 namespace {
@@ -43,8 +44,7 @@ OpBlock Op(std::string key, int k) {
 class DebugModeDiffTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("numtrace_debugmode_diff_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
+    dir_ = numtrace::testing::FreshTestDir("debugmode_diff");
     fs::create_directories(dir_ / "a");
     fs::create_directories(dir_ / "b");
     const std::string p = "FSDPLlama3Model.";
@@ -72,8 +72,8 @@ class DebugModeDiffTest : public ::testing::Test {
         Op("layers.1/op_2_add", 5),
         Op("norm/op_0_rms_norm", 6),
     };
-    std::ofstream(dir_ / "a" / "rank_0_activations.log") << DebugModeLogText(a);
-    std::ofstream(dir_ / "b" / "rank_0_activations.log") << DebugModeLogText(b);
+    numtrace::testing::WriteFileText(dir_ / "a" / "rank_0_activations.log", DebugModeLogText(a));
+    numtrace::testing::WriteFileText(dir_ / "b" / "rank_0_activations.log", DebugModeLogText(b));
   }
   void TearDown() override { fs::remove_all(dir_); }
 

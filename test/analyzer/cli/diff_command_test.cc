@@ -11,11 +11,14 @@
 #include <vector>
 
 #include "common/format/jsonl_writer.h"
+#include "test/util/scratch_dir.h"
 
 namespace numtrace::analyzer {
 namespace {
 
 namespace fs = std::filesystem;
+using numtrace::testing::FreshTestDir;
+using numtrace::testing::ReadFileText;
 
 // A trace of kernels gemm/add/softmax cycling, one f32 output buffer each
 // whose stats are derived from `values[i]`; nan_at gives that kernel a NaN.
@@ -62,20 +65,10 @@ void WriteTrace(const fs::path& path, const std::vector<double>& values, int64_t
   std::ofstream(path, std::ios::binary) << out;
 }
 
-std::string Slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 class DiffCommandTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("numtrace_cli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = FreshTestDir("cli");
     WriteTrace(dir_ / "a.jsonl", {1, 2, 3, 4, 5, 6});
     WriteTrace(dir_ / "same.jsonl", {1, 2, 3, 4, 5, 6});
     WriteTrace(dir_ / "close.jsonl", {1, 2, 3, 4.00002, 5, 6});
@@ -135,7 +128,7 @@ TEST_F(DiffCommandTest, DivergedExitsOneAndWritesBothOutputs) {
   EXPECT_EQ(uint64_t(doc["first_divergence"]["a_seq"]), 3u);
   EXPECT_EQ(int64_t(doc["first_divergence"]["a_arg"]), 2);
   EXPECT_EQ(uint64_t(doc["first_nonfinite"]["b"]["seq"]), 5u);
-  std::string html = Slurp(P("r.html"));
+  std::string html = ReadFileText(P("r.html"));
   EXPECT_NE(html.find("</html>"), std::string::npos);
   EXPECT_NE(html.find("numtrace-data"), std::string::npos);
   // Nothing temporary left behind.
@@ -154,13 +147,13 @@ TEST_F(DiffCommandTest, RefusesToOverwriteBeforeWorkingAndForceOverwrites) {
   // Even with an unreadable input, the refusal comes first.
   EXPECT_EQ(Run({P("a.jsonl"), P("b.jsonl"), "--json", P("s.json")}), kExitError);
   ExpectOneErrorLine(P("s.json") + ": output file exists");
-  EXPECT_EQ(Slurp(P("s.json")), "keep me");
+  EXPECT_EQ(ReadFileText(P("s.json")), "keep me");
   std::ofstream(P("r.html")) << "keep me too";
   EXPECT_EQ(Run({P("a.jsonl"), P("b.jsonl"), "-o", P("r.html")}), kExitError);
-  EXPECT_EQ(Slurp(P("r.html")), "keep me too");
+  EXPECT_EQ(ReadFileText(P("r.html")), "keep me too");
   EXPECT_EQ(Run({P("a.jsonl"), P("b.jsonl"), "--json", P("s.json"), "--force"}), kExitDiverged)
       << err_.str();
-  EXPECT_NE(Slurp(P("s.json")).find("numtrace-diff-summary"), std::string::npos);
+  EXPECT_NE(ReadFileText(P("s.json")).find("numtrace-diff-summary"), std::string::npos);
 }
 
 TEST_F(DiffCommandTest, MissingInputNamesTheFile) {
@@ -170,8 +163,8 @@ TEST_F(DiffCommandTest, MissingInputNamesTheFile) {
 }
 
 TEST_F(DiffCommandTest, MalformedTraceNamesFileAndLine) {
-  std::ofstream(P("bad.jsonl")) << Slurp(P("a.jsonl")).substr(0, 200) << "\n{\"type\":\"kernel\",\"seq\":\n";
-  std::string text = Slurp(P("bad.jsonl"));
+  std::ofstream(P("bad.jsonl")) << ReadFileText(P("a.jsonl")).substr(0, 200) << "\n{\"type\":\"kernel\",\"seq\":\n";
+  std::string text = ReadFileText(P("bad.jsonl"));
   EXPECT_EQ(Run({P("a.jsonl"), P("bad.jsonl")}), kExitError);
   ExpectOneErrorLine("bad.jsonl");
 }
@@ -242,7 +235,7 @@ TEST_F(DiffCommandTest, BinaryExitCodes) {
   EXPECT_EQ(code(P("a.jsonl") + " " + P("same.jsonl")), 0);
   EXPECT_EQ(code(P("a.jsonl") + " " + P("b.jsonl")), 1);
   EXPECT_EQ(code(P("a.jsonl") + " " + P("nope.jsonl")), 2);
-  EXPECT_NE(Slurp(P("err.txt")).find("nope.jsonl"), std::string::npos);
+  EXPECT_NE(ReadFileText(P("err.txt")).find("nope.jsonl"), std::string::npos);
 }
 
 }  // namespace

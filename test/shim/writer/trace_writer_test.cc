@@ -11,6 +11,8 @@
 #include <simdjson.h>
 #include <thread>
 
+#include "test/util/scratch_dir.h"
+
 namespace numtrace::shim {
 namespace {
 
@@ -19,11 +21,7 @@ namespace fs = std::filesystem;
 class TraceWriterTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir = (fs::temp_directory_path() /
-           ("numtrace_tw_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name()))
-              .string();
-    fs::remove_all(dir);
+    dir = numtrace::testing::FreshTestDir("tw").string();
   }
   void TearDown() override { fs::remove_all(dir); }
 
