@@ -9,6 +9,9 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <string>
 
 #include "analyzer/report/html_report.h"
@@ -120,7 +123,12 @@ class HtmlReportInteractionTest : public ::testing::Test {
     const size_t body = html.rfind("</body>");
     ASSERT_NE(body, std::string::npos);
     html.insert(body, kProbe);
-    std::string dom = DumpDom(html, "html_report_controls.html");
+    // ctest runs each TEST in its own process, two at once with -j2: one
+    // page (and browser profile) per process.
+    const std::string file = "html_report_controls_" + std::to_string(::getpid()) + ".html";
+    std::string dom = DumpDom(html, file);
+    std::filesystem::remove(std::filesystem::path(NUMTRACE_BINARY_DIR) / file);
+    std::filesystem::remove_all(std::filesystem::temp_directory_path() / ("numtrace-chromium-" + file));
     const std::string open = "<pre id=\"probe\">";
     const size_t begin = dom.find(open);
     ASSERT_NE(begin, std::string::npos) << "the probe did not run: " << dom.substr(0, 3000);

@@ -101,6 +101,9 @@ TEST(AllocMapTest, ConcurrentLookupsDuringAllocAndFree) {
       }
     });
   }
+  // Churn only once every reader runs: on a loaded machine the churn could
+  // otherwise finish before any lookup, and the test would prove nothing.
+  while (lookups.load() < 3 * 64) std::this_thread::yield();
   // Churn: short-lived allocations between the stable ones.
   for (int round = 0; round < 2000; ++round) {
     const uint64_t at = kBase + (round % 64) * kGiB + (2 << 20);

@@ -22,6 +22,7 @@ class TraceWriterTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir = numtrace::testing::FreshTestDir("tw").string();
+    fs::remove(dir);  // the writer must create it itself (and only when it writes)
   }
   void TearDown() override { fs::remove_all(dir); }
 
