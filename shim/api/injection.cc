@@ -84,8 +84,7 @@ bool NvtxSteps() { return Runtime::Get().config().step_mode == StepMode::kNvtx; 
 
 // Subscribes to CUPTI; everything after this happens in callbacks.
 void Activate() {
-  if (!Runtime::Get().Configure()) return;
-  log::SetLevel(Runtime::Get().config().log_level);
+  if (!Runtime::Get().Configure()) return;  // also sets the log level
   SessionHooks hooks;
   hooks.start = &StartEngine;
   hooks.context_destroying = &ContextDestroying;

@@ -1,10 +1,10 @@
 // The C entry points of shim/api/numtrace.h, forwarding to the Runtime.
 #include "shim/api/numtrace.h"
 
-#include <cstdio>
 #include <string>
 
 #include "shim/engine/runtime.h"
+#include "shim/log/log.h"
 
 #define NUMTRACE_EXPORT __attribute__((visibility("default")))
 
@@ -36,12 +36,12 @@ NUMTRACE_EXPORT int numtrace_capture_end(void) {
 
 NUMTRACE_EXPORT int numtrace_annotate_kernel(const char* name, const char* dtypes) {
   if (name == nullptr || dtypes == nullptr) {
-    std::fprintf(stderr, "numtrace_annotate_kernel: name and dtypes must not be NULL\n");
+    numtrace::shim::log::Error("numtrace_annotate_kernel: name and dtypes must not be NULL");
     return -1;
   }
   std::string error;
   if (!Runtime::Get().Annotate(name, dtypes, &error)) {
-    std::fprintf(stderr, "%s\n", error.c_str());
+    numtrace::shim::log::Error("{}", error);
     return -1;
   }
   return 0;

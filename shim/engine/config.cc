@@ -23,10 +23,11 @@ std::optional<uint64_t> ParseU64(std::string_view s) {
   return v;
 }
 
-// "NUMTRACE_X='v' is not valid: accepted ..." - one line, names all three.
+// "NUMTRACE_X='v' is not valid: accepted ..." - one line, names all three
+// (log::Write adds the "numtrace: " prefix).
 std::string BadValue(std::string_view var, std::string_view value, std::string_view accepted) {
-  std::string s = "numtrace: ";
-  s.append(var).append("='").append(value).append("' is not valid; accepted: ");
+  std::string s(var);
+  s.append("='").append(value).append("' is not valid; accepted: ");
   s.append(accepted).append(" (numtrace stays off for this process)");
   return s;
 }

@@ -3,13 +3,13 @@
 #include <pthread.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
 
 #include "shim/engine/annotations.h"
 #include "shim/engine/engine.h"
+#include "shim/log/log.h"
 #include "shim/writer/trace_file.h"
 #include "shim/writer/trace_writer.h"
 
@@ -65,13 +65,6 @@ Runtime::~Runtime() {
   device_.reset();
 }
 
-bool Runtime::LogAt(std::string_view level) const {
-  auto rank = [](std::string_view l) {
-    return l == "off" ? 0 : l == "error" ? 1 : l == "warn" ? 2 : l == "info" ? 3 : 4;
-  };
-  return rank(level) <= rank(config_.log_level);
-}
-
 bool Runtime::Configure() {
   std::lock_guard<std::mutex> lock(mu_);
   if (configured_) return config_ok_;
@@ -79,12 +72,13 @@ bool Runtime::Configure() {
   std::string error;
   auto cfg = ParseConfig(getenv_, &error);
   if (!cfg) {
-    std::fprintf(stderr, "%s\n", error.c_str());
+    log::Error("{}", error);
     const char* strict = getenv_("NUMTRACE_STRICT");
     if (strict != nullptr && std::string_view(strict) == "1") std::exit(2);
     return config_ok_ = false;
   }
   config_ = std::move(*cfg);
+  log::SetLevel(config_.log_level);
   config_ok_ = config_.enabled;
   return config_ok_;
 }
@@ -129,10 +123,7 @@ EventSink* Runtime::Start(std::unique_ptr<Device> device, std::optional<DeviceIn
   Engine* engine = engine_.get();
   writer_->SetPump([engine] { engine->Pump(); });
   sink_.store(engine, std::memory_order_release);
-  if (LogAt("info")) {
-    std::fprintf(stderr, "numtrace: capturing (%s) into %s\n", config_.SelectorText().c_str(),
-                 config_.output_dir.c_str());
-  }
+  log::Info("capturing ({}) into {}", config_.SelectorText(), config_.output_dir);
   if (this == &Get()) {
     static std::once_flag once;
     std::call_once(once, [] { std::atexit([] { Runtime::Get().Shutdown(); }); });
@@ -157,9 +148,7 @@ void Runtime::Shutdown() {
     engine = engine_.get();
   }
   if (engine != nullptr) engine->Shutdown();
-  if (writer_ != nullptr && LogAt("info") && !writer_->path().empty()) {
-    std::fprintf(stderr, "numtrace: wrote %s\n", writer_->path().c_str());
-  }
+  if (writer_ != nullptr && !writer_->path().empty()) log::Info("wrote {}", writer_->path());
 }
 
 std::string Runtime::trace_path() const { return writer_ ? writer_->path() : std::string(); }

@@ -81,7 +81,6 @@ class Runtime {
 
  private:
   TraceHeader MakeHeader(std::optional<DeviceInfo> info) const;
-  bool LogAt(std::string_view level) const;
 
   GetEnvFn getenv_;
   std::mutex mu_;

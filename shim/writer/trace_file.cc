@@ -21,13 +21,13 @@ bool MakeDirs(const std::string& dir, std::string* error) {
     pos = next + 1;
     if (partial.empty() || partial == "." || partial == "..") continue;
     if (mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) {
-      *error = "numtrace: cannot create output directory " + partial + ": " + std::strerror(errno);
+      *error = "cannot create output directory " + partial + ": " + std::strerror(errno);
       return false;
     }
   }
   struct stat st;
   if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-    *error = "numtrace: output path " + dir + " is not a directory";
+    *error = "output path " + dir + " is not a directory";
     return false;
   }
   return true;
@@ -68,11 +68,11 @@ int CreateTraceFile(const std::string& dir, int64_t rank, int64_t pid, std::stri
       return fd;
     }
     if (errno != EEXIST) {
-      *error = "numtrace: cannot create trace file " + candidate + ": " + std::strerror(errno);
+      *error = "cannot create trace file " + candidate + ": " + std::strerror(errno);
       return -1;
     }
   }
-  *error = "numtrace: cannot find a free trace file name beside " + base + ".ntrace.jsonl";
+  *error = "cannot find a free trace file name beside " + base + ".ntrace.jsonl";
   return -1;
 }
 

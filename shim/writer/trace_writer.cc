@@ -4,11 +4,11 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <new>
 
 #include "common/format/jsonl_writer.h"
 #include "shim/writer/trace_file.h"
+#include "shim/log/log.h"
 
 namespace numtrace::shim {
 namespace {
@@ -171,7 +171,7 @@ void TraceWriter::WriteBytes(std::string_view bytes) {
     fd_ = CreateTraceFile(options_.output_dir, options_.rank, getpid(), &path, &error);
     if (fd_ < 0) {
       failed_.store(true);
-      std::fprintf(stderr, "%s\n", error.c_str());
+      log::Error("{}", error);
       return;
     }
     {
@@ -184,7 +184,7 @@ void TraceWriter::WriteBytes(std::string_view bytes) {
   }
   if (!failed_.load() && !WriteAll(fd_, bytes)) {
     failed_.store(true);
-    std::fprintf(stderr, "numtrace: writing %s failed; the trace ends here\n", path_.c_str());
+    log::Error("writing {} failed; the trace ends here", path_);
   }
 }
 

@@ -3,8 +3,11 @@
 // The trace file writer of libnumtrace.so: a RecordSink with a bounded queue
 // and one background thread. Producers (the engine's Pump, markers) only
 // queue; the thread numbers kernel records (`seq`), serialises them to JSON
-// Lines and writes whole lines with write(2), so a process killed at any
-// moment leaves only complete lines behind. The file is created on the first
+// Lines and writes whole lines with write(2), never a buffered stdio flush,
+// so a process killed at any moment leaves complete lines behind, except at
+// most the very last one when the kill lands inside a write (Linux may cut a
+// multi-page write short on SIGKILL); readers drop that cut line and call the
+// trace truncated. The file is created on the first
 // write (a process that never captures writes nothing), header first; the
 // footer is written by Finish on a clean exit only.
 //
