@@ -70,20 +70,24 @@ def _install_triton_hook(lib, compiler_module):
     kernel_cls._numtrace_hooked = True
 
 
-class _TritonCompilerWatcher(importlib.abc.MetaPathFinder):
-    """Installs the Triton hook when triton.compiler.compiler is first imported."""
+class _ImportWatcher(importlib.abc.MetaPathFinder):
+    """Calls install(lib, module) right after `module_name` is first imported.
 
-    def __init__(self, lib):
-        self._lib = lib
+    Wraps the module's own loader, so the hook goes in before any user code
+    can use the module; removes itself after the one import it waits for.
+    """
+
+    def __init__(self, module_name, install, lib):
+        self._name, self._install, self._lib = module_name, install, lib
 
     def find_spec(self, fullname, path=None, target=None):
-        if fullname != "triton.compiler.compiler":
+        if fullname != self._name:
             return None
         sys.meta_path.remove(self)
         spec = importlib.util.find_spec(fullname)
         if spec is None or spec.loader is None:
             return spec
-        loader, lib = spec.loader, self._lib
+        loader, install, lib = spec.loader, self._install, self._lib
 
         class _Loader(importlib.abc.Loader):
             def create_module(self, s):
@@ -92,8 +96,8 @@ class _TritonCompilerWatcher(importlib.abc.MetaPathFinder):
             def exec_module(self, module):
                 loader.exec_module(module)
                 try:
-                    _install_triton_hook(lib, module)
-                except Exception:
+                    install(lib, module)
+                except Exception:  # never disturb the job
                     pass
 
         spec.loader = _Loader()
@@ -104,34 +108,6 @@ def _install_step_hook(lib, optimizer_module):
     register = getattr(optimizer_module, "register_optimizer_step_post_hook", None)
     if register is not None:
         register(lambda *args, **kwargs: lib.numtrace_mark_step())
-
-
-class _TorchOptimWatcher(importlib.abc.MetaPathFinder):
-    def __init__(self, lib):
-        self._lib = lib
-
-    def find_spec(self, fullname, path=None, target=None):
-        if fullname != "torch.optim.optimizer":
-            return None
-        sys.meta_path.remove(self)
-        spec = importlib.util.find_spec(fullname)
-        if spec is None or spec.loader is None:
-            return spec
-        loader, lib = spec.loader, self._lib
-
-        class _Loader(importlib.abc.Loader):
-            def create_module(self, s):
-                return loader.create_module(s)
-
-            def exec_module(self, module):
-                loader.exec_module(module)
-                try:
-                    _install_step_hook(lib, module)
-                except Exception:
-                    pass
-
-        spec.loader = _Loader()
-        return spec
 
 
 def _chain_other_sitecustomize():
@@ -156,14 +132,12 @@ def _main():
     lib = _load_lib()
     if lib is None:
         return
-    if "torch.optim.optimizer" in sys.modules:
-        _install_step_hook(lib, sys.modules["torch.optim.optimizer"])
-    else:
-        sys.meta_path.insert(0, _TorchOptimWatcher(lib))
-    if "triton.compiler.compiler" in sys.modules:
-        _install_triton_hook(lib, sys.modules["triton.compiler.compiler"])
-    else:
-        sys.meta_path.insert(0, _TritonCompilerWatcher(lib))
+    for name, install in (("torch.optim.optimizer", _install_step_hook),
+                          ("triton.compiler.compiler", _install_triton_hook)):
+        if name in sys.modules:
+            install(lib, sys.modules[name])
+        else:
+            sys.meta_path.insert(0, _ImportWatcher(name, install, lib))
 
 
 _main()
