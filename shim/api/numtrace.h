@@ -31,7 +31,8 @@ extern "C" {
 
 /* Ends the current step (NUMTRACE_STEP_MODE=mark): launches after it belong
  * to the next step. Steps are numbered from 0. Returns 1 when numtrace is
- * active, 0 when the call did nothing. */
+ * capturing; 0 otherwise. Marks made before CUDA starts numtrace (before the
+ * job's first kernel) are remembered and count when it starts. */
 int numtrace_mark_step(void);
 
 /* Begin and end one captured range (NUMTRACE_STEP_MODE=api): the k-th range

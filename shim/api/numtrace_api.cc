@@ -13,12 +13,7 @@ using numtrace::shim::Runtime;
 
 extern "C" {
 
-NUMTRACE_EXPORT int numtrace_mark_step(void) {
-  EventSink* sink = Runtime::Get().sink();
-  if (sink == nullptr) return 0;
-  sink->OnStepMark();
-  return 1;
-}
+NUMTRACE_EXPORT int numtrace_mark_step(void) { return Runtime::Get().MarkStep() ? 1 : 0; }
 
 NUMTRACE_EXPORT int numtrace_capture_begin(void) {
   EventSink* sink = Runtime::Get().sink();

@@ -120,6 +120,7 @@ EventSink* Runtime::Start(std::unique_ptr<Device> device, std::optional<DeviceIn
   engine_ = std::make_unique<Engine>(config_, device_.get(), writer_.get());
   for (const auto& [name, dtypes] : early_annotations_) engine_->Annotate(name, dtypes);
   early_annotations_.clear();
+  for (; early_marks_ > 0; --early_marks_) engine_->OnStepMark();
   Engine* engine = engine_.get();
   writer_->SetPump([engine] { engine->Pump(); });
   sink_.store(engine, std::memory_order_release);
@@ -129,6 +130,21 @@ EventSink* Runtime::Start(std::unique_ptr<Device> device, std::optional<DeviceIn
     std::call_once(once, [] { std::atexit([] { Runtime::Get().Shutdown(); }); });
   }
   return engine;
+}
+
+bool Runtime::MarkStep() {
+  if (EventSink* s = sink()) {
+    s->OnStepMark();
+    return true;
+  }
+  if (!Configure()) return false;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (engine_ != nullptr) {  // Start won the race: it is running now
+    engine_->OnStepMark();
+    return true;
+  }
+  if (!shut_down_.load()) ++early_marks_;
+  return false;
 }
 
 bool Runtime::Annotate(std::string_view kernel_name, std::string_view dtypes, std::string* error) {

@@ -63,6 +63,12 @@ class Runtime {
   // nullptr while inert, before Start and in a forked child until it starts.
   EventSink* sink() const { return sink_.load(std::memory_order_acquire); }
 
+  // numtrace_mark_step: forwarded to the engine once it runs. Marks made
+  // before CUDA started it (a job may mark steps before its first kernel)
+  // are counted and replayed at Start, so step numbers still match the
+  // job's. True when the engine took the mark now.
+  bool MarkStep();
+
   // numtrace_annotate_kernel: kept until Start if it comes early. False (and
   // `*error` set) on a bad dtype list.
   bool Annotate(std::string_view kernel_name, std::string_view dtypes, std::string* error = nullptr);
@@ -87,6 +93,7 @@ class Runtime {
   bool configured_ = false, config_ok_ = false;
   Config config_;
   std::vector<std::pair<std::string, std::string>> early_annotations_;
+  int64_t early_marks_ = 0;  // guarded by mu_
   std::unique_ptr<Device> device_;
   std::unique_ptr<TraceWriter> writer_;
   std::unique_ptr<Engine> engine_;

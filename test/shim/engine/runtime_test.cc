@@ -99,6 +99,29 @@ TEST(RuntimeTest, StartCaptureShutdownWritesACompleteTrace) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(RuntimeTest, StepMarksBeforeStartAreReplayed) {
+  // A job that marks two steps before its first kernel: the launch after
+  // Start belongs to step 2, not step 0.
+  const std::string dir = TempDir("early_marks");
+  Runtime rt(MapEnv({{"NUMTRACE_OUTPUT_DIR", dir}, {"NUMTRACE_STEPS", "2"}}));
+  EXPECT_FALSE(rt.MarkStep());  // counted, no engine yet
+  EXPECT_FALSE(rt.MarkStep());
+  EventSink* sink = rt.Start(std::make_unique<HostDevice>(), std::nullopt);
+  ASSERT_NE(sink, nullptr);
+  std::vector<float> buf(16, 1.0f);
+  sink->OnAlloc({reinterpret_cast<uint64_t>(buf.data()), buf.size() * 4, AllocKind::kPlain, 0});
+  LaunchBuilder b("_Z5scalePf", 7);
+  b.Pointer(buf.data());
+  sink->OnLaunch(b.event());  // step 2: captured
+  EXPECT_TRUE(rt.MarkStep());
+  sink->OnLaunch(b.event());  // step 3: not captured
+  rt.Shutdown();
+  auto lines = Lines(rt.trace_path());
+  ASSERT_EQ(lines.size(), 3u);  // header, one kernel, footer
+  EXPECT_NE(lines[1].find("\"step\":2"), std::string::npos) << lines[1];
+  std::filesystem::remove_all(dir);
+}
+
 TEST(RuntimeTest, ProcessThatNeverCapturesWritesNothing) {
   const std::string dir = TempDir("none");
   {
