@@ -5,6 +5,9 @@
 
 #include <cupti.h>
 
+#include <span>
+#include <string>
+
 #include "shim/cupti/callback_switchboard.h"
 #include "shim/cupti/check.h"
 #include "shim/cupti/cupti_api.h"
@@ -28,6 +31,16 @@ std::string NvtxInjectionPath() {
   }
   return {};
 }
+
+namespace {
+
+std::string ResultText(const CuptiApi& api, CUptiResult r) {
+  const char* what = nullptr;
+  if (api.cuptiGetResultString(r, &what) != CUPTI_SUCCESS || what == nullptr) what = "CUPTI error";
+  return std::string(what) + " (" + std::to_string(static_cast<int>(r)) + ")";
+}
+
+}  // namespace
 
 CuptiSession& CuptiSession::Get() {
   static CuptiSession* session = new CuptiSession();  // callbacks may run during exit
@@ -60,39 +73,36 @@ SessionState CuptiSession::Start(const SessionHooks& hooks) {
       queries, {hooks.start, hooks.context_destroying, hooks.context_created});
   board_ = board;
 
-  char holder[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 1] = {};
-  CUpti_SubscriberParams params = {};
-  params.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
-  params.subscriberName = "numtrace";
-  params.oldSubscriberName = holder;
-  params.oldSubscriberSize = CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN;
+  std::string holder;
   CUpti_SubscriberHandle sub = nullptr;
-  CUptiResult r = cupti.cuptiSubscribe_v2(&sub, &CallbackSwitchboard::Callback, board, &params);
+  CUptiResult r = SubscribeAs(cupti, &sub, &CallbackSwitchboard::Callback, board, "numtrace", &holder);
   if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
     LogLine("%s", FormatHeldMessage(holder).c_str());
     return state_ = SessionState::kHeldByOther;
   }
-  if (!NUMTRACE_CUPTI_CHECK(r)) {
-    LogLine("cannot subscribe to CUPTI (%s); not capturing", cupti.path.c_str());
+  if (r != CUPTI_SUCCESS) {
+    LogLine("cannot subscribe to CUPTI (%s): %s; not capturing", cupti.path.c_str(),
+            ResultText(cupti, r).c_str());
     return state_ = SessionState::kFailed;
   }
   subscriber_ = sub;
-  bool ok = true;
-  for (uint32_t id : CallbackSwitchboard::DriverIds()) {
-    ok &= NUMTRACE_CUPTI_CHECK(cupti.cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, id));
-  }
-  for (uint32_t id : CallbackSwitchboard::ResourceIds()) {
-    ok &= NUMTRACE_CUPTI_CHECK(cupti.cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, id));
-  }
-  if (hooks.nvtx_ranges) {
-    for (uint32_t id : CallbackSwitchboard::NvtxIds()) {
-      ok &= NUMTRACE_CUPTI_CHECK(cupti.cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_NVTX, id));
+  // One line at most: the first refusal is the one reported.
+  auto enable = [&](CUpti_CallbackDomain domain, std::span<const uint32_t> ids) {
+    for (uint32_t id : ids) {
+      if (r != CUPTI_SUCCESS) return;
+      r = cupti.cuptiEnableCallback(1, sub, domain, id);
+      if (r != CUPTI_SUCCESS) {
+        LogLine("cannot enable CUPTI callback %u of domain %d: %s; not capturing", id,
+                static_cast<int>(domain), ResultText(cupti, r).c_str());
+      }
     }
-  }
-  if (!ok) {
+  };
+  enable(CUPTI_CB_DOMAIN_DRIVER_API, CallbackSwitchboard::DriverIds());
+  enable(CUPTI_CB_DOMAIN_RESOURCE, CallbackSwitchboard::ResourceIds());
+  if (hooks.nvtx_ranges) enable(CUPTI_CB_DOMAIN_NVTX, CallbackSwitchboard::NvtxIds());
+  if (r != CUPTI_SUCCESS) {
     cupti.cuptiUnsubscribe(sub);
     subscriber_ = nullptr;
-    LogLine("cannot enable CUPTI callbacks; not capturing");
     return state_ = SessionState::kFailed;
   }
   return state_ = SessionState::kActive;

@@ -3,8 +3,8 @@
 // The lifetime of numtrace's CUPTI subscription, behind a header free of
 // CUDA/CUPTI types (shim/api/injection.cc includes it). Start loads libcupti
 // and libcuda (library_finder.h), subscribes as "numtrace" with
-// cuptiSubscribe_v2 and enables the driver and resource callbacks of
-// CallbackSwitchboard. Whatever goes wrong, the job keeps running: Start
+// cuptiSubscribe_v2 (plain cuptiSubscribe with a CUPTI 12 copy) and enables
+// the driver and resource callbacks of CallbackSwitchboard. Whatever goes wrong, the job keeps running: Start
 // prints at most ONE "numtrace: ..." line and the session stays inert.
 // CUPTI 13.0 allows one subscriber per process: when torch.profiler,
 // Nsight or cuda-gdb holds it, the line names the holder.

@@ -59,8 +59,11 @@ bool LiveDriverQueries::Describe(uint64_t function, KernelInfo* out) {
 
 bool LiveDriverQueries::IsCapturing(uint64_t stream) {
   CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  // An error counts as capturing: the legacy stream answers
+  // CUDA_ERROR_STREAM_CAPTURE_IMPLICIT while another stream captures, and
+  // enqueuing our work there would invalidate the application's capture.
   if (api_.cuStreamIsCapturing(reinterpret_cast<CUstream>(stream), &status) != CUDA_SUCCESS) {
-    return false;
+    return true;
   }
   return status != CU_STREAM_CAPTURE_STATUS_NONE;
 }

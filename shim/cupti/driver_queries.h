@@ -26,7 +26,8 @@ class DriverQueries {
   // Name and parameter layout of a CUfunction or CUkernel handle; false when
   // the driver knows neither.
   virtual bool Describe(uint64_t function, KernelInfo* out) = 0;
-  // True while `stream` (already resolved: never NULL) is being captured.
+  // True while `stream` (already resolved: never NULL) is being captured,
+  // and when the driver cannot say (work must not be enqueued there then).
   virtual bool IsCapturing(uint64_t stream) = 0;
   // Device ordinal of `context` (the current one when 0); 0 when unknown.
   virtual int DeviceOf(uint64_t context) = 0;

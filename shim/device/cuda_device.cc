@@ -48,6 +48,31 @@ struct BatchLayout {
   }
 };
 
+// Makes `context` current on the calling thread for the scope when it is
+// not already: the engine's poller and the exit handler run on threads
+// where no context (or another device's) is current, and event queries and
+// frees act on the current context.
+class ContextScope {
+ public:
+  ContextScope(const DriverApi& api, uint64_t context) : api_(api) {
+    CUcontext current = nullptr;
+    if (api_.cuCtxGetCurrent(&current) != CUDA_SUCCESS) current = nullptr;
+    if (reinterpret_cast<uint64_t>(current) == context) return;
+    pushed_ = api_.cuCtxPushCurrent_v2(reinterpret_cast<CUcontext>(context)) == CUDA_SUCCESS;
+  }
+  ~ContextScope() {
+    if (!pushed_) return;
+    CUcontext popped = nullptr;
+    api_.cuCtxPopCurrent_v2(&popped);
+  }
+  ContextScope(const ContextScope&) = delete;
+  ContextScope& operator=(const ContextScope&) = delete;
+
+ private:
+  const DriverApi& api_;
+  bool pushed_ = false;
+};
+
 std::string DriverVersionFromProc() {
   // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.95.05  ..."
   std::ifstream in("/proc/driver/nvidia/version");
@@ -299,6 +324,15 @@ bool CudaDevice::Enqueue(uint64_t stream, std::span<const MeasureItem> items, ui
     stats_.full.fetch_add(1, std::memory_order_relaxed);
     return false;
   }
+  void* acquired = nullptr;
+  if (!AcquireEventLocked(*c, &acquired)) {
+    // Nothing was queued yet: give the space back instead of losing the context.
+    c->device_ring.ReleaseNewest();
+    c->host_ring.ReleaseNewest();
+    stats_.errors.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+  auto* event = static_cast<CUevent>(acquired);
   uint8_t* host = c->host_base + *host_off;
   auto* staged = reinterpret_cast<NtBatchItem*>(host);
   for (uint32_t i = 0; i < m; ++i) {
@@ -312,21 +346,18 @@ bool CudaDevice::Enqueue(uint64_t stream, std::span<const MeasureItem> items, ui
   CUdeviceptr items_dev = dev + L.items, counters_dev = dev + L.counters;
   CUdeviceptr partials_dev = dev + L.partials, results_dev = dev + L.results;
   void* params[] = {&items_dev, &m, &partials_dev, &counters_dev, &results_dev};
-  void* acquired = nullptr;
-  CUevent event = AcquireEventLocked(*c, &acquired) ? static_cast<CUevent>(acquired) : nullptr;
-  bool ok = event != nullptr &&
-            (m == 0 ||
-             (NUMTRACE_CU_CHECK(api_.cuMemcpyHtoDAsync_v2(dev, host, L.staged_bytes, s)) &&
-            NUMTRACE_CU_CHECK(api_.cuLaunchKernel(static_cast<CUfunction>(c->function),
-                                                  static_cast<unsigned>(tiles), 1, 1,
-                                                  kNtBlockThreads, 1, 1, 0, s, params, nullptr)) &&
-            NUMTRACE_CU_CHECK(api_.cuMemcpyDtoHAsync_v2(host + L.host_results, results_dev,
-                                                        uint64_t{m} * sizeof(BufferStats), s)))) &&
-            NUMTRACE_CU_CHECK(api_.cuEventRecord(event, s));
+  bool ok = m == 0 ||
+            (NUMTRACE_CU_CHECK(api_.cuMemcpyHtoDAsync_v2(dev, host, L.staged_bytes, s)) &&
+             NUMTRACE_CU_CHECK(api_.cuLaunchKernel(static_cast<CUfunction>(c->function),
+                                                   static_cast<unsigned>(tiles), 1, 1,
+                                                   kNtBlockThreads, 1, 1, 0, s, params, nullptr)) &&
+             NUMTRACE_CU_CHECK(api_.cuMemcpyDtoHAsync_v2(host + L.host_results, results_dev,
+                                                         uint64_t{m} * sizeof(BufferStats), s)));
+  ok = ok && NUMTRACE_CU_CHECK(api_.cuEventRecord(event, s));
   if (!ok) {
     // Work may already be queued on the stream that reads this space, so the
-    // space stays taken until an event recorded now (if any) completes.
-    if (event != nullptr && api_.cuEventRecord(event, s) == CUDA_SUCCESS) {
+    // space stays taken until an event recorded now completes.
+    if (api_.cuEventRecord(event, s) == CUDA_SUCCESS) {
       c->in_flight.push_back({0, 0, event, nullptr, false});
     } else {
       c->failed = true;  // cannot know when the space is free: stop using it
@@ -365,7 +396,9 @@ void CudaDevice::Poll(const ResultFn& fn) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (auto& c : contexts_) {
-      if (!c->failed) RetireLocked(*c, /*wait=*/false);
+      if (c->failed || c->in_flight.empty()) continue;
+      ContextScope current(api_, c->handle);
+      RetireLocked(*c, /*wait=*/false);
     }
     ready.swap(parked_);
   }
@@ -379,7 +412,9 @@ void CudaDevice::Drain() {
   RelaxedCaptureScope relaxed(api_);
   std::lock_guard<std::mutex> lock(mu_);
   for (auto& c : contexts_) {
-    if (!c->failed) RetireLocked(*c, /*wait=*/true);
+    if (c->failed || c->in_flight.empty()) continue;
+    ContextScope current(api_, c->handle);
+    RetireLocked(*c, /*wait=*/true);
   }
 }
 
@@ -390,14 +425,12 @@ void CudaDevice::ReleaseContext(uint64_t context) {
   for (auto it = contexts_.begin(); it != contexts_.end(); ++it) {
     Context& c = **it;
     if (c.handle != context) continue;
-    bool pushed = api_.cuCtxPushCurrent_v2(reinterpret_cast<CUcontext>(context)) == CUDA_SUCCESS;
-    if (!c.failed) RetireLocked(c, /*wait=*/true);
-    for (void* e : c.free_events) api_.cuEventDestroy_v2(static_cast<CUevent>(e));
-    if (c.device_base != 0) api_.cuMemFree_v2(c.device_base);
-    if (c.host_base != nullptr) api_.cuMemFreeHost(c.host_base);
-    if (pushed) {
-      CUcontext popped = nullptr;
-      api_.cuCtxPopCurrent_v2(&popped);
+    {
+      ContextScope current(api_, context);
+      if (!c.failed) RetireLocked(c, /*wait=*/true);
+      for (void* e : c.free_events) api_.cuEventDestroy_v2(static_cast<CUevent>(e));
+      if (c.device_base != 0) api_.cuMemFree_v2(c.device_base);
+      if (c.host_base != nullptr) api_.cuMemFreeHost(c.host_base);
     }
     contexts_.erase(it);
     return;

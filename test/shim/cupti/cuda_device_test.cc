@@ -36,12 +36,19 @@ struct FakeGpu {
   int launches = 0;
   uint64_t last_grid = 0;
   std::map<CUevent, bool> recorded;
+  bool fail_event_create = false;
+  // The thread's context stack (the fake is single-threaded): top is current.
+  std::vector<CUcontext> contexts{reinterpret_cast<CUcontext>(0xC0)};
+  std::vector<CUcontext> queried_in;  // the current context at each cuEventQuery
 };
 FakeGpu* g;
 
 const uint8_t kFatbin[16] = {};
 
-CUresult CtxGetCurrent(CUcontext* c) { *c = reinterpret_cast<CUcontext>(0xC0); return CUDA_SUCCESS; }
+CUresult CtxGetCurrent(CUcontext* c) {
+  *c = g->contexts.empty() ? nullptr : g->contexts.back();
+  return CUDA_SUCCESS;
+}
 CUresult LibLoad(CUlibrary* l, const void*, CUjit_option*, void**, unsigned, CUlibraryOption*, void**, unsigned) {
   *l = reinterpret_cast<CUlibrary>(0x11);
   return CUDA_SUCCESS;
@@ -75,8 +82,13 @@ CUresult ExchangeMode(CUstreamCaptureMode* m) {
   g->max_mode_depth = std::max(g->max_mode_depth, g->mode_depth);
   return CUDA_SUCCESS;
 }
-CUresult CtxPush(CUcontext) { return CUDA_SUCCESS; }
-CUresult CtxPop(CUcontext* c) { *c = nullptr; return CUDA_SUCCESS; }
+CUresult CtxPush(CUcontext c) { g->contexts.push_back(c); return CUDA_SUCCESS; }
+CUresult CtxPop(CUcontext* c) {
+  if (g->contexts.empty()) return CUDA_ERROR_INVALID_CONTEXT;
+  *c = g->contexts.back();
+  g->contexts.pop_back();
+  return CUDA_SUCCESS;
+}
 CUresult HostFree(void* p) { std::free(p); return CUDA_SUCCESS; }
 CUresult IsCapturing(CUstream, CUstreamCaptureStatus* s) {
   ++g->capture_queries;
@@ -119,12 +131,14 @@ CUresult Launch(CUfunction f, unsigned gx, unsigned, unsigned, unsigned bx, unsi
 }
 CUresult EventCreate(CUevent* e, unsigned) {
   ++g->allocs;
+  if (g->fail_event_create) return CUDA_ERROR_OUT_OF_MEMORY;
   *e = reinterpret_cast<CUevent>(new int(0));  // leaked: a test's handful
   return CUDA_SUCCESS;
 }
 CUresult EventRecord(CUevent e, CUstream) { g->recorded[e] = true; return CUDA_SUCCESS; }
 CUresult EventQuery(CUevent) {
   EXPECT_EQ(g->mode, CU_STREAM_CAPTURE_MODE_RELAXED) << "event polls must not break a global capture";
+  g->queried_in.push_back(g->contexts.empty() ? nullptr : g->contexts.back());
   return g->events_ready ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY; }
 CUresult EventSync(CUevent) { return CUDA_SUCCESS; }
 
@@ -289,6 +303,43 @@ TEST_F(CudaDeviceTest, KnownCaptureStatusIsNotQueriedAgain) {
   }
   ASSERT_TRUE(dev.Enqueue(0x6, {&item, 1}, 3)) << "another stream: asked";
   EXPECT_EQ(gpu_.capture_queries, 1);
+}
+
+TEST_F(CudaDeviceTest, PollMakesTheBatchContextCurrentOnAThreadWithoutOne) {
+  CudaDevice dev(api_, kFatbin, {.device_memory = 1 << 20});
+  ASSERT_TRUE(dev.PrepareContext(0xC0));
+  MeasureItem item{0x1000, 64, DType::kF32};
+  ASSERT_TRUE(dev.Enqueue(0x5, {&item, 1}, 1));
+  gpu_.contexts.clear();  // the engine's poller thread: no current context
+  int calls = 0;
+  dev.Poll([&](uint64_t, std::span<const BufferStats>) { ++calls; });
+  EXPECT_EQ(calls, 1);
+  ASSERT_EQ(gpu_.queried_in.size(), 1u);
+  EXPECT_EQ(reinterpret_cast<uint64_t>(gpu_.queried_in[0]), 0xC0u) << "queried in its context";
+  EXPECT_TRUE(gpu_.contexts.empty()) << "the thread's context is restored";
+  gpu_.queried_in.clear();
+  dev.Poll([&](uint64_t, std::span<const BufferStats>) { ++calls; });
+  EXPECT_TRUE(gpu_.queried_in.empty()) << "nothing in flight: no query, no push";
+  EXPECT_TRUE(gpu_.contexts.empty());
+}
+
+TEST_F(CudaDeviceTest, EventShortageGivesTheSpaceBackAndKeepsTheContext) {
+  CudaDevice dev(api_, kFatbin, {.device_memory = 1 << 20});
+  ASSERT_TRUE(dev.PrepareContext(0xC0));
+  gpu_.events_ready = false;  // every prepared event stays in flight
+  MeasureItem item{0x1000, 64, DType::kF32};
+  int accepted = 0;
+  while (accepted < 1000 && dev.Enqueue(0x5, {&item, 1}, accepted)) ++accepted;
+  ASSERT_GT(accepted, 0);
+  gpu_.fail_event_create = true;
+  EXPECT_FALSE(dev.Enqueue(0x5, {&item, 1}, 5000)) << "no event left, none can be made";
+  EXPECT_GE(dev.stats().errors.load(), 1u);
+  gpu_.fail_event_create = false;
+  gpu_.events_ready = true;
+  int delivered = 0;
+  dev.Poll([&](uint64_t, std::span<const BufferStats>) { ++delivered; });
+  EXPECT_EQ(delivered, accepted);
+  EXPECT_TRUE(dev.Enqueue(0x5, {&item, 1}, 6000)) << "the context is still measured";
 }
 
 TEST(ByteRing, FifoWrapAround) {

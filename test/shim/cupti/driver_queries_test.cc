@@ -31,6 +31,7 @@ CUresult FakeKernelParamInfo(CUkernel k, size_t i, size_t* off, size_t* size) {
 CUresult FakeFuncName(const char** name, CUfunction) { *name = "func_name"; return CUDA_SUCCESS; }
 CUresult FakeKernelName(const char** name, CUkernel) { *name = "kernel_name"; return CUDA_SUCCESS; }
 CUresult FakeIsCapturing(CUstream s, CUstreamCaptureStatus* st) {
+  if (reinterpret_cast<uint64_t>(s) == 0x9) return CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
   *st = reinterpret_cast<uint64_t>(s) == 0x2 ? CU_STREAM_CAPTURE_STATUS_ACTIVE
                                              : CU_STREAM_CAPTURE_STATUS_NONE;
   return CUDA_SUCCESS;
@@ -80,6 +81,9 @@ TEST(LiveDriverQueries, Capturing) {
   LiveDriverQueries q(api);
   EXPECT_TRUE(q.IsCapturing(0x2));
   EXPECT_FALSE(q.IsCapturing(0x1));
+  // The legacy stream while another stream captures: enqueuing there would
+  // invalidate that capture, so an unanswered query means "capturing".
+  EXPECT_TRUE(q.IsCapturing(0x9));
 }
 
 }  // namespace
