@@ -74,19 +74,31 @@ class ContextScope {
 };
 
 std::string DriverVersionFromProc() {
-  // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.95.05  ..."
   std::ifstream in("/proc/driver/nvidia/version");
   std::string line;
   if (!std::getline(in, line)) return {};
-  size_t at = line.find("Kernel Module");
-  if (at == std::string::npos) return {};
-  size_t start = line.find_first_not_of(' ', at + 13);
-  if (start == std::string::npos) return {};
-  size_t end = line.find(' ', start);
-  return line.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  return ParseNvidiaDriverVersion(line);
 }
 
 }  // namespace
+
+std::string ParseNvidiaDriverVersion(std::string_view line) {
+  // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.95.05  ..." or, for
+  // the open modules H100/H200 machines run, "... Open Kernel Module for
+  // x86_64  580.95.05  Release Build ...": the first token after "Kernel
+  // Module" that starts with a digit.
+  size_t at = line.find("Kernel Module");
+  if (at == std::string_view::npos) return {};
+  size_t i = at + 13;
+  while (i < line.size()) {
+    while (i < line.size() && line[i] == ' ') ++i;
+    size_t end = line.find(' ', i);
+    if (end == std::string_view::npos) end = line.size();
+    if (i < end && line[i] >= '0' && line[i] <= '9') return std::string(line.substr(i, end - i));
+    i = end;
+  }
+  return {};
+}
 
 std::optional<uint64_t> ByteRing::Allocate(uint64_t bytes, uint64_t align) {
   bytes = AlignUp(bytes == 0 ? 1 : bytes, align);

@@ -45,6 +45,8 @@
 #include <mutex>
 #include <optional>
 #include <span>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/format/records.h"
@@ -75,6 +77,10 @@ class ByteRing {
   uint64_t size_;
   std::deque<Span> live_;
 };
+
+// The driver version in a /proc/driver/nvidia/version first line (the
+// proprietary and the open kernel modules word it differently); "" if none.
+std::string ParseNvidiaDriverVersion(std::string_view line);
 
 // Fills a DeviceInfo for `context`'s device (name, compute capability,
 // CUDA version; driver version from /proc/driver/nvidia/version).

@@ -342,6 +342,17 @@ TEST_F(CudaDeviceTest, EventShortageGivesTheSpaceBackAndKeepsTheContext) {
   EXPECT_TRUE(dev.Enqueue(0x5, {&item, 1}, 6000)) << "the context is still measured";
 }
 
+TEST(ParseNvidiaDriverVersion, ProprietaryAndOpenModules) {
+  EXPECT_EQ(ParseNvidiaDriverVersion(
+                "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.95.05  Tue Sep 23 2025"),
+            "580.95.05");
+  EXPECT_EQ(ParseNvidiaDriverVersion("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  "
+                                     "580.65.06  Release Build  (dvs-builder@U16-I3-B03-4-3)"),
+            "580.65.06");
+  EXPECT_EQ(ParseNvidiaDriverVersion("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64"), "");
+  EXPECT_EQ(ParseNvidiaDriverVersion("something else 580.1"), "");
+}
+
 TEST(ByteRing, FifoWrapAround) {
   ByteRing r(1024);
   EXPECT_EQ(r.Allocate(400, 1), 0u);
