@@ -226,7 +226,8 @@ if [ $gpu -eq 1 ] && [ $python_torch -eq 1 ]; then
   if [ $ok -eq 1 ]; then
     a=$(main_trace "$results/trace-eager")
     b=$(main_trace "$results/trace-compile")
-    t 60 "$results/logs/torch-diff.log" "$bin/numtrace-diff" "$a" "$b" --json "$results/torch-diff.json"
+    t 60 "$results/logs/torch-diff.log" "$bin/numtrace-diff" "$a" "$b" --json "$results/torch-diff.json" \
+      -o "$results/torch-report.html" --force
     rc=$?
     if [ $rc -le 1 ] && [ -s "$results/torch-diff.json" ]; then
       v=$(grep -o '"verdict":"[a-z_]*"' "$results/torch-diff.json" | head -1)
@@ -242,5 +243,16 @@ fi
 
 echo "numtrace gpu-check ($(cat "$bundle/COMMIT" 2>/dev/null | cut -c1-12)), $(( $(date +%s) - start )) s, results in $results"
 cat "$table"
+# The device tool brings back at most 8 files from $OUT, 16 MiB each: pack the
+# logs, traces and reports into one archive (traces left out if too big), and
+# when writing into $OUT keep only the table, the archive and the reports.
+archive="$results/gpu-check-logs.tar.gz"
+(cd "$results" && tar czf "$archive" --exclude=gpu-check-logs.tar.gz logs trace-* ./*.json ./*.html 2>/dev/null)
+if [ "$(stat -c %s "$archive" 2>/dev/null || echo 0)" -gt $((15 * 1024 * 1024)) ]; then
+  (cd "$results" && tar czf "$archive" --exclude=gpu-check-logs.tar.gz logs ./*.json 2>/dev/null)
+fi
+if [ -n "${OUT:-}" ] && [ "$(cd "$results" && pwd)" = "$(cd "$OUT" 2>/dev/null && pwd)" ]; then
+  rm -rf "$results/logs" "$results"/trace-*
+fi
 grep -q ' fail ' "$table" && exit 1
 exit 0
