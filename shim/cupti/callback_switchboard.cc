@@ -167,6 +167,21 @@ void CallbackSwitchboard::OnKernelLaunch(CallbackSwitchboard& self, uint32_t cbi
   std::optional<LaunchArgs> args = ExtractLaunchArgs(cbid, d.functionParams);
   if (!args) return;
   const KernelInfo& info = self.Describe(args->function);
+  if (sink->Quiet()) {
+    // Outside the captured steps: the engine only counts this launch, so skip
+    // packing its parameters and asking the driver about stream capture.
+    LaunchEvent e = MakeLaunchEvent(*args, info, d.symbolName, {}, ContextOf(d), 0, false);
+    e.layout = {};
+    e.decoded = false;
+    if (enter) {
+      CallEnter(sink, e);
+    } else {
+      LaunchCaptureState::Forget();
+      self.counters_.launches.fetch_add(1, std::memory_order_relaxed);
+      sink->OnLaunch(e);
+    }
+    return;
+  }
   if (t_params.size() < info.param_bytes) t_params.resize(info.param_bytes);
   std::span<uint8_t> packed(t_params.data(), info.param_bytes);
   if (!PackParams(*args, info.layout, packed)) {

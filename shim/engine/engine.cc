@@ -101,6 +101,10 @@ void Engine::OnLaunch(const LaunchEvent& launch) {
   if (index >= 0) MeasureAfter(launch, index);
 }
 
+bool Engine::Quiet() const {
+  return shut_down_.load(std::memory_order_relaxed) || tracker_.Quiet();
+}
+
 void Engine::AbandonStale() {
   HotState& h = t_hot;
   h.entered = false;
@@ -122,6 +126,15 @@ int64_t Engine::Begin(const LaunchEvent& launch, LaunchDecision d, bool at_enter
   if (shut_down_.load(std::memory_order_relaxed) || !kernel.selected ||
       !tracker_.TakeWindowSlot()) {
     tracker_.Count(d);
+    return -1;
+  }
+  if (!launch.decoded) {
+    // Decided quiet by the caller just before a marker on another thread
+    // opened a selected step: there are no parameters to measure.
+    d = tracker_.Count(d);
+    PushNote(d.launch, "kernel " + std::string(launch.symbol) +
+                           " launched as step " + std::to_string(d.step) +
+                           " began on another thread was not measured");
     return -1;
   }
   if (launch.stream_capturing) {

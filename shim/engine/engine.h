@@ -62,6 +62,7 @@ class Engine : public EventSink {
 
   void OnLaunchEnter(const LaunchEvent& launch) override;
   void OnLaunch(const LaunchEvent& launch) override;
+  bool Quiet() const override;
   void OnAlloc(const AllocEvent& alloc) override;
   void OnFree(const FreeEvent& free) override;
   void OnGraphLaunch(const GraphLaunchEvent& graph) override;

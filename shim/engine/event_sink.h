@@ -26,6 +26,12 @@ class EventSink {
   virtual void OnLaunchEnter(const LaunchEvent& launch) {}
   // A kernel launch that succeeded (callback EXIT, CUDA_SUCCESS).
   virtual void OnLaunch(const LaunchEvent& launch) = 0;
+  // True while no launch can be captured (outside the selected steps, or
+  // after the last one). The caller may then skip the costly part of
+  // decoding a launch - packing its parameters, asking the driver whether
+  // the stream is capturing - and send a LaunchEvent with decoded = false.
+  // OnLaunchEnter/OnLaunch must still be called: every launch is counted.
+  virtual bool Quiet() const { return false; }
   virtual void OnAlloc(const AllocEvent& alloc) = 0;
   virtual void OnFree(const FreeEvent& free) = 0;
   virtual void OnGraphLaunch(const GraphLaunchEvent& graph) = 0;

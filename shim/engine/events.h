@@ -32,6 +32,10 @@ struct LaunchEvent {
   uint64_t context = 0;
   int device = 0;
   bool stream_capturing = false;       // the stream is being captured into a graph
+  // False when the caller skipped reading the parameters and the capture
+  // state because the sink said Quiet(): params/layout are empty and
+  // stream_capturing unknown. Such a launch is counted, never measured.
+  bool decoded = true;
 };
 
 enum class AllocKind : uint8_t {

@@ -53,6 +53,23 @@ bool StepTracker::TakeWindowSlot() {
   return !config_.launch_count || i - config_.launch_skip < *config_.launch_count;
 }
 
+bool StepTracker::Quiet() const {
+  if (finished()) return true;
+  switch (config_.step_mode) {
+    case StepMode::kLaunches: {
+      const uint64_t l = launches();
+      return !IsSelected(static_cast<int64_t>(l / config_.launches_per_step)) &&
+             !IsSelected(static_cast<int64_t>((l + 1) / config_.launches_per_step));
+    }
+    case StepMode::kKernel: {
+      const int64_t next = kernel_steps_.load(std::memory_order_relaxed);
+      return !selected_.load(std::memory_order_relaxed) && !IsSelected(next);
+    }
+    default:
+      return !selected_.load(std::memory_order_relaxed);
+  }
+}
+
 bool StepTracker::finished() const {
   if (config_.launch_count &&
       window_seen_.load(std::memory_order_relaxed) >= config_.launch_skip + *config_.launch_count) {

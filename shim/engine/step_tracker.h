@@ -70,6 +70,12 @@ class StepTracker {
   // True once every selected step is over or the window is exhausted.
   bool finished() const;
   bool IsSelected(int64_t step) const { return config_.steps.Contains(step); }
+  // True when the next launch cannot be selected: the current step is not
+  // selected and the next launch cannot start a selected one (kernel mode:
+  // the following step; launches:N: the step of the next launch). A racing
+  // marker on another thread can still make a launch decided quiet fall in a
+  // selected step; the engine notes such a launch instead of measuring it.
+  bool Quiet() const;
 
  private:
   int64_t BeginRange();  // range modes: returns the ended step (if one was open) or -1

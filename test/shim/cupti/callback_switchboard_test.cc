@@ -71,6 +71,7 @@ class FakeSink : public EventSink {
   void OnRangePush(std::string_view name) override { ranges.push_back("push " + std::string(name)); }
   void OnRangePop() override { ranges.push_back("pop"); }
   void Shutdown() override {}
+  bool Quiet() const override { return quiet; }
 
   static SeenLaunch Copy(const LaunchEvent& e) {
     return {std::string(e.symbol), e.stream, e.device, e.stream_capturing,
@@ -84,6 +85,7 @@ class FakeSink : public EventSink {
   int profiler_starts = 0, profiler_stops = 0;
   std::vector<std::optional<bool>> known;  // capture status visible to the device, per call
   std::vector<std::string> ranges;
+  bool quiet = false;
 };
 
 // One launch's callback pair, as CUPTI would deliver it.
@@ -331,6 +333,33 @@ TEST(CallbackSwitchboard, CaptureStatusIsQueriedOncePerLaunch) {
   board.Dispatch(kDriver, kLaunch, next.At(CUPTI_API_EXIT));
   EXPECT_EQ(q.capture_queries, 2);
   EXPECT_FALSE(sink.exits.back().capturing);
+}
+
+TEST(CallbackSwitchboard, QuietSinkGetsCountedLaunchesWithoutDecoding) {
+  FakeQueries q;
+  FakeSink sink;
+  sink.quiet = true;  // outside the captured steps
+  CallbackSwitchboard board(&q, {});
+  board.SetSink(&sink);
+  FakeLaunch l(0x1000, reinterpret_cast<CUstream>(0x99));
+  board.Dispatch(kDriver, kLaunch, l.At(CUPTI_API_ENTER));
+  board.Dispatch(kDriver, kLaunch, l.At(CUPTI_API_EXIT));
+  EXPECT_EQ(q.capture_queries, 0) << "no driver call for a launch nobody measures";
+  ASSERT_EQ(sink.enters.size(), 1u);
+  ASSERT_EQ(sink.exits.size(), 1u);
+  EXPECT_EQ(sink.exits[0].symbol, "_Z6kernelPfi");
+  EXPECT_EQ(sink.exits[0].stream, 0x99u);
+  EXPECT_TRUE(sink.exits[0].params.empty());
+  EXPECT_EQ(sink.exits[0].slots, 0u);
+  EXPECT_EQ(board.counters().launches.load(), 1u);
+
+  sink.quiet = false;  // a captured step began: full decoding again
+  FakeLaunch next(0x1000, reinterpret_cast<CUstream>(0x99));
+  next.data.correlationId = 7;
+  board.Dispatch(kDriver, kLaunch, next.At(CUPTI_API_ENTER));
+  board.Dispatch(kDriver, kLaunch, next.At(CUPTI_API_EXIT));
+  EXPECT_EQ(q.capture_queries, 1);
+  EXPECT_EQ(sink.exits.back().params.size(), 12u);
 }
 
 TEST(CallbackSwitchboard, NvtxRangesReachTheSinkOnceStarted) {

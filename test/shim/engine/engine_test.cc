@@ -80,6 +80,29 @@ TEST_F(EngineTest, CapturesOnlyTheSelectedStepWithRoles) {
   EXPECT_EQ(engine->counters().captured, 1u);
 }
 
+TEST_F(EngineTest, UndecodedLaunchIsCountedAndNeverMeasured) {
+  // The CUPTI layer skips decoding while Quiet(); if a marker on another
+  // thread opened the selected step meanwhile, the launch is noted, not
+  // measured from parameters it does not have.
+  Make({{"NUMTRACE_STEPS", "1"}});
+  EXPECT_TRUE(engine->Quiet());
+  engine->OnStepMark();
+  EXPECT_FALSE(engine->Quiet());
+  LaunchBuilder b("_Z6kernelPf", 9);
+  LaunchEvent e = b.event();
+  e.params = {};
+  e.layout = {};
+  e.decoded = false;
+  engine->OnLaunchEnter(e);
+  engine->OnLaunch(e);
+  engine->Shutdown();
+  EXPECT_TRUE(engine->Quiet());
+  EXPECT_TRUE(sink.kernels.empty());
+  ASSERT_EQ(sink.notes.size(), 1u);
+  EXPECT_NE(sink.notes[0].msg.find("was not measured"), std::string::npos) << sink.notes[0].msg;
+  EXPECT_EQ(engine->counters().launches, 1u);
+}
+
 TEST_F(EngineTest, StatsMeasureTheBufferAfterTheLaunch) {
   Make({{"NUMTRACE_STEPS", "0"}, {"NUMTRACE_OUTPUTS", "all"}});
   Buf in(100, 1.0f), out(100, 0.0f);

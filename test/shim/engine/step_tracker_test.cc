@@ -102,6 +102,49 @@ TEST(StepTrackerTest, EveryNLaunches) {
   EXPECT_TRUE(t.finished());
 }
 
+TEST(StepTrackerTest, QuietOutsideSelectedStepsInEveryMode) {
+  {
+    Config c = ConfigFrom({{"NUMTRACE_STEPS", "1"}});  // mark mode
+    StepTracker t(c);
+    EXPECT_TRUE(t.Quiet());
+    t.OnStepMark();
+    EXPECT_FALSE(t.Quiet());
+    t.OnStepMark();
+    EXPECT_TRUE(t.Quiet());  // finished
+  }
+  {
+    Config c = ConfigFrom({{"NUMTRACE_STEP_MODE", "kernel:embedding"}, {"NUMTRACE_STEPS", "1"}});
+    StepTracker t(c);
+    EXPECT_TRUE(t.Quiet()) << "the next match starts step 0, not selected";
+    t.OnLaunch(true);  // step 0 begins
+    EXPECT_FALSE(t.Quiet()) << "the next match starts step 1, selected";
+    t.OnLaunch(true);  // step 1
+    EXPECT_FALSE(t.Quiet());
+    t.OnLaunch(true);  // step 2: past the last selected step
+    EXPECT_TRUE(t.Quiet());
+  }
+  {
+    Config c = ConfigFrom({{"NUMTRACE_STEP_MODE", "launches:3"}, {"NUMTRACE_STEPS", "1"}});
+    StepTracker t(c);
+    std::vector<bool> quiet;
+    for (int i = 0; i < 7; ++i) {
+      quiet.push_back(t.Quiet());
+      t.OnLaunch(false);
+    }
+    // Launch 2 is the last of step 0, but the one after it opens step 1.
+    EXPECT_EQ(quiet, (std::vector<bool>{true, true, false, false, false, false, true}));
+  }
+  {
+    Config c = ConfigFrom({{"NUMTRACE_STEP_MODE", "profiler"}});
+    StepTracker t(c);
+    EXPECT_TRUE(t.Quiet());
+    t.OnProfilerStart();
+    EXPECT_FALSE(t.Quiet());
+    t.OnProfilerStop();
+    EXPECT_TRUE(t.Quiet());
+  }
+}
+
 TEST(StepTrackerTest, LaunchWindowSkipsThenCounts) {
   Config c = ConfigFrom({{"NUMTRACE_LAUNCH_SKIP", "2"}, {"NUMTRACE_LAUNCH_COUNT", "3"},
                          {"NUMTRACE_STEPS", "all"}});
