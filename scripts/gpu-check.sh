@@ -206,6 +206,7 @@ if [ $gpu -eq 1 ] && [ $python_torch -eq 1 ]; then
     rm -rf "$results/trace-$mode"
     limit=120; [ "$mode" = compile ] && limit=180  # cold Inductor/Triton compile
     if ! t $limit "$results/logs/torch-$mode.log" env LD_PRELOAD="$lib" NUMTRACE_STEPS=2 \
+         PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync \
          NUMTRACE_OUTPUT_DIR="$results/trace-$mode" NUMTRACE_LABEL="$mode" \
          python3 "$bundle/test/torch_transformer.py" --mode "$mode" --steps 4; then
       row "torch $mode run" "fail" "$(tail -1 "$results/logs/torch-$mode.log")"; ok=0; continue
