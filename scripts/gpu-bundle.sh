@@ -19,7 +19,7 @@ say() { echo "gpu-bundle: $*"; }
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 # One target at a time: a broken target of another area must not hide the rest.
 targets=(numtrace numtrace-diff numtrace_gpu_samples shim_gpu_test device_bench
-         shim_cupti_test shim_preload_quiet_test gpu_reduce_kernels_test cupti_holder)
+         shim_cupti_test shim_preload_quiet_test gpu_reduce_kernels_test cupti_holder numtrace_callback_probe)
 missing=()
 for t in "${targets[@]}"; do
   if ! cmake --build "$build" --target "$t" -j "$(nproc)" >"$build/bundle-$t.log" 2>&1; then
@@ -33,7 +33,7 @@ mkdir -p "$out/bin" "$out/lib" "$out/scripts" "$out/test"
 
 copy_if() { [ -e "$1" ] && cp "$1" "$2" || say "WARNING: missing $1"; }
 copy_if "$build/lib/libnumtrace.so" "$out/lib/"
-for p in mlp_train empty_kernels device_bench shim_gpu_test shim_cupti_test gpu_reduce_kernels_test cupti_holder; do
+for p in mlp_train empty_kernels device_bench shim_gpu_test shim_cupti_test gpu_reduce_kernels_test cupti_holder callback_probe; do
   copy_if "$build/test-bin/$p" "$out/bin/"
 done
 

@@ -158,6 +158,23 @@ else
   row "bench (all)" "skip" "no GPU"
 fi
 
+# --- which launch callbacks fire (the CUDA layer enables driver ids only) --
+if [ $gpu -eq 1 ] && [ -x "$bin/callback_probe" ]; then
+  if t 60 "$results/logs/callback-probe.log" "$bin/callback_probe"; then
+    while read -r line; do row "callbacks ${line%%:*}" "info" "${line#*: }"; done \
+      < <(grep '^probe ' "$results/logs/callback-probe.log" | grep -v verdict | sed 's/^probe //')
+    if grep -q 'verdict: driver callbacks cover' "$results/logs/callback-probe.log"; then
+      row "runtime launches raise driver callbacks" "pass" "<<<>>> and cudaLaunchKernel seen in the driver domain"
+    else
+      row "runtime launches raise driver callbacks" "fail" "not seen: enable runtime-domain launch ids (docs/gpu.md)"
+    fi
+  else
+    row "callback probe" "fail" "$(tail -1 "$results/logs/callback-probe.log")"
+  fi
+else
+  row "callback probe" "skip" "needs a GPU and bin/callback_probe"
+fi
+
 # --- how the shim wakes up: CUDA_INJECTION64_PATH alone; CUPTI held ----
 if [ $gpu -eq 1 ] && [ -x "$bin/mlp_train" ]; then
   rm -rf "$results/trace-inject"
