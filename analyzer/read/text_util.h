@@ -42,9 +42,29 @@ std::string Cat(const T&... v) {
   return absl::StrCat(text_internal::ToAlphaNum(v)...);
 }
 
-// The importers' error for bad input: "path:line: reason" (the spec's form).
+// `s` made safe to print on one line: control bytes as \n, \t, \xNN, and
+// at most `max` bytes (reasons quote field values straight from the input).
+inline std::string OneLine(std::string_view s, size_t max = 400) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (char ch : s) {
+    if (out.size() >= max) {
+      out += "...";
+      break;
+    }
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '\n') out += "\\n";
+    else if (c == '\t') out += "\\t";
+    else if (c < 0x20 || c == 0x7f) out.append("\\x").append(1, kHex[c >> 4]).append(1, kHex[c & 15]);
+    else out += ch;
+  }
+  return out;
+}
+
+// The importers' error for bad input: "path:line: reason" (the spec's form),
+// always one line whatever the input put into `reason`.
 inline absl::Status LineError(std::string_view path, uint64_t line, std::string_view reason) {
-  return absl::InvalidArgumentError(Cat(path, ":", line, ": ", reason));
+  return absl::InvalidArgumentError(Cat(path, ":", line, ": ", OneLine(reason)));
 }
 
 inline std::string_view Message(const absl::Status& s) {

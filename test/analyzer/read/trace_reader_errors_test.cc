@@ -55,6 +55,14 @@ TEST(TraceReaderErrorsTest, BadJson) {
               StartsWith("runA/rank_0.ntrace.jsonl:2: bad JSON"));
 }
 
+TEST(TraceReaderErrorsTest, ValuesQuotedInMessagesStayOnOneLine) {
+  // Found by the fuzzer: a JSON "\\n" in a quoted value used to put a raw
+  // newline into the message. ErrorOf checks it is one line.
+  std::string msg = ErrorOf(WithLine(1, R"({"type":"header","format":"\nfoo\u0001","version":1})"));
+  EXPECT_THAT(msg, StartsWith("runA/rank_0.ntrace.jsonl:1: "));
+  EXPECT_THAT(msg, HasSubstr("\\nfoo\\x01"));
+}
+
 TEST(TraceReaderErrorsTest, MissingSeq) {
   EXPECT_EQ(ErrorOf(WithLine(2, Replace(Line(2), "\"seq\":0,", ""))),
             "runA/rank_0.ntrace.jsonl:2: seq: missing (MUST field)");
