@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Fuzzes the importers: configures a separate clang build (build-fuzz/, ASan +
-# UBSan + libFuzzer, only common + model + read are built), then runs each
+# Fuzzes the importers and the diff behind them: configures a separate clang
+# build (build-fuzz/, ASan + UBSan + libFuzzer; only the analyzer libraries
+# the fuzz targets need are built), then runs each
 # fuzz target for SECONDS (default 15) on a scratch copy of its seed corpus
 # (test/fuzz/corpus/<target>/). Exit status is non-zero if any target found a
 # crash; the reproducer is left in build-fuzz/artifacts/.
@@ -14,11 +15,11 @@ san="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
 CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DNUMTRACE_BUILD_FUZZ=ON -DNUMTRACE_BUILD_TESTS=OFF -DNUMTRACE_BUILD_BENCH=OFF \
   -DNUMTRACE_WITH_CUDA=OFF "-DCMAKE_C_FLAGS=$san" "-DCMAKE_CXX_FLAGS=$san" >/dev/null
-cmake --build "$build" --target trace_reader_fuzz debugmode_reader_fuzz -j "$(nproc)"
+cmake --build "$build" --target trace_reader_fuzz debugmode_reader_fuzz diff_fuzz -j "$(nproc)"
 
 mkdir -p "$build/artifacts"
 status=0
-for target in trace_reader debugmode_reader; do
+for target in trace_reader debugmode_reader diff; do
   work="$(mktemp -d)"
   cp -r "$root/test/fuzz/corpus/$target/." "$work/"
   echo "== fuzzing $target for ${secs}s"
