@@ -32,9 +32,6 @@ void Rel(double v, std::string* out) {
   out->append(buf, n);
 }
 
-// Full stats: the card is one kernel pair, so shortest round-trip doubles.
-void Double(double v, std::string* out) { AppendJsonDouble(v, out); }
-
 // Both runs' names, interned together: an index per distinct demangled name.
 class NameTable {
  public:
@@ -77,7 +74,6 @@ void Side(const Trace& t, std::string* out) {
 }
 
 void Stats(const Buffer& b, std::string* out) {
-  const BufferStats& s = b.stats;
   out->append("{\"arg\":");
   Int(b.arg, out);
   out->append(",\"dtype\":\"");
@@ -86,20 +82,8 @@ void Stats(const Buffer& b, std::string* out) {
   out->append(RoleName(b.role));
   out->append("\",\"bytes\":");
   Int(static_cast<int64_t>(b.bytes), out);
-  out->append(",\"n\":");    Int(static_cast<int64_t>(s.n), out);
-  out->append(",\"nan\":");  Int(static_cast<int64_t>(s.nan), out);
-  out->append(",\"inf\":");  Int(static_cast<int64_t>(s.inf), out);
-  out->append(",\"ninf\":"); Int(static_cast<int64_t>(s.ninf), out);
-  out->append(",\"zero\":"); Int(static_cast<int64_t>(s.zero), out);
-  if (s.has_range) {
-    out->append(",\"min\":"); Double(s.min, out);
-    out->append(",\"max\":"); Double(s.max, out);
-  }
-  out->append(",\"sum\":"); Double(s.sum, out);
-  out->append(",\"l1\":");  Double(s.l1, out);
-  out->append(",\"l2\":");  Double(s.l2, out);
-  out->append(",\"hash\":");
-  AppendHash16(s.hash, out);
+  out->push_back(',');
+  AppendStatsFields(b.stats, b.dtype, out);
   out->push_back('}');
 }
 
@@ -214,9 +198,9 @@ void RankData(const RankDiff& rd, const HtmlOptions& opt, std::string* out) {
   out->append(",\"verdict\":\"");
   out->append(VerdictName(res.verdict));
   out->append("\",\"rtol\":");
-  Double(res.tolerance.rtol, out);
+  AppendJsonDouble(res.tolerance.rtol, out);
   out->append(",\"atol\":");
-  Double(res.tolerance.atol, out);
+  AppendJsonDouble(res.tolerance.atol, out);
   const DiffCounts& c = res.counts;
   out->append(",\"counts\":[");
   for (uint64_t v : {c.pairs, c.bitwise_equal, c.within_tolerance, c.diverged, c.only_a, c.only_b}) {

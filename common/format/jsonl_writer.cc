@@ -26,7 +26,24 @@ size_t Utf8SequenceLength(std::string_view s, size_t i) {
 }
 
 void AppendStats(const BufferStats& s, DType dtype, std::string* out) {
-  out->append("{\"n\":");
+  out->push_back('{');
+  AppendStatsFields(s, dtype, out);
+  out->push_back('}');
+}
+
+void AppendDim3(const std::array<uint32_t, 3>& d, std::string* out) {
+  out->push_back('[');
+  for (int i = 0; i < 3; ++i) {
+    if (i) out->push_back(',');
+    AppendInt(d[i], out);
+  }
+  out->push_back(']');
+}
+
+}  // namespace
+
+void AppendStatsFields(const BufferStats& s, DType dtype, std::string* out) {
+  out->append("\"n\":");
   AppendInt(s.n, out);
   if (dtype != DType::kRaw) {
     out->append(",\"nan\":");  AppendInt(s.nan, out);
@@ -44,19 +61,7 @@ void AppendStats(const BufferStats& s, DType dtype, std::string* out) {
   }
   out->append(",\"hash\":");
   AppendHash16(s.hash, out);
-  out->push_back('}');
 }
-
-void AppendDim3(const std::array<uint32_t, 3>& d, std::string* out) {
-  out->push_back('[');
-  for (int i = 0; i < 3; ++i) {
-    if (i) out->push_back(',');
-    AppendInt(d[i], out);
-  }
-  out->push_back(']');
-}
-
-}  // namespace
 
 void AppendJsonString(std::string_view s, std::string* out) {
   static constexpr char kHex[] = "0123456789abcdef";

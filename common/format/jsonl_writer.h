@@ -31,6 +31,10 @@ void AppendJsonString(std::string_view s, std::string* out);
 // Appends a finite double in the shortest form that parses back to the same
 // bits. A non-finite value is written as null (callers avoid this).
 void AppendJsonDouble(double v, std::string* out);
+// The fields of a stats object (section 1.3) without the braces, so other
+// JSON (the HTML report's data) can embed them beside fields of its own.
+// `raw` buffers get `n` and `hash` only.
+void AppendStatsFields(const BufferStats& stats, DType dtype, std::string* out);
 // "0x" + lowercase hex, and 16 lowercase hex digits (the `hash` field).
 void AppendHexAddress(uint64_t v, std::string* out);
 void AppendHash16(uint64_t v, std::string* out);
