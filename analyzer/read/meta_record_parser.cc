@@ -82,6 +82,17 @@ absl::Status ParseCapture(od::value& v, const char* end, CaptureInfo* c) {
   });
 }
 
+// "counters": an object of unsigned integers, kept in file order.
+absl::Status ParseCounters(od::value& v, const char* end,
+                           std::vector<std::pair<std::string, uint64_t>>* out) {
+  return ForEachField(v, "counters", end, [&](std::string_view key, od::value& x) -> absl::Status {
+    uint64_t n = 0;
+    NT_RETURN_IF_ERROR(json::GetU64(x, "counters", &n));
+    out->emplace_back(std::string(key), n);
+    return absl::OkStatus();
+  });
+}
+
 }  // namespace
 
 absl::Status ParseHeaderRecord(od::object& object, const char* end, TraceHeader* out) {
@@ -138,6 +149,12 @@ absl::Status ParseNoteRecord(od::object& object, const char* end, NoteRecord* ou
       NT_RETURN_IF_ERROR(GetOwnedString(x, "level", &out->level));
     } else if (key == "msg") {
       NT_RETURN_IF_ERROR(GetOwnedString(x, "msg", &out->msg));
+    } else if (key == "kind") {
+      NT_RETURN_IF_ERROR(GetOwnedString(x, "kind", &out->kind));
+    } else if (key == "name") {
+      NT_RETURN_IF_ERROR(GetOwnedString(x, "name", &out->name));
+    } else if (key == "count") {
+      NT_RETURN_IF_ERROR(json::GetU64(x, "count", &out->count.emplace()));
     }
   }
   return absl::OkStatus();
@@ -152,6 +169,8 @@ absl::Status ParseFooterRecord(od::object& object, const char* end, FooterRecord
     if (key == "kernels") NT_RETURN_IF_ERROR(json::GetU64(x, "kernels", &out->kernels));
     else if (key == "launches") NT_RETURN_IF_ERROR(json::GetU64(x, "launches", &out->launches));
     else if (key == "dropped") NT_RETURN_IF_ERROR(json::GetU64(x, "dropped", &out->dropped));
+    else if (key == "unmeasured") NT_RETURN_IF_ERROR(json::GetU64(x, "unmeasured", &out->unmeasured));
+    else if (key == "counters") NT_RETURN_IF_ERROR(ParseCounters(x, end, &out->counters));
     else if (key == "status") NT_RETURN_IF_ERROR(GetOwnedString(x, "status", &out->status));
     else if (key == "end_time") NT_RETURN_IF_ERROR(GetOwnedString(x, "end_time", &out->end_time));
   }

@@ -205,6 +205,9 @@ void AppendJsonLine(const NoteRecord& n, std::string* out) {
   AppendJsonString(n.level, out);
   out->append(",\"msg\":");
   AppendJsonString(n.msg, out);
+  if (!n.kind.empty()) { out->append(",\"kind\":"); AppendJsonString(n.kind, out); }
+  if (!n.name.empty()) { out->append(",\"name\":"); AppendJsonString(n.name, out); }
+  if (n.count) { out->append(",\"count\":"); AppendInt(*n.count, out); }
   out->append("}\n");
 }
 
@@ -213,6 +216,17 @@ void AppendJsonLine(const FooterRecord& f, std::string* out) {
   AppendInt(f.kernels, out);
   out->append(",\"launches\":"); AppendInt(f.launches, out);
   out->append(",\"dropped\":");  AppendInt(f.dropped, out);
+  out->append(",\"unmeasured\":"); AppendInt(f.unmeasured, out);
+  if (!f.counters.empty()) {
+    out->append(",\"counters\":{");
+    for (size_t i = 0; i < f.counters.size(); ++i) {
+      if (i) out->push_back(',');
+      AppendJsonString(f.counters[i].first, out);
+      out->push_back(':');
+      AppendInt(f.counters[i].second, out);
+    }
+    out->push_back('}');
+  }
   out->append(",\"status\":");   AppendJsonString(f.status, out);
   out->append(",\"end_time\":"); AppendJsonString(f.end_time, out);
   out->append("}\n");

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/format/dtype.h"
@@ -90,12 +91,22 @@ struct NoteRecord {
   std::optional<uint64_t> launch;
   std::string level = "warn";  // "info", "warn", "error"
   std::string msg;
+  // Machine-readable form of some notes (docs/format.md, "note"); empty for a
+  // free-text note. kind "unmeasured": kernel `name` ran `count` times during
+  // a captured step without being measured.
+  std::string kind;
+  std::string name;
+  std::optional<uint64_t> count;
 };
 
 struct FooterRecord {
   uint64_t kernels = 0;
   uint64_t launches = 0;
   uint64_t dropped = 0;
+  uint64_t unmeasured = 0;  // kernels that ran in captured steps but were not measured
+  // The capture layer's own counters (launches seen, launches without a
+  // layout, ...), written in this order as the object "counters".
+  std::vector<std::pair<std::string, uint64_t>> counters;
   std::string status = "complete";
   std::string end_time;
 };

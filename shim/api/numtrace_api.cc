@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "common/version/version.h"
 #include "shim/engine/runtime.h"
 #include "shim/log/log.h"
 
@@ -42,7 +43,7 @@ NUMTRACE_EXPORT int numtrace_annotate_kernel(const char* name, const char* dtype
   return 0;
 }
 
-NUMTRACE_EXPORT const char* numtrace_version(void) { return "0.1.0"; }
+NUMTRACE_EXPORT const char* numtrace_version(void) { return numtrace::kVersion; }
 
 NUMTRACE_EXPORT int numtrace_is_active(void) { return Runtime::Get().sink() != nullptr ? 1 : 0; }
 

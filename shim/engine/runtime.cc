@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "common/version/version.h"
 #include "shim/engine/annotations.h"
 #include "shim/engine/engine.h"
 #include "shim/log/log.h"
@@ -85,7 +86,7 @@ bool Runtime::Configure() {
 
 TraceHeader Runtime::MakeHeader(std::optional<DeviceInfo> info) const {
   TraceHeader h;
-  h.producer = "libnumtrace " + std::string(kNumtraceVersion);
+  h.producer = "libnumtrace " + std::string(kVersion);
   RunInfo run;
   run.label = config_.label;
   run.argv = ReadArgv();

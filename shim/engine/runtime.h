@@ -39,8 +39,6 @@ namespace numtrace::shim {
 class Engine;
 class TraceWriter;
 
-inline constexpr std::string_view kNumtraceVersion = "0.1.0";
-
 class Runtime {
  public:
   static Runtime& Get();

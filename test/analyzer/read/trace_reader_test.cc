@@ -94,6 +94,8 @@ TEST(TraceReaderTest, RoundTripsEveryFieldBitExact) {
   EXPECT_EQ(t->footer->dropped, 1u);
   EXPECT_EQ(t->footer->status, "complete");
   EXPECT_EQ(t->footer->end_time, "2026-11-29T11:05:00Z");
+  EXPECT_EQ(t->footer->unmeasured, 0u);
+  EXPECT_TRUE(t->footer->counters.empty());
 
   const TraceHeader want_h = MakeHeader();
   EXPECT_EQ(t->header.producer, want_h.producer);
@@ -268,6 +270,30 @@ TEST(TraceReaderTest, ReadsAFileAndNamesAMissingOne) {
   absl::StatusOr<Trace> missing = ReadTraceFile("/nonexistent/rank_0.ntrace.jsonl");
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
   EXPECT_NE(missing.status().message().find("/nonexistent/rank_0.ntrace.jsonl"), std::string::npos);
+}
+
+TEST(TraceReaderTest, ReadsFooterCountersAndMachineReadableNotes) {
+  std::string text = TraceText(MakeKernels(2), /*footer=*/false);
+  NoteRecord n;
+  n.msg = "ran unmeasured";
+  n.kind = "unmeasured";
+  n.name = "ncclDevKernel_AllReduce";
+  n.count = 4;
+  AppendJsonLine(n, &text);
+  FooterRecord f;
+  f.kernels = 2;
+  f.unmeasured = 4;
+  f.counters = {{"launches_seen", 11}, {"pack_failed", 2}};
+  AppendJsonLine(f, &text);
+  absl::StatusOr<Trace> t = ReadTraceBuffer(text, "rank_0.ntrace.jsonl");
+  ASSERT_TRUE(t.ok()) << t.status();
+  ASSERT_TRUE(t->footer.has_value());
+  EXPECT_EQ(t->footer->unmeasured, 4u);
+  EXPECT_EQ(t->footer->counters, f.counters);
+  ASSERT_EQ(t->notes.size(), 1u);
+  EXPECT_EQ(t->notes[0].kind, "unmeasured");
+  EXPECT_EQ(t->notes[0].name, "ncclDevKernel_AllReduce");
+  EXPECT_EQ(t->notes[0].count, std::optional<uint64_t>(4));
 }
 
 }  // namespace

@@ -97,7 +97,27 @@ TEST(JsonlWriterTest, FooterAndHeader) {
   f.launches = 10;
   f.end_time = "2026-11-29T11:00:00Z";
   AppendJsonLine(f, &s);
-  EXPECT_EQ(s, R"j({"type":"footer","kernels":3,"launches":10,"dropped":0,"status":"complete","end_time":"2026-11-29T11:00:00Z"})j"
+  EXPECT_EQ(s, R"j({"type":"footer","kernels":3,"launches":10,"dropped":0,"unmeasured":0,"status":"complete","end_time":"2026-11-29T11:00:00Z"})j"
+               "\n");
+}
+
+TEST(JsonlWriterTest, FooterCountersAndMachineReadableNote) {
+  std::string s;
+  FooterRecord f;
+  f.kernels = 2;
+  f.unmeasured = 7;
+  f.counters = {{"launches_seen", 40}, {"no_layout", 1}};
+  AppendJsonLine(f, &s);
+  EXPECT_EQ(s, R"j({"type":"footer","kernels":2,"launches":0,"dropped":0,"unmeasured":7,"counters":{"launches_seen":40,"no_layout":1},"status":"complete","end_time":""})j"
+               "\n");
+  s.clear();
+  NoteRecord n;
+  n.msg = "kernel ran unmeasured";
+  n.kind = "unmeasured";
+  n.name = "nccl\"Kernel";
+  n.count = 3;
+  AppendJsonLine(n, &s);
+  EXPECT_EQ(s, R"j({"type":"note","level":"warn","msg":"kernel ran unmeasured","kind":"unmeasured","name":"nccl\"Kernel","count":3})j"
                "\n");
 }
 
