@@ -15,11 +15,12 @@
 // cannot wait for cuInit and subscribe from the constructor instead; the
 // loser of the race for CUPTI's one subscriber slot says so in one line.
 //
-// The engine starts at the first CUDA context (CUPTI resource callback):
-// CudaDevice::PrepareContext (kernel load, rings, pinned memory, events -
-// outside any stream capture, never on the launch path) + Runtime::Start.
-// Later contexts are prepared from their own creation callback. When the
-// first preparation fails, one line is printed and numtrace stays inert.
+// The engine starts at the first launch or allocation (never inside
+// CUPTI's context-creation callback, where tools that allocate deadlock):
+// Runtime::Start with a CudaDevice that prepares each context (kernel load,
+// rings, pinned memory, events) at the first measurement in it, outside any
+// stream capture (cuda_device.h). A context whose preparation fails prints
+// one line and stays unmeasured (footer counter contexts_failed).
 //
 // NVTX step mode (NUMTRACE_STEP_MODE=nvtx:REGEX): NVTX reports ranges to
 // CUPTI only when NVTX_INJECTION64_PATH names libcupti at the job's first
@@ -58,6 +59,9 @@ namespace {
 
 CudaDevice* g_device = nullptr;  // owned by the Runtime once started
 
+// Before the footer: kernels that ran unmeasured become notes and counts.
+void FinishActivity() { CuptiSession::Get().FinishActivity(Runtime::Get().sink()); }
+
 EventSink* StartEngine(uint64_t context) {
   Runtime& rt = Runtime::Get();
   if (!rt.Configure()) return nullptr;
@@ -65,8 +69,8 @@ EventSink* StartEngine(uint64_t context) {
   CudaDevice::Options options;
   options.device_memory = rt.config().device_memory;
   auto device = std::make_unique<CudaDevice>(cu, ReductionFatbin(), options);
-  if (!device->PrepareContext(context)) return nullptr;  // the line is printed: inert
   CudaDevice* raw = device.get();
+  rt.SetBeforeShutdown(&FinishActivity);
   EventSink* sink = rt.Start(std::move(device), QueryDeviceInfo(cu, context));
   if (sink != nullptr) g_device = raw;
   return sink;
@@ -74,10 +78,6 @@ EventSink* StartEngine(uint64_t context) {
 
 void ContextDestroying(uint64_t context) {
   if (g_device != nullptr) g_device->ReleaseContext(context);
-}
-
-void ContextCreated(uint64_t context) {
-  if (g_device != nullptr) g_device->PrepareContext(context);
 }
 
 bool NvtxSteps() { return Runtime::Get().config().step_mode == StepMode::kNvtx; }
@@ -88,7 +88,6 @@ void Activate() {
   SessionHooks hooks;
   hooks.start = &StartEngine;
   hooks.context_destroying = &ContextDestroying;
-  hooks.context_created = &ContextCreated;
   hooks.nvtx_ranges = NvtxSteps();
   CuptiSession::Get().Start(hooks);
 }

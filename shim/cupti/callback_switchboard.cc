@@ -11,7 +11,10 @@
 #include "shim/cupti/launch_capture_state.h"
 #include "shim/cupti/launch_decoder.h"
 #include "shim/cupti/nvtx_decoder.h"
+#include "shim/cupti/runtime_call_stack.h"
+#include "shim/cupti/runtime_decoder.h"
 #include "shim/cupti/self_call_guard.h"
+#include "shim/engine/capture_counters.h"
 
 namespace numtrace::shim {
 namespace {
@@ -53,6 +56,13 @@ bool Succeeded(const CUpti_CallbackData& d) {
          *static_cast<const CUresult*>(d.functionReturnValue) == CUDA_SUCCESS;
 }
 
+// Runtime calls return cudaError_t; cudaSuccess is 0 like CUDA_SUCCESS.
+bool RuntimeSucceeded(const CUpti_CallbackData& d) {
+  return d.functionReturnValue != nullptr && *static_cast<const int*>(d.functionReturnValue) == 0;
+}
+
+void Count(Counter c) { CaptureCounters::Get().Add(c); }
+
 uint64_t ContextOf(const CUpti_CallbackData& d) { return reinterpret_cast<uint64_t>(d.context); }
 
 // The engine may offer a "before" hook (OnLaunchEnter); call it when it does.
@@ -67,7 +77,8 @@ void CallEnter(Sink* sink, const LaunchEvent& e) {
 // Per-thread scratch: the packed parameter bytes of the launch in flight.
 // Grows to the largest kernel seen and is then reused: no allocation per launch.
 thread_local std::vector<uint8_t> t_params;
-thread_local KernelInfo t_uncached;  // when the cache cannot hold an entry
+thread_local KernelDescription t_uncached;  // when the cache cannot hold an entry
+const KernelDescription kNoLayout{};       // runtime launches named by a host stub
 
 }  // namespace
 
@@ -80,6 +91,7 @@ CallbackSwitchboard::CallbackSwitchboard(DriverQueries* queries, Hooks hooks)
 }
 
 std::span<const uint32_t> CallbackSwitchboard::DriverIds() { return AllDriverIds(); }
+std::span<const uint32_t> CallbackSwitchboard::RuntimeIds() { return RuntimeWitnessIds(); }
 std::span<const uint32_t> CallbackSwitchboard::ResourceIds() { return kResourceIds; }
 std::span<const uint32_t> CallbackSwitchboard::NvtxIds() { return NvtxRangeIds(); }
 
@@ -94,22 +106,75 @@ void CallbackSwitchboard::Dispatch(CUpti_CallbackDomain domain, CUpti_CallbackId
   SelfCallGuard guard;
   if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
     if (cbid >= handlers_.size() || handlers_[cbid] == nullptr) return;
-    handlers_[cbid](*this, cbid, *static_cast<const CUpti_CallbackData*>(cbdata));
+    const auto& d = *static_cast<const CUpti_CallbackData*>(cbdata);
+    // The innermost runtime call on this thread (if any) was served by the driver.
+    RuntimeCallStack::NoteDriver(d.correlationId);
+    handlers_[cbid](*this, cbid, d);
+  } else if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+    OnRuntime(cbid, *static_cast<const CUpti_CallbackData*>(cbdata));
   } else if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
     const auto& r = *static_cast<const CUpti_ResourceData*>(cbdata);
     uint64_t ctx = reinterpret_cast<uint64_t>(r.context);
+    // Bookkeeping only: no CUDA call inside the context callbacks of ours
+    // beyond finishing and freeing what we prepared in a dying context.
     if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
-      bool started = sink_.load(std::memory_order_acquire) != nullptr;
-      // The first context is prepared by the start hook; later ones here.
-      if (EnsureSink(ctx) != nullptr && started && hooks_.context_created != nullptr) {
-        hooks_.context_created(ctx);
-      }
+      Count(Counter::kContextsCreated);
     } else if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING &&
                hooks_.context_destroying != nullptr && sink_.load(std::memory_order_acquire)) {
       hooks_.context_destroying(ctx);
     }
   } else if (domain == CUPTI_CB_DOMAIN_NVTX) {
     OnNvtx(cbid, cbdata);
+  }
+}
+
+void CallbackSwitchboard::OnRuntime(uint32_t cbid, const CUpti_CallbackData& d) {
+  if (d.callbackSite == CUPTI_API_ENTER) {
+    RuntimeCallStack::Push(cbid, d.correlationId);
+    return;
+  }
+  RuntimeFrame f = RuntimeCallStack::Pop(cbid, d.correlationId);
+  bool launch = IsRuntimeLaunchId(cbid);
+  if (launch) Count(Counter::kRuntimeLaunches);
+  if (!f.found || !RuntimeSucceeded(d)) return;
+  if (f.driver_seen) {
+    if (f.correlation_differs && launch) {
+      Count(Counter::kRuntimeCorrelationDiffers);
+      // The kernel's activity record may carry either id.
+      if (check_ != nullptr && window_open_.load(std::memory_order_relaxed)) {
+        check_->NoteLaunch(f.correlation);
+      }
+    }
+    return;
+  }
+  RuntimeWithoutDriver(cbid, d);
+}
+
+void CallbackSwitchboard::RuntimeWithoutDriver(uint32_t cbid, const CUpti_CallbackData& d) {
+  EventSink* sink = EnsureSink(ContextOf(d));
+  if (IsRuntimeAllocId(cbid)) {
+    Count(Counter::kRuntimeAllocsWithoutDriver);
+    if (sink == nullptr) return;
+    DeliverAlloc(sink, DecodeRuntimeAlloc(cbid, d.functionParams, queries_->DeviceOf(ContextOf(d))),
+                 DecodeRuntimeFree(cbid, d.functionParams));
+    return;
+  }
+  Count(Counter::kRuntimeWithoutDriver);
+  if (sink == nullptr) return;
+  std::optional<RuntimeLaunch> l = ExtractRuntimeLaunch(cbid, d.functionParams);
+  if (!l) return;
+  Count(Counter::kRuntimeDecoded);
+  // EXIT only: at ENTER nobody knew the driver would stay silent.
+  HandleLaunch(l->args, d, /*enter=*/false, l->describable);
+}
+
+void CallbackSwitchboard::TrackWindow(bool quiet) {
+  if (activity_ == nullptr) return;
+  // One thread flips the window; the others see it already flipped.
+  if (!quiet && !window_open_.load(std::memory_order_relaxed) && !window_open_.exchange(true)) {
+    activity_->Open();
+  } else if (quiet && window_open_.load(std::memory_order_relaxed) && window_open_.exchange(false)) {
+    activity_->Close();
   }
 }
 
@@ -120,7 +185,7 @@ void CallbackSwitchboard::OnNvtx(uint32_t cbid, const void* cbdata) {
   const auto& d = *static_cast<const CUpti_NvtxData*>(cbdata);
   std::optional<NvtxRange> r = DecodeNvtxRange(cbid, d.functionParams);
   if (!r) return;
-  counters_.ranges.fetch_add(1, std::memory_order_relaxed);
+  Count(Counter::kNvtxRanges);
   if (r->push) {
     sink->OnRangePush(r->name);
   } else {
@@ -143,16 +208,25 @@ EventSink* CallbackSwitchboard::EnsureSink(uint64_t context) {
   return s;
 }
 
-const KernelInfo& CallbackSwitchboard::Describe(uint64_t function) {
-  if (const KernelInfo* k = kernels_.Find(function)) return *k;
-  auto info = std::make_unique<KernelInfo>();
+const KernelDescription& CallbackSwitchboard::Describe(uint64_t function, const char* symbol) {
+  const KernelDescription* cached = kernels_.Find(function);
+  // A handle reused by another kernel after a module unload: its name
+  // changed, so its layout must be asked again (never the old one).
+  const bool named = symbol != nullptr && symbol[0] != '\0';
+  if (cached != nullptr && (!named || cached->symbol.empty() || cached->symbol == symbol)) {
+    return *cached;
+  }
+  auto info = std::make_unique<KernelDescription>();
   if (!queries_->Describe(function, info.get())) {
-    counters_.undescribed.fetch_add(1, std::memory_order_relaxed);
-    t_uncached = KernelInfo{};
+    Count(Counter::kLaunchesNoLayout);
+    t_uncached = KernelDescription{};
     return t_uncached;  // not cached: a later launch may succeed
   }
-  KernelInfo copy = *info;
-  if (const KernelInfo* k = kernels_.Insert(function, std::move(info))) return *k;
+  if (named) info->symbol = symbol;
+  KernelDescription copy = *info;
+  if (const KernelDescription* k = kernels_.Insert(function, std::move(info))) {
+    if (k->symbol == copy.symbol) return *k;
+  }
   t_uncached = std::move(copy);
   return t_uncached;
 }
@@ -162,46 +236,61 @@ void CallbackSwitchboard::OnKernelLaunch(CallbackSwitchboard& self, uint32_t cbi
   bool enter = d.callbackSite == CUPTI_API_ENTER;
   if (enter && !kHasEnter<EventSink>) return;
   if (!enter && !Succeeded(d)) return;
-  EventSink* sink = self.EnsureSink(ContextOf(d));
-  if (sink == nullptr) return;
   std::optional<LaunchArgs> args = ExtractLaunchArgs(cbid, d.functionParams);
   if (!args) return;
-  const KernelInfo& info = self.Describe(args->function);
-  if (sink->Quiet()) {
+  if (!enter) Count(Counter::kDriverLaunches);
+  self.HandleLaunch(*args, d, enter, /*describable=*/true);
+}
+
+void CallbackSwitchboard::HandleLaunch(const LaunchArgs& args, const CUpti_CallbackData& d,
+                                       bool enter, bool describable) {
+  EventSink* sink = EnsureSink(ContextOf(d));
+  if (sink == nullptr) return;
+  const KernelDescription& info = describable ? Describe(args.function, d.symbolName) : kNoLayout;
+  if (!describable && !enter) Count(Counter::kLaunchesNoLayout);
+  const bool quiet = sink->Quiet();
+  TrackWindow(quiet);
+  if (quiet) {
     // Outside the captured steps: the engine only counts this launch, so skip
     // packing its parameters and asking the driver about stream capture.
-    LaunchEvent e = MakeLaunchEvent(*args, info, d.symbolName, {}, ContextOf(d), 0, false);
+    LaunchEvent e = MakeLaunchEvent(args, info, d.symbolName, {}, ContextOf(d), 0, false);
     e.layout = {};
     e.decoded = false;
     if (enter) {
       CallEnter(sink, e);
     } else {
       LaunchCaptureState::Forget();
-      self.counters_.launches.fetch_add(1, std::memory_order_relaxed);
+      Count(Counter::kLaunchesSeen);
       sink->OnLaunch(e);
     }
     return;
   }
+  if (check_ != nullptr) check_->NoteLaunch(d.correlationId);
   if (t_params.size() < info.param_bytes) t_params.resize(info.param_bytes);
   std::span<uint8_t> packed(t_params.data(), info.param_bytes);
-  if (!PackParams(*args, info.layout, packed)) {
-    if (!enter) self.counters_.unpacked.fetch_add(1, std::memory_order_relaxed);
+  uint32_t valid = 0;
+  PackResult pack = PackParams(args, info.layout, packed, &valid);
+  if (pack == PackResult::kFailed) {
+    if (!enter) Count(Counter::kParamsPackFailed);
     packed = {};
+  } else if (pack == PackResult::kShort && !enter) {
+    Count(Counter::kParamsExtraShort);
   }
-  uint64_t stream = ResolveStream(args->raw_stream, args->per_thread);
+  uint64_t stream = ResolveStream(args.raw_stream, args.per_thread);
   bool capturing = LaunchCaptureState::Resolve(d.correlationId, stream, [&] {
-    self.counters_.capture_queries.fetch_add(1, std::memory_order_relaxed);
-    return self.queries_->IsCapturing(stream);
+    Count(Counter::kCaptureQueries);
+    return queries_->IsCapturing(stream);
   });
   if (!enter) LaunchCaptureState::Forget();
   LaunchCaptureState::Scope known(stream, capturing);
-  int device = self.queries_->DeviceOf(ContextOf(d));
-  LaunchEvent e = MakeLaunchEvent(*args, info, d.symbolName, packed, ContextOf(d), device, capturing);
+  int device = queries_->DeviceOf(ContextOf(d));
+  LaunchEvent e = MakeLaunchEvent(args, info, d.symbolName, packed, ContextOf(d), device, capturing);
   if (packed.empty()) e.layout = {};  // no bytes: the engine must not read slots
+  if (pack == PackResult::kShort) e.layout = SlotsWithin(e.layout, valid);
   if (enter) {
     CallEnter(sink, e);
   } else {
-    self.counters_.launches.fetch_add(1, std::memory_order_relaxed);
+    Count(Counter::kLaunchesSeen);
     sink->OnLaunch(e);
   }
 }
@@ -212,6 +301,7 @@ void CallbackSwitchboard::OnGraphLaunch(CallbackSwitchboard& self, uint32_t cbid
   EventSink* sink = self.EnsureSink(ContextOf(d));
   if (sink == nullptr) return;
   if (std::optional<GraphLaunchEvent> g = ExtractGraphLaunch(cbid, d.functionParams)) {
+    Count(Counter::kGraphLaunches);
     sink->OnGraphLaunch(*g);
   }
 }
@@ -221,12 +311,17 @@ void CallbackSwitchboard::OnAllocOrFree(CallbackSwitchboard& self, uint32_t cbid
   if (d.callbackSite != CUPTI_API_EXIT || !Succeeded(d)) return;
   EventSink* sink = self.EnsureSink(ContextOf(d));
   if (sink == nullptr) return;
-  if (std::optional<FreeEvent> f = DecodeFree(cbid, d.functionParams)) {
+  std::optional<FreeEvent> f = DecodeFree(cbid, d.functionParams);
+  std::optional<AllocEvent> a;
+  if (!f) a = DecodeAlloc(cbid, d.functionParams, self.queries_->DeviceOf(ContextOf(d)));
+  self.DeliverAlloc(sink, a, f);
+}
+
+void CallbackSwitchboard::DeliverAlloc(EventSink* sink, std::optional<AllocEvent> a,
+                                       std::optional<FreeEvent> f) {
+  if (f) {
     sink->OnFree(*f);
-    return;
-  }
-  if (std::optional<AllocEvent> a =
-          DecodeAlloc(cbid, d.functionParams, self.queries_->DeviceOf(ContextOf(d)))) {
+  } else if (a) {
     sink->OnAlloc(*a);
   }
 }

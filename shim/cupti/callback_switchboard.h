@@ -1,15 +1,31 @@
 // File: shim/cupti/callback_switchboard.h
 //
-// The one CUPTI callback of numtrace and its fixed dispatch table (kineto's
-// CuptiCallbackApi pattern): a plain array from driver callback id to
-// handler, so a launch costs one indexed load, no map lookup and no lock.
-// Handlers decode the callback data (launch_decoder.h, alloc_decoder.h) and
-// call the engine's EventSink: launches at EXIT when the call succeeded (and
-// at ENTER through OnLaunchEnter when the engine has it), allocations and
-// frees at EXIT, cuProfilerStart/Stop, NVTX range push/pop (NVTX domain,
-// nvtx_decoder.h), and the contexts (resource domain): the first starts the
-// engine through a hook, every later one is prepared through another hook
-// (device memory is set up there, never on the launch path).
+// The one CUPTI callback of numtrace and its fixed dispatch tables (kineto's
+// CuptiCallbackApi pattern): plain arrays from callback id to handler, so a
+// launch costs one indexed load, no map lookup and no lock. Handlers decode
+// the callback data (launch_decoder.h, alloc_decoder.h, runtime_decoder.h)
+// and call the engine's EventSink: launches at EXIT when the call succeeded
+// (and at ENTER through OnLaunchEnter), allocations and frees at EXIT,
+// cuProfilerStart/Stop, NVTX range push/pop (NVTX domain, nvtx_decoder.h).
+//
+// Launch paths. Driver launch ids (cuLaunchKernel, Ex, Cooperative, each
+// with _ptsz) do the work. Runtime launch and allocation ids are enabled as
+// witnesses (runtime_call_stack.h): a driver callback nested in a runtime
+// call is handled as usual; a runtime call that completes with none is
+// counted (runtime_without_driver) and decoded from its own parameters
+// (runtime_decoder.h). Which path fires on a given GPU is then read from the
+// footer counters (capture_counters.h), not guessed.
+//
+// Contexts (resource domain): bookkeeping only. No CUDA work happens in
+// CONTEXT_CREATED (tools that allocate there deadlock); the engine starts at
+// the first launch or allocation, and CudaDevice prepares a context at the
+// first measurement in it (cuda_device.h). CONTEXT_DESTROY_STARTING lets the
+// device finish and free what it prepared in that context.
+//
+// Kernel activity check: while the engine is not quiet, every handled
+// launch's correlation id is noted (kernel_activity_check.h) and activity
+// records are enabled (kernel_activity.h); the first quiet launch closes
+// the window.
 //
 // A launch asks cuStreamIsCapturing once: at ENTER, reused at EXIT
 // (launch_capture_state.h), and visible to CudaDevice::Enqueue meanwhile.
@@ -29,9 +45,12 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <span>
 
 #include "shim/cupti/driver_queries.h"
+#include "shim/cupti/kernel_activity.h"
+#include "shim/cupti/kernel_activity_check.h"
 #include "shim/cupti/kernel_info_cache.h"
 #include "shim/engine/event_sink.h"
 
@@ -46,39 +65,42 @@ class CallbackSwitchboard {
     EventSink* (*start)(uint64_t context) = nullptr;
     // A context is about to be destroyed: finish work queued in it.
     void (*context_destroying)(uint64_t context) = nullptr;
-    // A context was created after the engine started (the first one is
-    // handled by `start`): prepare it.
-    void (*context_created)(uint64_t context) = nullptr;
-  };
-
-  struct Counters {
-    std::atomic<uint64_t> launches{0};       // kernel launches seen (success)
-    std::atomic<uint64_t> undescribed{0};    // launches whose layout the driver did not give
-    std::atomic<uint64_t> unpacked{0};       // launches whose parameter bytes could not be read
-    std::atomic<uint64_t> capture_queries{0};  // cuStreamIsCapturing calls made
-    std::atomic<uint64_t> ranges{0};         // NVTX pushes and pops passed on
   };
 
   CallbackSwitchboard(DriverQueries* queries, Hooks hooks);
 
   // The sink to feed from now on (tests; Hooks::start sets it in the shim).
   void SetSink(EventSink* sink) { sink_.store(sink, std::memory_order_release); }
+  // The kernel activity check to feed (optional; both outlive the board).
+  void SetActivity(KernelActivity* activity, KernelActivityCheck* check) {
+    activity_ = activity;
+    check_ = check;
+  }
 
   // The CUpti_CallbackFunc to subscribe with; `userdata` is the switchboard.
   static void CUPTIAPI Callback(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                                 const void* cbdata);
   void Dispatch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* cbdata);
 
-  // Ids to enable: driver, resource and (NVTX step mode) NVTX domains.
+  // Ids to enable: driver, runtime (witnesses), resource and (NVTX step
+  // mode) NVTX domains.
   static std::span<const uint32_t> DriverIds();
+  static std::span<const uint32_t> RuntimeIds();
   static std::span<const uint32_t> ResourceIds();
   static std::span<const uint32_t> NvtxIds();
-
-  const Counters& counters() const { return counters_; }
 
  private:
   using Handler = void (*)(CallbackSwitchboard&, uint32_t cbid, const CUpti_CallbackData&);
   static void OnKernelLaunch(CallbackSwitchboard&, uint32_t, const CUpti_CallbackData&);
+  // Both launch paths end here: `describable` false for a runtime launch
+  // whose function is a host stub (no layout to ask the driver for).
+  void HandleLaunch(const LaunchArgs& args, const CUpti_CallbackData& d, bool enter,
+                    bool describable);
+  void OnRuntime(uint32_t cbid, const CUpti_CallbackData& d);
+  void RuntimeWithoutDriver(uint32_t cbid, const CUpti_CallbackData& d);
+  void DeliverAlloc(EventSink* sink, std::optional<AllocEvent> a, std::optional<FreeEvent> f);
+  // Opens or closes the activity window as the engine leaves or enters quiet.
+  void TrackWindow(bool quiet);
   static void OnGraphLaunch(CallbackSwitchboard&, uint32_t, const CUpti_CallbackData&);
   static void OnAllocOrFree(CallbackSwitchboard&, uint32_t, const CUpti_CallbackData&);
   static void OnProfiler(CallbackSwitchboard&, uint32_t, const CUpti_CallbackData&);
@@ -86,7 +108,7 @@ class CallbackSwitchboard {
 
   // The sink, starting the engine on first use; null while inert.
   EventSink* EnsureSink(uint64_t context);
-  const KernelInfo& Describe(uint64_t function);
+  const KernelDescription& Describe(uint64_t function, const char* symbol);
 
   DriverQueries* queries_;
   Hooks hooks_;
@@ -94,7 +116,9 @@ class CallbackSwitchboard {
   std::atomic<int> start_state_{0};  // 0 not started, 1 starting, 2 done
   std::array<Handler, CUPTI_DRIVER_TRACE_CBID_SIZE> handlers_{};
   KernelInfoCache kernels_;
-  Counters counters_;
+  KernelActivity* activity_ = nullptr;
+  KernelActivityCheck* check_ = nullptr;
+  std::atomic<bool> window_open_{false};
 };
 
 }  // namespace numtrace::shim

@@ -26,6 +26,10 @@ bool CuptiApi::LoadFrom(void* handle, std::string* error) {
 #undef NUMTRACE_RESOLVE
   table.cuptiSubscribe_v2 =
       reinterpret_cast<decltype(table.cuptiSubscribe_v2)>(dlsym(handle, "cuptiSubscribe_v2"));
+#define NUMTRACE_RESOLVE_OPTIONAL(fn) \
+  table.fn = reinterpret_cast<decltype(table.fn)>(dlsym(handle, #fn));
+  NUMTRACE_CUPTI_ACTIVITY_FUNCTIONS(NUMTRACE_RESOLVE_OPTIONAL)
+#undef NUMTRACE_RESOLVE_OPTIONAL
   table.path = path;
   *this = table;
   return true;

@@ -33,11 +33,30 @@ namespace numtrace::shim {
   X(cuptiGetResultString)           \
   X(cuptiGetVersion)
 
+// Optional: the kernel activity check (kernel_activity.h) needs them; a
+// CUPTI copy without them (or one that refuses activity, e.g. under a
+// sandbox) leaves the check off with one line, never the capture.
+#define NUMTRACE_CUPTI_ACTIVITY_FUNCTIONS(X) \
+  X(cuptiActivityEnable)                    \
+  X(cuptiActivityDisable)                   \
+  X(cuptiActivityRegisterCallbacks)         \
+  X(cuptiActivityFlushAll)                  \
+  X(cuptiActivityGetNextRecord)             \
+  X(cuptiActivityGetNumDroppedRecords)
+
 struct CuptiApi {
 #define NUMTRACE_DECLARE(fn) decltype(&::fn) fn = nullptr;
   NUMTRACE_CUPTI_FUNCTIONS(NUMTRACE_DECLARE)
 #undef NUMTRACE_DECLARE
   decltype(&::cuptiSubscribe_v2) cuptiSubscribe_v2 = nullptr;  // null before CUPTI 13.0
+#define NUMTRACE_DECLARE(fn) decltype(&::fn) fn = nullptr;
+  NUMTRACE_CUPTI_ACTIVITY_FUNCTIONS(NUMTRACE_DECLARE)
+#undef NUMTRACE_DECLARE
+  // Every activity function resolved.
+  bool has_activity() const {
+    return cuptiActivityEnable && cuptiActivityDisable && cuptiActivityRegisterCallbacks &&
+           cuptiActivityFlushAll && cuptiActivityGetNextRecord && cuptiActivityGetNumDroppedRecords;
+  }
 
   // The process-wide table the callbacks use.
   static CuptiApi& Instance();

@@ -13,8 +13,11 @@
 #include "shim/cupti/cupti_api.h"
 #include "shim/cupti/driver_api.h"
 #include "shim/cupti/driver_queries.h"
+#include "shim/cupti/kernel_activity.h"
+#include "shim/cupti/kernel_activity_check.h"
 #include "shim/cupti/library_finder.h"
 #include "shim/cupti/self_call_guard.h"
+#include "shim/reduce/batch_abi.h"
 
 namespace numtrace::shim {
 
@@ -69,9 +72,13 @@ SessionState CuptiSession::Start(const SessionHooks& hooks) {
   }
 
   static LiveDriverQueries* queries = new LiveDriverQueries(cu);
-  auto* board = new CallbackSwitchboard(
-      queries, {hooks.start, hooks.context_destroying, hooks.context_created});
+  auto* board = new CallbackSwitchboard(queries, {hooks.start, hooks.context_destroying});
   board_ = board;
+  // Leaked on purpose like the board: CUPTI may deliver buffers during exit.
+  auto* check = new KernelActivityCheck(kReduceBatchKernelName);
+  auto* activity = new KernelActivity(cupti, check);
+  board->SetActivity(activity, check);
+  activity_ = activity;
 
   std::string holder;
   CUpti_SubscriberHandle sub = nullptr;
@@ -105,7 +112,26 @@ SessionState CuptiSession::Start(const SessionHooks& hooks) {
     subscriber_ = nullptr;
     return state_ = SessionState::kFailed;
   }
+  // Runtime witnesses are optional: without them the driver ids still do
+  // the work, only the runtime_* counters stay at zero.
+  for (uint32_t id : CallbackSwitchboard::RuntimeIds()) {
+    CUptiResult rr = cupti.cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API, id);
+    if (rr != CUPTI_SUCCESS) {
+      LogLine("cannot enable CUPTI runtime callback %u: %s; runtime launches are not witnessed", id,
+              ResultText(cupti, rr).c_str());
+      break;
+    }
+  }
   return state_ = SessionState::kActive;
+}
+
+void CuptiSession::FinishActivity(EventSink* sink) {
+  KernelActivity* activity;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    activity = static_cast<KernelActivity*>(activity_);
+  }
+  if (activity != nullptr) activity->Finish(sink);
 }
 
 void CuptiSession::Stop() {

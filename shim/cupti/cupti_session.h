@@ -41,8 +41,6 @@ struct SessionHooks {
   EventSink* (*start)(uint64_t context) = nullptr;
   // A context is about to be destroyed.
   void (*context_destroying)(uint64_t context) = nullptr;
-  // A later context was created: prepare the device for it.
-  void (*context_created)(uint64_t context) = nullptr;
   // Enable the NVTX range callbacks (NUMTRACE_STEP_MODE=nvtx:...). They
   // only flow when NVTX_INJECTION64_PATH names libcupti (see
   // NvtxInjectionPath) before the job's first NVTX call.
@@ -64,6 +62,9 @@ class CuptiSession {
 
   // Idempotent: later calls return the first call's state. Thread-safe.
   SessionState Start(const SessionHooks& hooks);
+  // Process exit, before the engine's footer: flushes the kernel activity
+  // records and reports kernels that ran unmeasured to `sink`.
+  void FinishActivity(EventSink* sink);
   // Unsubscribes (callbacks stop before this returns). Safe to call twice.
   void Stop();
   SessionState state() const;
@@ -73,6 +74,7 @@ class CuptiSession {
   SessionState state_ = SessionState::kOff;
   void* subscriber_ = nullptr;  // CUpti_SubscriberHandle
   void* board_ = nullptr;       // CallbackSwitchboard*, leaked on purpose
+  void* activity_ = nullptr;    // KernelActivity*, leaked on purpose
 };
 
 }  // namespace numtrace::shim

@@ -36,6 +36,8 @@ namespace numtrace::shim {
   X(cuKernelGetName)                 \
   X(cuKernelGetParamInfo)            \
   X(cuStreamIsCapturing)             \
+  X(cuStreamGetCtx)                  \
+  X(cuPointerGetAttributes)          \
   X(cuStreamSynchronize)             \
   X(cuLibraryLoadData)               \
   X(cuLibraryUnload)                 \

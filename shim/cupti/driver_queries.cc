@@ -14,40 +14,39 @@ namespace {
 // would mean a broken driver, not a big kernel.
 constexpr size_t kMaxParams = 8192;
 
+// Reads the layout; returns the driver's answer for the failing index
+// (CUDA_SUCCESS when the layout ended normally).
 template <typename Handle, typename InfoFn>
-bool ReadLayout(InfoFn fn, Handle h, KernelInfo* out) {
+CUresult ReadLayout(InfoFn fn, Handle h, KernelDescription* out) {
   out->layout.clear();
   for (size_t i = 0; i < kMaxParams; ++i) {
     size_t offset = 0, size = 0;
     CUresult r = fn(h, i, &offset, &size);
     // No count API: the first index past the end answers INVALID_VALUE.
-    if (r == CUDA_ERROR_INVALID_VALUE) return true;
-    if (r != CUDA_SUCCESS) return false;
+    if (r == CUDA_ERROR_INVALID_VALUE) return CUDA_SUCCESS;
+    if (r != CUDA_SUCCESS) return r;
     out->layout.push_back({static_cast<uint32_t>(offset), static_cast<uint32_t>(size)});
   }
-  return false;
+  return CUDA_ERROR_UNKNOWN;
 }
 
 }  // namespace
 
-bool LiveDriverQueries::Describe(uint64_t function, KernelInfo* out) {
-  // `f` may be a CUkernel cast to CUfunction (cuLaunchKernel accepts both);
-  // the function queries reject a kernel handle, so fall back to the kernel ones.
+bool LiveDriverQueries::Describe(uint64_t function, KernelDescription* out) {
+  // `f` may be a CUkernel cast to CUfunction (cuLaunchKernel accepts both).
+  // The function query rejects a kernel handle with an error; only then ask
+  // the kernel query. An empty layout is an answer (a kernel without
+  // parameters), not a reason to ask again.
   auto* f = reinterpret_cast<CUfunction>(function);
   auto* k = reinterpret_cast<CUkernel>(function);
   const char* name = nullptr;
-  bool ok = ReadLayout(api_.cuFuncGetParamInfo, f, out);
-  // An empty layout may also be a kernel handle the function query misread.
-  if (!ok || out->layout.empty()) {
-    KernelInfo as_kernel;
-    if (ReadLayout(api_.cuKernelGetParamInfo, k, &as_kernel) &&
-        (!ok || !as_kernel.layout.empty())) {
-      out->layout = std::move(as_kernel.layout);
-      ok = true;
-      if (api_.cuKernelGetName(&name, k) != CUDA_SUCCESS) name = nullptr;
-    }
+  bool ok = ReadLayout(api_.cuFuncGetParamInfo, f, out) == CUDA_SUCCESS;
+  if (ok) {
+    if (api_.cuFuncGetName(&name, f) != CUDA_SUCCESS) name = nullptr;
+  } else {
+    ok = ReadLayout(api_.cuKernelGetParamInfo, k, out) == CUDA_SUCCESS;
+    if (ok && api_.cuKernelGetName(&name, k) != CUDA_SUCCESS) name = nullptr;
   }
-  if (ok && name == nullptr && api_.cuFuncGetName(&name, f) != CUDA_SUCCESS) name = nullptr;
   if (!ok) {
     out->layout.clear();
     return false;

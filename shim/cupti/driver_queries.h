@@ -7,7 +7,7 @@
 //
 // Example:
 //   LiveDriverQueries q(DriverApi::Instance());
-//   KernelInfo info;
+//   KernelDescription info;
 //   if (q.Describe(fn, &info)) ...  // info.layout from cuFuncGetParamInfo
 #ifndef NUMTRACE_SHIM_CUPTI_DRIVER_QUERIES_H_
 #define NUMTRACE_SHIM_CUPTI_DRIVER_QUERIES_H_
@@ -25,7 +25,7 @@ class DriverQueries {
   virtual ~DriverQueries() = default;
   // Name and parameter layout of a CUfunction or CUkernel handle; false when
   // the driver knows neither.
-  virtual bool Describe(uint64_t function, KernelInfo* out) = 0;
+  virtual bool Describe(uint64_t function, KernelDescription* out) = 0;
   // True while `stream` (already resolved: never NULL) is being captured,
   // and when the driver cannot say (work must not be enqueued there then).
   virtual bool IsCapturing(uint64_t stream) = 0;
@@ -36,7 +36,7 @@ class DriverQueries {
 class LiveDriverQueries : public DriverQueries {
  public:
   explicit LiveDriverQueries(const DriverApi& api) : api_(api) {}
-  bool Describe(uint64_t function, KernelInfo* out) override;
+  bool Describe(uint64_t function, KernelDescription* out) override;
   bool IsCapturing(uint64_t stream) override;
   int DeviceOf(uint64_t context) override;
 

@@ -1,6 +1,6 @@
 // File: shim/cupti/kernel_info_cache.cc
 //
-// Lock-free KernelInfo table; see kernel_info_cache.h.
+// Lock-free KernelDescription table; see kernel_info_cache.h.
 #include "shim/cupti/kernel_info_cache.h"
 
 namespace numtrace::shim {
@@ -17,7 +17,7 @@ size_t KernelInfoCache::Hash(uint64_t function) {
   return static_cast<size_t>(h >> 40);
 }
 
-const KernelInfo* KernelInfoCache::Find(uint64_t function) const {
+const KernelDescription* KernelInfoCache::Find(uint64_t function) const {
   if (function == 0) return nullptr;
   size_t start = Hash(function);
   for (size_t i = 0; i < kMaxProbe; ++i) {
@@ -29,7 +29,7 @@ const KernelInfo* KernelInfoCache::Find(uint64_t function) const {
   return nullptr;
 }
 
-const KernelInfo* KernelInfoCache::Insert(uint64_t function, std::unique_ptr<KernelInfo> info) {
+const KernelDescription* KernelInfoCache::Insert(uint64_t function, std::unique_ptr<KernelDescription> info) {
   if (function == 0) return nullptr;
   size_t start = Hash(function);
   for (size_t i = 0; i < kMaxProbe; ++i) {
@@ -38,7 +38,7 @@ const KernelInfo* KernelInfoCache::Insert(uint64_t function, std::unique_ptr<Ker
     if (key == 0) {
       uint64_t expected = 0;
       if (s.key.compare_exchange_strong(expected, function, std::memory_order_acq_rel)) {
-        const KernelInfo* stored = info.release();
+        const KernelDescription* stored = info.release();
         s.value.store(stored, std::memory_order_release);
         size_.fetch_add(1, std::memory_order_relaxed);
         return stored;

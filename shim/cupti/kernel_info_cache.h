@@ -1,6 +1,6 @@
 // File: shim/cupti/kernel_info_cache.h
 //
-// Per-function-handle cache of KernelInfo (name and parameter layout) for
+// Per-function-handle cache of KernelDescription (name and parameter layout) for
 // the launch hot path: a fixed-size open-addressing table whose slots are
 // claimed with one compare-and-swap, so lookups take no lock and allocate
 // nothing. Entries are immutable and live as long as the process (one per
@@ -14,8 +14,8 @@
 //
 // Example:
 //   KernelInfoCache cache;
-//   const KernelInfo* k = cache.Find(fn);
-//   if (k == nullptr) k = cache.Insert(fn, std::make_unique<KernelInfo>(...));
+//   const KernelDescription* k = cache.Find(fn);
+//   if (k == nullptr) k = cache.Insert(fn, std::make_unique<KernelDescription>(...));
 #ifndef NUMTRACE_SHIM_CUPTI_KERNEL_INFO_CACHE_H_
 #define NUMTRACE_SHIM_CUPTI_KERNEL_INFO_CACHE_H_
 
@@ -38,19 +38,19 @@ class KernelInfoCache {
   ~KernelInfoCache();
 
   // The published entry for `function`, or null. Never blocks.
-  const KernelInfo* Find(uint64_t function) const;
+  const KernelDescription* Find(uint64_t function) const;
 
   // Publishes `info` for `function` and returns the stored entry (a racing
   // thread's if it won). Returns null, dropping `info`, when no slot is free
   // within kMaxProbe; `function` 0 is never cached.
-  const KernelInfo* Insert(uint64_t function, std::unique_ptr<KernelInfo> info);
+  const KernelDescription* Insert(uint64_t function, std::unique_ptr<KernelDescription> info);
 
   size_t size() const { return size_.load(std::memory_order_relaxed); }
 
  private:
   struct Slot {
     std::atomic<uint64_t> key{0};
-    std::atomic<const KernelInfo*> value{nullptr};
+    std::atomic<const KernelDescription*> value{nullptr};
   };
   static size_t Hash(uint64_t function);
 

@@ -147,27 +147,42 @@ uint32_t ParamBytes(std::span<const ParamSlot> layout) {
   return end;
 }
 
-bool PackParams(const LaunchArgs& args, std::span<const ParamSlot> layout, std::span<uint8_t> out) {
+PackResult PackParams(const LaunchArgs& args, std::span<const ParamSlot> layout,
+                      std::span<uint8_t> out, uint32_t* valid_bytes) {
   uint32_t total = ParamBytes(layout);
-  if (out.size() < total) return false;
+  if (valid_bytes != nullptr) *valid_bytes = 0;
+  if (out.size() < total) return PackResult::kFailed;
   std::fill(out.begin(), out.begin() + total, uint8_t{0});
-  if (layout.empty()) return true;
+  if (valid_bytes != nullptr) *valid_bytes = total;
+  if (layout.empty()) return PackResult::kOk;
   if (args.kernel_params != nullptr) {
     for (size_t i = 0; i < layout.size(); ++i) {
       const void* src = args.kernel_params[i];
-      if (src == nullptr) return false;
+      if (src == nullptr) return PackResult::kFailed;
       std::memcpy(out.data() + layout[i].offset, src, layout[i].size);
     }
-    return true;
+    return PackResult::kOk;
   }
   const uint8_t* buffer = nullptr;
   size_t size = 0;
-  if (args.extra == nullptr || !ReadExtra(args.extra, &buffer, &size) || size < total) return false;
-  std::memcpy(out.data(), buffer, total);
-  return true;
+  if (args.extra == nullptr || !ReadExtra(args.extra, &buffer, &size)) return PackResult::kFailed;
+  if (size >= total) {
+    std::memcpy(out.data(), buffer, total);
+    return PackResult::kOk;
+  }
+  // Shorter than the layout (NCCL): keep what the caller passed.
+  std::memcpy(out.data(), buffer, size);
+  if (valid_bytes != nullptr) *valid_bytes = static_cast<uint32_t>(size);
+  return PackResult::kShort;
 }
 
-LaunchEvent MakeLaunchEvent(const LaunchArgs& args, const KernelInfo& info, const char* symbol,
+std::span<const ParamSlot> SlotsWithin(std::span<const ParamSlot> layout, uint32_t valid_bytes) {
+  size_t n = 0;
+  while (n < layout.size() && layout[n].offset + layout[n].size <= valid_bytes) ++n;
+  return layout.first(n);
+}
+
+LaunchEvent MakeLaunchEvent(const LaunchArgs& args, const KernelDescription& info, const char* symbol,
                             std::span<const uint8_t> packed, uint64_t context, int device,
                             bool capturing) {
   LaunchEvent e;

@@ -4,7 +4,7 @@
 // (generated_cuda_meta.h: cuLaunchKernel_params, cuLaunchKernelEx_params,
 // cuLaunchCooperativeKernel_params, cuGraphLaunch_params and their _ptsz
 // twins) to the plain LaunchEvent the engine takes. No driver call happens
-// here: the kernel's name and parameter layout come in as a KernelInfo, so
+// here: the kernel's name and parameter layout come in as a KernelDescription, so
 // tests build fake callback data from the real structs without a GPU.
 //
 // Example:
@@ -28,10 +28,13 @@
 namespace numtrace::shim {
 
 // What numtrace needs from a kernel, queried once per function handle.
-struct KernelInfo {
+struct KernelDescription {
   std::string name;               // cuFuncGetName/cuKernelGetName; may be empty
   std::vector<ParamSlot> layout;  // one slot per parameter, in order
   uint32_t param_bytes = 0;       // max(offset + size) over the layout
+  // The callback's symbolName when the handle was described: a later launch
+  // of the same handle under another name means the handle was reused.
+  std::string symbol;
 };
 
 // A launch's arguments, whichever of the launch APIs made it.
@@ -65,12 +68,20 @@ uint32_t ParamBytes(std::span<const ParamSlot> layout);
 // ParamBytes(layout) long; gaps zeroed). kernelParams is an array of
 // pointers, one per parameter; `extra` holds one packed buffer
 // (CU_LAUNCH_PARAM_BUFFER_POINTER/_SIZE) already at the layout's offsets.
-// False when neither is usable or the buffer is shorter than the layout.
-bool PackParams(const LaunchArgs& args, std::span<const ParamSlot> layout, std::span<uint8_t> out);
+// NCCL passes an `extra` buffer shorter than the kernel's full layout: what
+// is there is copied and kShort returned, with `*valid_bytes` saying how
+// much (the caller scans only the slots inside it). kFailed when neither
+// is usable.
+enum class PackResult : uint8_t { kOk, kShort, kFailed };
+PackResult PackParams(const LaunchArgs& args, std::span<const ParamSlot> layout,
+                      std::span<uint8_t> out, uint32_t* valid_bytes = nullptr);
+
+// The leading slots of `layout` that lie wholly inside `valid_bytes`.
+std::span<const ParamSlot> SlotsWithin(std::span<const ParamSlot> layout, uint32_t valid_bytes);
 
 // `symbol` (the callback's symbolName) wins over info.name when non-empty.
 // The event borrows `symbol`, `info` and `packed`.
-LaunchEvent MakeLaunchEvent(const LaunchArgs& args, const KernelInfo& info, const char* symbol,
+LaunchEvent MakeLaunchEvent(const LaunchArgs& args, const KernelDescription& info, const char* symbol,
                             std::span<const uint8_t> packed, uint64_t context, int device,
                             bool capturing);
 

@@ -16,6 +16,7 @@
 #include "shim/cupti/launch_capture_state.h"
 #include "shim/cupti/relaxed_capture_scope.h"
 #include "shim/cupti/self_call_guard.h"
+#include "shim/engine/capture_counters.h"
 #include "shim/reduce/batch_abi.h"
 
 namespace numtrace::shim {
@@ -192,53 +193,88 @@ bool CudaDevice::LoadKernelLocked() {
   return true;
 }
 
-CudaDevice::Context* CudaDevice::ContextForCurrentLocked() {
-  CUcontext current = nullptr;
-  if (api_.cuCtxGetCurrent(&current) != CUDA_SUCCESS || current == nullptr) return nullptr;
-  uint64_t handle = reinterpret_cast<uint64_t>(current);
+CudaDevice::Context* CudaDevice::ContextForStreamLocked(void* stream) {
+  CUcontext ctx = nullptr;
+  // cuStreamGetCtx answers for the legacy and per-thread handles too (the
+  // calling thread's context); fall back to the current context on error.
+  if (api_.cuStreamGetCtx(static_cast<CUstream>(stream), &ctx) != CUDA_SUCCESS || ctx == nullptr) {
+    if (api_.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || ctx == nullptr) return nullptr;
+  }
+  uint64_t handle = reinterpret_cast<uint64_t>(ctx);
   for (auto& c : contexts_) {
     if (c->handle == handle) return c->failed ? nullptr : c.get();
   }
-  return nullptr;
+  return PrepareLocked(handle);
 }
 
 bool CudaDevice::PrepareContext(uint64_t context) {
   SelfCallGuard guard;
   RelaxedCaptureScope relaxed(api_);
   std::lock_guard<std::mutex> lock(mu_);
+  if (context == 0) {
+    CUcontext current = nullptr;
+    if (api_.cuCtxGetCurrent(&current) != CUDA_SUCCESS || current == nullptr) return false;
+    context = reinterpret_cast<uint64_t>(current);
+  }
+  for (auto& c : contexts_) {
+    if (c->handle == context) return !c->failed;
+  }
+  return PrepareLocked(context) != nullptr;
+}
+
+CudaDevice::Context* CudaDevice::PrepareLocked(uint64_t context) {
   CUcontext current = nullptr;
   if (api_.cuCtxGetCurrent(&current) != CUDA_SUCCESS) current = nullptr;
   bool pushed = false;
-  if (context != 0 && reinterpret_cast<uint64_t>(current) != context) {
+  if (reinterpret_cast<uint64_t>(current) != context) {
     pushed = api_.cuCtxPushCurrent_v2(reinterpret_cast<CUcontext>(context)) == CUDA_SUCCESS;
     if (!pushed) {
+      CaptureCounters::Get().Add(Counter::kContextsFailed);
       LogLine("cannot make CUDA context %#llx current; not measuring in it",
               static_cast<unsigned long long>(context));
-      return false;
-    }
-  } else if (context == 0) {
-    context = reinterpret_cast<uint64_t>(current);
-  }
-  bool ok = false;
-  bool found = false;
-  for (auto& c : contexts_) {
-    if (c->handle == context) {
-      found = true;
-      ok = !c->failed;
+      return nullptr;  // not remembered: a later launch may try again
     }
   }
-  if (!found && context != 0) {
-    auto c = std::make_unique<Context>();
-    c->handle = context;
-    c->failed = !InitLocked(*c);
-    ok = !c->failed;
-    contexts_.push_back(std::move(c));
-  }
+  auto c = std::make_unique<Context>();
+  c->handle = context;
+  c->failed = !InitLocked(*c);
+  CaptureCounters::Get().Add(c->failed ? Counter::kContextsFailed : Counter::kContextsPrepared);
+  Context* result = c->failed ? nullptr : c.get();
+  contexts_.push_back(std::move(c));
   if (pushed) {
     CUcontext popped = nullptr;
     api_.cuCtxPopCurrent_v2(&popped);
   }
-  return ok;
+  return result;
+}
+
+void CudaDevice::ConfirmRanges(std::span<const MeasureItem> items, std::vector<MeasureItem>* out) {
+  out->assign(items.begin(), items.end());
+  for (MeasureItem& it : *out) {
+    if (it.bytes == 0) continue;
+    CUdeviceptr start = 0;
+    size_t size = 0;
+    unsigned int mapped = 0;
+    CUpointer_attribute attrs[] = {CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+                                   CU_POINTER_ATTRIBUTE_RANGE_SIZE, CU_POINTER_ATTRIBUTE_MAPPED};
+    void* data[] = {&start, &size, &mapped};
+    // Success with zero values for a pointer the driver does not know.
+    bool ok = api_.cuPointerGetAttributes(3, attrs, data, it.address) == CUDA_SUCCESS &&
+              mapped != 0 && start != 0 && start <= it.address &&
+              it.address - start <= size && it.bytes <= size - (it.address - start);
+    if (ok) {
+      CaptureCounters::Get().Add(Counter::kRangesConfirmed);
+      continue;
+    }
+    CaptureCounters::Get().Add(Counter::kRangesUnconfirmed);
+    CaptureCounters::Get().Add(Counter::kBuffersSkipped);
+    if (!warned_unconfirmed_.exchange(true)) {
+      LogLine("buffer %#llx (%llu bytes) is not a mapped device range the driver confirms; "
+              "skipped (footer counter ranges_unconfirmed counts every such buffer)",
+              static_cast<unsigned long long>(it.address), static_cast<unsigned long long>(it.bytes));
+    }
+    it.bytes = 0;  // measured over nothing: never read
+  }
 }
 
 bool CudaDevice::InitLocked(Context& c) {
@@ -309,11 +345,13 @@ bool CudaDevice::Enqueue(uint64_t stream, std::span<const MeasureItem> items, ui
   uint32_t m = static_cast<uint32_t>(items.size());
   RelaxedCaptureScope relaxed(api_);
   std::lock_guard<std::mutex> lock(mu_);
-  Context* c = ContextForCurrentLocked();
+  Context* c = ContextForStreamLocked(s);
   if (c == nullptr) {
     stats_.unprepared.fetch_add(1, std::memory_order_relaxed);
     return false;
   }
+  ConfirmRanges(items, &confirmed_);
+  items = confirmed_;
   RetireLocked(*c, /*wait=*/false);  // recycle space before asking for more
 
   // Stage the items in pinned memory first: planning needs them, and the

@@ -9,12 +9,21 @@
 // Memory: per CUDA context, one device ring (config.device_memory, 64 MiB by
 // default) holds each batch's items, counters, tile partials and results,
 // and one pinned host ring holds the staged items and the copied-back
-// results. PrepareContext allocates both, loads the kernel into the context
-// and creates a pool of events, when the engine starts for that context
-// (first context callback, outside any stream capture); Enqueue never
-// allocates, so the launch path holds no cuMemAlloc and a job whose first
-// launch is inside a global-mode capture is not broken. A context that was
-// not prepared (or failed to) gets no measurement: Enqueue returns false.
+// results. A context is prepared lazily - kernel loaded, both rings and a
+// pool of events allocated - at the first Enqueue in it, which is always
+// outside stream capture (Enqueue refuses capturing streams before anything
+// else) and in relaxed capture mode; never inside CUPTI's context-creation
+// callback, where allocating is known to deadlock other tools. Later
+// Enqueues in the context allocate nothing. A context whose preparation
+// failed gets no measurement (one line, footer counter contexts_failed).
+// The launch's context is its stream's (cuStreamGetCtx), not the thread's
+// current one; the thread's is used only when the driver cannot say.
+//
+// Buffers: every item's range is confirmed with the driver
+// (cuPointerGetAttributes: range start, size, mapped) before a reduction
+// reads it. An item the driver does not confirm wholly (freed memory, a
+// missed free, a host pointer) is measured over zero bytes instead - never
+// read - and counted (footer ranges_unconfirmed, buffers_skipped).
 // Batches are recycled in FIFO order as they complete (an event per batch);
 // a batch that does not fit returns false: the engine counts a drop.
 //
@@ -107,7 +116,8 @@ class CudaDevice : public Device {
 
   // Loads the kernel into `context` (0: the current one), allocates its
   // rings and events. Idempotent; false (one stderr line) when anything
-  // fails, and the context then stays unmeasured. Thread-safe.
+  // fails, and the context then stays unmeasured. Thread-safe. Enqueue
+  // calls it for a context it has not seen; callers need not.
   bool PrepareContext(uint64_t context);
 
   [[nodiscard]] bool Enqueue(uint64_t stream, std::span<const MeasureItem> items,
@@ -144,8 +154,12 @@ class CudaDevice : public Device {
     std::vector<BufferStats> stats;
   };
 
-  // The prepared context current on this thread; null when none (never creates).
-  Context* ContextForCurrentLocked();
+  // The context `stream` belongs to (the current one when the driver cannot
+  // say), prepared now if it is new; null when it could not be prepared.
+  Context* ContextForStreamLocked(void* stream);
+  Context* PrepareLocked(uint64_t context);
+  // Checks each item's range with the driver; unconfirmed ones get 0 bytes.
+  void ConfirmRanges(std::span<const MeasureItem> items, std::vector<MeasureItem>* out);
   bool InitLocked(Context& c);
   bool AcquireEventLocked(Context& c, void** event);
   bool LoadKernelLocked();
@@ -162,6 +176,8 @@ class CudaDevice : public Device {
   bool kernel_failed_ = false;
   std::vector<std::unique_ptr<Context>> contexts_;
   std::vector<Parked> parked_;
+  std::vector<MeasureItem> confirmed_;  // Enqueue's scratch, under mu_
+  std::atomic<bool> warned_unconfirmed_{false};
   Stats stats_;
 };
 

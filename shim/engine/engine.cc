@@ -5,6 +5,8 @@
 #include <optional>
 #include <utility>
 
+#include "shim/engine/capture_counters.h"
+
 namespace numtrace::shim {
 namespace {
 
@@ -318,6 +320,22 @@ void Engine::OnProfilerStop() { StepEnded(tracker_.OnProfilerStop()); }
 void Engine::OnRangePush(std::string_view name) { StepEnded(tracker_.OnRangePush(name)); }
 void Engine::OnRangePop() { StepEnded(tracker_.OnRangePop()); }
 
+void Engine::OnUnmeasured(std::string_view name, uint64_t count, bool in_graph) {
+  if (count == 0 || shut_down_.load(std::memory_order_relaxed)) return;
+  unmeasured_.fetch_add(count, std::memory_order_relaxed);
+  Pending p;
+  p.is_note = true;
+  p.note.level = "warn";
+  p.note.kind = "unmeasured";
+  p.note.name = std::string(name);
+  p.note.count = count;
+  p.note.msg = "kernel " + std::string(name) + " ran " + std::to_string(count) +
+               (count == 1 ? " time" : " times") + " in captured steps without being measured" +
+               (in_graph ? " (inside CUDA graph launches)" : " (its launch raised no callback numtrace handles)");
+  std::lock_guard<std::mutex> lock(mu_);
+  pending_.push_back(std::move(p));
+}
+
 bool Engine::Annotate(std::string_view kernel_name, std::string_view dtypes, std::string* error) {
   return annotations_.Add(kernel_name, dtypes, error);
 }
@@ -336,6 +354,7 @@ void Engine::Shutdown() {
     }
   }
   Pump();
+  sink_->SetFooterExtras(unmeasured_.load(), CaptureCounters::Get().Snapshot());
   sink_->Finish(tracker_.launches(), dropped_.load());
 }
 

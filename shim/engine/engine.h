@@ -73,6 +73,7 @@ class Engine : public EventSink {
   void OnProfilerStop() override;
   void OnRangePush(std::string_view name) override;
   void OnRangePop() override;
+  void OnUnmeasured(std::string_view name, uint64_t count, bool in_graph) override;
   // Drains the device, writes every record still owed, then the footer.
   // Idempotent; launches after it are counted but not captured.
   void Shutdown() override;
@@ -113,7 +114,7 @@ class Engine : public EventSink {
   uint64_t base_ = 0;  // index of pending_.front()
   std::mutex pump_mu_;  // one Pump at a time keeps emission in order
 
-  std::atomic<uint64_t> captured_{0}, dropped_{0};
+  std::atomic<uint64_t> captured_{0}, dropped_{0}, unmeasured_{0};
   std::atomic<int64_t> capturing_note_step_{-2};
   std::atomic<bool> shut_down_{false};
 };

@@ -46,6 +46,13 @@ class EventSink {
   virtual void OnRangePush(std::string_view name) = 0;
   virtual void OnRangePop() = 0;
 
+  // Kernel `name` ran `count` times during captured steps without its
+  // launch being seen (CUPTI activity records matched against the launch
+  // callbacks, shim/cupti/kernel_activity_check.h); `in_graph`: inside a
+  // CUDA graph launch. Written as a note of kind "unmeasured" and added to
+  // the footer's `unmeasured`.
+  virtual void OnUnmeasured(std::string_view name, uint64_t count, bool in_graph) {}
+
   // Completes outstanding measurements, writes them and flushes (process exit).
   virtual void Shutdown() = 0;
 };

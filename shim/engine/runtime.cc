@@ -164,6 +164,9 @@ void Runtime::Shutdown() {
     if (shut_down_.exchange(true)) return;
     engine = engine_.get();
   }
+  // The CUDA layer's last word (activity records matched, unmeasured
+  // kernels reported) must reach the engine before its footer.
+  if (engine != nullptr && before_shutdown_ != nullptr) before_shutdown_();
   if (engine != nullptr) engine->Shutdown();
   if (writer_ != nullptr && !writer_->path().empty()) log::Info("wrote {}", writer_->path());
 }

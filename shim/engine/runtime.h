@@ -74,6 +74,9 @@ class Runtime {
   // Drains, writes the footer. Idempotent. The engine stays allocated so
   // late callbacks from other threads stay harmless.
   void Shutdown();
+  // Called once by Shutdown, before the engine's, when an engine runs: the
+  // CUDA layer flushes and reports what it still holds (set once, at start).
+  void SetBeforeShutdown(void (*fn)()) { before_shutdown_ = fn; }
 
   // Path of the trace file once one was written (tests, logs).
   std::string trace_path() const;
@@ -97,6 +100,7 @@ class Runtime {
   std::unique_ptr<Engine> engine_;
   std::atomic<EventSink*> sink_{nullptr};
   std::atomic<bool> shut_down_{false};
+  void (*before_shutdown_)() = nullptr;
 };
 
 }  // namespace numtrace::shim

@@ -13,6 +13,9 @@
 #define NUMTRACE_SHIM_WRITER_RECORD_SINK_H_
 
 #include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "common/format/records.h"
 
@@ -30,6 +33,11 @@ class RecordSink {
   // Writes what is left and the footer; `dropped` adds the producer's own
   // drops (measurements the device could not take) to the sink's. Idempotent.
   virtual void Finish(uint64_t launches, uint64_t dropped) = 0;
+  // What the footer says beyond launches and drops (docs/format.md, footer):
+  // kernels that ran unmeasured and the capture layer's counters. Call
+  // before Finish; the last call wins. Sinks that write no footer ignore it.
+  virtual void SetFooterExtras(uint64_t unmeasured,
+                               std::vector<std::pair<std::string, uint64_t>> counters) {}
 };
 
 }  // namespace numtrace::shim

@@ -204,11 +204,23 @@ void TraceWriter::Finish(uint64_t launches, uint64_t dropped) {
     footer.launches = launches;
     footer.dropped = dropped_.load() + dropped;
     footer.status = "complete";
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      footer.unmeasured = footer_unmeasured_;
+      footer.counters = footer_counters_;
+    }
     footer.end_time = UtcNowRfc3339();
     buffer_.clear();
     AppendJsonLine(footer, &buffer_);
     WriteBytes(buffer_);
   }
+}
+
+void TraceWriter::SetFooterExtras(uint64_t unmeasured,
+                                  std::vector<std::pair<std::string, uint64_t>> counters) {
+  std::lock_guard<std::mutex> lock(mu_);
+  footer_unmeasured_ = unmeasured;
+  footer_counters_ = std::move(counters);
 }
 
 std::string TraceWriter::path() const {

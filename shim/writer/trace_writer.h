@@ -72,6 +72,8 @@ class TraceWriter : public RecordSink {
   bool Push(NoteRecord note) override;
   void Flush() override;
   void Finish(uint64_t launches, uint64_t dropped) override;
+  void SetFooterExtras(uint64_t unmeasured,
+                       std::vector<std::pair<std::string, uint64_t>> counters) override;
 
   // Blocks until everything pushed so far is written (tests, step ends).
   void WaitWritten();
@@ -111,6 +113,8 @@ class TraceWriter : public RecordSink {
   uint64_t seq_ = 0;
   uint64_t reported_drops_ = 0;
   std::string buffer_;
+  uint64_t footer_unmeasured_ = 0;  // guarded by mu_
+  std::vector<std::pair<std::string, uint64_t>> footer_counters_;  // guarded by mu_
 
   std::atomic<uint64_t> dropped_{0};
   std::atomic<uint64_t> kernels_written_{0};

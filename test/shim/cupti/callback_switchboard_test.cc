@@ -14,15 +14,31 @@
 #include <string>
 #include <vector>
 
+#include "shim/cupti/cupti_api.h"
+#include "shim/cupti/kernel_activity.h"
+#include "shim/cupti/kernel_activity_check.h"
 #include "shim/cupti/launch_capture_state.h"
+#include "shim/cupti/runtime_call_stack.h"
 #include "shim/cupti/self_call_guard.h"
+#include "shim/engine/capture_counters.h"
 
 namespace numtrace::shim {
 namespace {
 
+uint64_t Value(Counter c) { return CaptureCounters::Get().value(c); }
+
+// Every test starts from zeroed footer counters (they are process-wide).
+class CountersReset : public ::testing::EmptyTestEventListener {
+  void OnTestStart(const ::testing::TestInfo&) override { CaptureCounters::Get().Reset(); }
+};
+const bool kRegistered = [] {
+  ::testing::UnitTest::GetInstance()->listeners().Append(new CountersReset);
+  return true;
+}();
+
 class FakeQueries : public DriverQueries {
  public:
-  bool Describe(uint64_t function, KernelInfo* out) override {
+  bool Describe(uint64_t function, KernelDescription* out) override {
     ++describe_calls;
     if (function == 0xBAD) return false;
     out->name = "driver_name";
@@ -139,7 +155,7 @@ TEST(CallbackSwitchboard, LaunchReachesSinkAtEnterAndExit) {
   EXPECT_EQ(out, 0x7f00deadbeefu);
   EXPECT_EQ(e.slots, 2u);
   EXPECT_EQ(sink.enters[0].params, e.params);
-  EXPECT_EQ(board.counters().launches.load(), 1u);
+  EXPECT_EQ(Value(Counter::kLaunchesSeen), 1u);
 }
 
 TEST(CallbackSwitchboard, DescribesEachFunctionOnce) {
@@ -176,7 +192,7 @@ TEST(CallbackSwitchboard, UndescribedKernelStillCountsWithoutParams) {
   ASSERT_EQ(sink.exits.size(), 1u);
   EXPECT_TRUE(sink.exits[0].params.empty());
   EXPECT_EQ(sink.exits[0].slots, 0u);
-  EXPECT_EQ(board.counters().undescribed.load(), 1u);
+  EXPECT_EQ(Value(Counter::kLaunchesNoLayout), 1u);
 }
 
 TEST(CallbackSwitchboard, CapturingStreamAndPerThreadIds) {
@@ -217,7 +233,7 @@ EventSink* StartHook(uint64_t context) {
   return g_started_sink;
 }
 
-TEST(CallbackSwitchboard, FirstContextStartsEngineOnce) {
+TEST(CallbackSwitchboard, ContextCreationIsBookkeepingOnly) {
   FakeQueries q;
   FakeSink sink;
   g_started_sink = &sink;
@@ -227,11 +243,15 @@ TEST(CallbackSwitchboard, FirstContextStartsEngineOnce) {
   r.context = reinterpret_cast<CUcontext>(0xC7);
   board.Dispatch(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED, &r);
   board.Dispatch(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED, &r);
-  EXPECT_EQ(g_start_calls, 1);
-  EXPECT_EQ(g_start_context, 0xC7u);
+  EXPECT_EQ(g_start_calls, 0) << "no engine start (no CUDA work) inside CONTEXT_CREATED";
+  EXPECT_EQ(Value(Counter::kContextsCreated), 2u);
   FakeLaunch l(0x1000);
   board.Dispatch(kDriver, kLaunch, l.At(CUPTI_API_EXIT));
-  EXPECT_EQ(sink.exits.size(), 1u);
+  EXPECT_EQ(g_start_calls, 1) << "the first launch starts the engine";
+  EXPECT_EQ(g_start_context, 0xC1u);
+  board.Dispatch(kDriver, kLaunch, l.At(CUPTI_API_EXIT));
+  EXPECT_EQ(g_start_calls, 1);
+  EXPECT_EQ(sink.exits.size(), 2u);
 }
 
 TEST(CallbackSwitchboard, InertEngineDropsEverything) {
@@ -243,7 +263,7 @@ TEST(CallbackSwitchboard, InertEngineDropsEverything) {
   board.Dispatch(kDriver, kLaunch, l.At(CUPTI_API_EXIT));
   board.Dispatch(kDriver, kLaunch, l.At(CUPTI_API_EXIT));
   EXPECT_EQ(g_start_calls, 1) << "start is tried once, at the first event";
-  EXPECT_EQ(board.counters().launches.load(), 0u);
+  EXPECT_EQ(Value(Counter::kLaunchesSeen), 0u);
 }
 
 TEST(CallbackSwitchboard, AllocFreeGraphAndProfiler) {
@@ -351,7 +371,7 @@ TEST(CallbackSwitchboard, QuietSinkGetsCountedLaunchesWithoutDecoding) {
   EXPECT_EQ(sink.exits[0].stream, 0x99u);
   EXPECT_TRUE(sink.exits[0].params.empty());
   EXPECT_EQ(sink.exits[0].slots, 0u);
-  EXPECT_EQ(board.counters().launches.load(), 1u);
+  EXPECT_EQ(Value(Counter::kLaunchesSeen), 1u);
 
   sink.quiet = false;  // a captured step began: full decoding again
   FakeLaunch next(0x1000, reinterpret_cast<CUstream>(0x99));
@@ -377,33 +397,261 @@ TEST(CallbackSwitchboard, NvtxRangesReachTheSinkOnceStarted) {
   board.Dispatch(CUPTI_CB_DOMAIN_NVTX, CUPTI_CBID_NVTX_nvtxRangePop, &pop_data);
   board.Dispatch(CUPTI_CB_DOMAIN_NVTX, CUPTI_CBID_NVTX_nvtxMarkA, &data);  // not a range
   EXPECT_EQ(sink.ranges, (std::vector<std::string>{"push step 3", "pop"}));
-  EXPECT_EQ(board.counters().ranges.load(), 2u);
+  EXPECT_EQ(Value(Counter::kNvtxRanges), 2u);
 }
 
-int g_created = 0;
-uint64_t g_created_ctx = 0;
-FakeSink* g_start_sink = nullptr;
-EventSink* StartWith(uint64_t) { return g_start_sink; }
-void Created(uint64_t ctx) {
-  ++g_created;
-  g_created_ctx = ctx;
+// --- Runtime witnesses -----------------------------------------------------
+
+constexpr auto kRuntime = CUPTI_CB_DOMAIN_RUNTIME_API;
+
+// A runtime launch's callback data (cudaLaunchKernel or __cudaLaunchKernel).
+struct FakeRuntimeLaunch {
+  uint64_t out = 0x7f00feedf00d;
+  int n = 5;
+  void* ptrs[2] = {&out, &n};
+  cudaLaunchKernel_v7000_params params{};
+  int result = 0;  // cudaSuccess
+  CUpti_CallbackData data{};
+
+  FakeRuntimeLaunch(uint64_t func, uint32_t correlation) {
+    params.func = reinterpret_cast<const void*>(func);
+    params.gridDim = dim3(4, 1, 1);
+    params.blockDim = dim3(64, 1, 1);
+    params.args = ptrs;
+    params.stream = reinterpret_cast<cudaStream_t>(0x77);
+    data.functionParams = &params;
+    data.functionReturnValue = &result;
+    data.symbolName = "_Z9rt_kernelPfi";
+    data.context = reinterpret_cast<CUcontext>(0xC1);
+    data.correlationId = correlation;
+  }
+  const CUpti_CallbackData* At(CUpti_ApiCallbackSite site) {
+    data.callbackSite = site;
+    return &data;
+  }
+};
+
+TEST(CallbackSwitchboard, EnablesRuntimeWitnessIds) {
+  auto ids = CallbackSwitchboard::RuntimeIds();
+  for (uint32_t want : {CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+                        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+                        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
+                        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
+                        CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
+                        CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
+                        CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020,
+                        CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_v11020,
+                        CUPTI_RUNTIME_TRACE_CBID_cudaFreeAsync_ptsz_v11020,
+                        CUPTI_RUNTIME_TRACE_CBID_cudaMallocFromPoolAsync_v11020}) {
+    EXPECT_NE(std::find(ids.begin(), ids.end(), want), ids.end()) << want;
+  }
 }
 
-TEST(CallbackSwitchboard, LaterContextsArePreparedThroughTheHook) {
+TEST(CallbackSwitchboard, RuntimeLaunchWithNestedDriverCallbackIsHandledOnce) {
   FakeQueries q;
   FakeSink sink;
-  g_start_sink = &sink;
-  g_created = 0;
-  CallbackSwitchboard board(&q, {.start = &StartWith, .context_created = &Created});
-  CUpti_ResourceData first{};
-  first.context = reinterpret_cast<CUcontext>(0xC1);
-  board.Dispatch(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED, &first);
-  EXPECT_EQ(g_created, 0) << "the first context is prepared by the start hook";
-  CUpti_ResourceData second{};
-  second.context = reinterpret_cast<CUcontext>(0xC2);
-  board.Dispatch(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED, &second);
-  EXPECT_EQ(g_created, 1);
-  EXPECT_EQ(g_created_ctx, 0xC2u);
+  CallbackSwitchboard board(&q, {});
+  board.SetSink(&sink);
+  FakeRuntimeLaunch rt(0x5000, 90);
+  FakeLaunch drv(0x1000);
+  drv.data.correlationId = 90;  // same call, same id
+  board.Dispatch(kRuntime, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, rt.At(CUPTI_API_ENTER));
+  board.Dispatch(kDriver, kLaunch, drv.At(CUPTI_API_ENTER));
+  board.Dispatch(kDriver, kLaunch, drv.At(CUPTI_API_EXIT));
+  board.Dispatch(kRuntime, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, rt.At(CUPTI_API_EXIT));
+  ASSERT_EQ(sink.exits.size(), 1u) << "the driver callback did the work; the runtime one witnessed";
+  EXPECT_EQ(sink.exits[0].symbol, "_Z6kernelPfi");
+  EXPECT_EQ(Value(Counter::kRuntimeLaunches), 1u);
+  EXPECT_EQ(Value(Counter::kDriverLaunches), 1u);
+  EXPECT_EQ(Value(Counter::kRuntimeWithoutDriver), 0u);
+  EXPECT_EQ(Value(Counter::kRuntimeCorrelationDiffers), 0u);
+  EXPECT_EQ(Value(Counter::kLaunchesSeen), 1u);
+  EXPECT_EQ(RuntimeCallStack::depth(), 0);
+}
+
+TEST(CallbackSwitchboard, NestedDriverCallbackWithAnotherCorrelationIdIsCounted) {
+  FakeQueries q;
+  FakeSink sink;
+  CallbackSwitchboard board(&q, {});
+  board.SetSink(&sink);
+  FakeRuntimeLaunch rt(0x5000, 90);
+  FakeLaunch drv(0x1000);
+  drv.data.correlationId = 91;
+  board.Dispatch(kRuntime, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, rt.At(CUPTI_API_ENTER));
+  board.Dispatch(kDriver, kLaunch, drv.At(CUPTI_API_EXIT));
+  board.Dispatch(kRuntime, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, rt.At(CUPTI_API_EXIT));
+  EXPECT_EQ(sink.exits.size(), 1u);
+  EXPECT_EQ(Value(Counter::kRuntimeCorrelationDiffers), 1u);
+}
+
+TEST(CallbackSwitchboard, RuntimeLaunchWithoutDriverCallbackIsDecodedWithoutLayout) {
+  FakeQueries q;
+  FakeSink sink;
+  CallbackSwitchboard board(&q, {});
+  board.SetSink(&sink);
+  FakeRuntimeLaunch rt(0x5000, 12);  // a host stub: no driver handle to describe
+  board.Dispatch(kRuntime, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, rt.At(CUPTI_API_ENTER));
+  board.Dispatch(kRuntime, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, rt.At(CUPTI_API_EXIT));
+  ASSERT_EQ(sink.exits.size(), 1u) << "counted and listed, never lost";
+  EXPECT_EQ(sink.exits[0].symbol, "_Z9rt_kernelPfi");
+  EXPECT_EQ(sink.exits[0].stream, 0x77u);
+  EXPECT_EQ(sink.exits[0].slots, 0u) << "no layout for a host stub";
+  EXPECT_EQ(q.describe_calls, 0) << "a host stub is never given to the driver";
+  EXPECT_EQ(Value(Counter::kRuntimeWithoutDriver), 1u);
+  EXPECT_EQ(Value(Counter::kRuntimeDecoded), 1u);
+  EXPECT_EQ(Value(Counter::kLaunchesNoLayout), 1u);
+  EXPECT_EQ(Value(Counter::kLaunchesSeen), 1u);
+  EXPECT_TRUE(sink.enters.empty()) << "no ENTER: nobody knew the driver would stay silent";
+}
+
+TEST(CallbackSwitchboard, DunderLaunchKernelFallbackDescribesTheCUkernel) {
+  FakeQueries q;
+  FakeSink sink;
+  CallbackSwitchboard board(&q, {});
+  board.SetSink(&sink);
+  FakeRuntimeLaunch rt(0x6000, 13);  // __cudaLaunchKernel: same shape, a CUkernel first
+  constexpr uint32_t kDunder = CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000;
+  board.Dispatch(kRuntime, kDunder, rt.At(CUPTI_API_ENTER));
+  board.Dispatch(kRuntime, kDunder, rt.At(CUPTI_API_EXIT));
+  ASSERT_EQ(sink.exits.size(), 1u);
+  EXPECT_EQ(q.describe_calls, 1);
+  EXPECT_EQ(sink.exits[0].slots, 2u);
+  ASSERT_EQ(sink.exits[0].params.size(), 12u);
+  uint64_t out;
+  std::memcpy(&out, sink.exits[0].params.data(), 8);
+  EXPECT_EQ(out, 0x7f00feedf00du);
+  EXPECT_EQ(Value(Counter::kLaunchesNoLayout), 0u);
+}
+
+TEST(CallbackSwitchboard, FailedOrUnenteredRuntimeCallsAreNotDecoded) {
+  FakeQueries q;
+  FakeSink sink;
+  CallbackSwitchboard board(&q, {});
+  board.SetSink(&sink);
+  FakeRuntimeLaunch failed(0x5000, 20);
+  failed.result = 1;  // cudaErrorInvalidValue
+  board.Dispatch(kRuntime, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, failed.At(CUPTI_API_ENTER));
+  board.Dispatch(kRuntime, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, failed.At(CUPTI_API_EXIT));
+  FakeRuntimeLaunch exit_only(0x5000, 21);
+  board.Dispatch(kRuntime, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, exit_only.At(CUPTI_API_EXIT));
+  EXPECT_TRUE(sink.exits.empty());
+  EXPECT_EQ(Value(Counter::kRuntimeWithoutDriver), 0u);
+  EXPECT_EQ(RuntimeCallStack::depth(), 0);
+}
+
+TEST(CallbackSwitchboard, RuntimeAllocationWithoutDriverCallbackReachesTheMap) {
+  FakeQueries q;
+  FakeSink sink;
+  CallbackSwitchboard board(&q, {});
+  board.SetSink(&sink);
+  void* ptr = reinterpret_cast<void*>(0x7000);
+  cudaMallocAsync_v11020_params p{&ptr, 4096, nullptr};
+  int ok = 0;
+  CUpti_CallbackData d{};
+  d.functionParams = &p;
+  d.functionReturnValue = &ok;
+  d.correlationId = 5;
+  d.callbackSite = CUPTI_API_ENTER;
+  board.Dispatch(kRuntime, CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_v11020, &d);
+  d.callbackSite = CUPTI_API_EXIT;
+  board.Dispatch(kRuntime, CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_v11020, &d);
+  ASSERT_EQ(sink.allocs.size(), 1u);
+  EXPECT_EQ(sink.allocs[0].address, 0x7000u);
+  EXPECT_EQ(sink.allocs[0].bytes, 4096u);
+  EXPECT_EQ(sink.allocs[0].kind, AllocKind::kStreamOrdered);
+  EXPECT_EQ(Value(Counter::kRuntimeAllocsWithoutDriver), 1u);
+
+  // With the driver's cuMemAllocAsync nested inside: only the driver's counts.
+  CUdeviceptr dptr = 0x8000;
+  cuMemAllocAsync_params dp{&dptr, 64, nullptr};
+  CUresult dok = CUDA_SUCCESS;
+  CUpti_CallbackData dd{};
+  dd.functionParams = &dp;
+  dd.functionReturnValue = &dok;
+  dd.callbackSite = CUPTI_API_EXIT;
+  d.correlationId = 6;
+  d.callbackSite = CUPTI_API_ENTER;
+  board.Dispatch(kRuntime, CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_v11020, &d);
+  board.Dispatch(kDriver, CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync, &dd);
+  d.callbackSite = CUPTI_API_EXIT;
+  board.Dispatch(kRuntime, CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_v11020, &d);
+  ASSERT_EQ(sink.allocs.size(), 2u);
+  EXPECT_EQ(sink.allocs[1].address, 0x8000u);
+  EXPECT_EQ(Value(Counter::kRuntimeAllocsWithoutDriver), 1u);
+}
+
+// --- NCCL's short `extra` ---------------------------------------------------
+
+TEST(CallbackSwitchboard, ShortExtraIsCopiedAndScannedAsFarAsItGoes) {
+  FakeQueries q;  // layout {0,8},{8,4}: 12 bytes
+  FakeSink sink;
+  CallbackSwitchboard board(&q, {});
+  board.SetSink(&sink);
+  uint64_t first = 0x7f0011223344;
+  size_t size = 8;  // NCCL: shorter than the full layout
+  void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, &first, CU_LAUNCH_PARAM_BUFFER_SIZE, &size,
+                   CU_LAUNCH_PARAM_END};
+  FakeLaunch l(0x1000);
+  l.params.kernelParams = nullptr;
+  l.params.extra = extra;
+  board.Dispatch(kDriver, kLaunch, l.At(CUPTI_API_EXIT));
+  ASSERT_EQ(sink.exits.size(), 1u) << "the launch is not dropped";
+  EXPECT_EQ(sink.exits[0].slots, 1u) << "only the slot inside the buffer is scanned";
+  uint64_t got;
+  std::memcpy(&got, sink.exits[0].params.data(), 8);
+  EXPECT_EQ(got, first);
+  EXPECT_EQ(Value(Counter::kParamsExtraShort), 1u);
+  EXPECT_EQ(Value(Counter::kParamsPackFailed), 0u);
+}
+
+// --- Kernel activity window ---------------------------------------------------
+
+int g_enabled = 0, g_disabled = 0;
+CUptiResult FakeRegister(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc) {
+  return CUPTI_SUCCESS;
+}
+CUptiResult FakeEnable(CUpti_ActivityKind) { ++g_enabled; return CUPTI_SUCCESS; }
+CUptiResult FakeDisable(CUpti_ActivityKind) { ++g_disabled; return CUPTI_SUCCESS; }
+CUptiResult FakeFlush(uint32_t) { return CUPTI_SUCCESS; }
+CUptiResult FakeNext(uint8_t*, size_t, CUpti_Activity**) { return CUPTI_ERROR_MAX_LIMIT_REACHED; }
+CUptiResult FakeDropped(CUcontext, uint32_t, size_t* n) { *n = 0; return CUPTI_SUCCESS; }
+
+TEST(CallbackSwitchboard, ActivityWindowFollowsTheCapturedStepsAndNotesLaunches) {
+  CuptiApi api;
+  api.cuptiActivityRegisterCallbacks = &FakeRegister;
+  api.cuptiActivityEnable = &FakeEnable;
+  api.cuptiActivityDisable = &FakeDisable;
+  api.cuptiActivityFlushAll = &FakeFlush;
+  api.cuptiActivityGetNextRecord = &FakeNext;
+  api.cuptiActivityGetNumDroppedRecords = &FakeDropped;
+  g_enabled = g_disabled = 0;
+  KernelActivityCheck check("numtrace_reduce_batch");
+  KernelActivity activity(api, &check);
+  FakeQueries q;
+  FakeSink sink;
+  sink.quiet = true;
+  CallbackSwitchboard board(&q, {});
+  board.SetSink(&sink);
+  board.SetActivity(&activity, &check);
+  FakeLaunch quiet(0x1000);
+  quiet.data.correlationId = 1;
+  board.Dispatch(kDriver, kLaunch, quiet.At(CUPTI_API_EXIT));
+  EXPECT_EQ(g_enabled, 0) << "no activity records outside captured steps";
+  EXPECT_EQ(check.launches_noted(), 0u);
+  sink.quiet = false;
+  for (uint32_t corr : {2u, 3u}) {
+    FakeLaunch l(0x1000);
+    l.data.correlationId = corr;
+    board.Dispatch(kDriver, kLaunch, l.At(CUPTI_API_ENTER));
+    board.Dispatch(kDriver, kLaunch, l.At(CUPTI_API_EXIT));
+  }
+  EXPECT_EQ(g_enabled, 2) << "both kinds, once";
+  EXPECT_TRUE(activity.open());
+  EXPECT_EQ(check.launches_noted(), 2u);
+  sink.quiet = true;
+  board.Dispatch(kDriver, kLaunch, quiet.At(CUPTI_API_EXIT));
+  EXPECT_EQ(g_disabled, 2);
+  EXPECT_FALSE(activity.open());
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 
 #include "shim/cupti/driver_api.h"
 #include "shim/cupti/launch_capture_state.h"
+#include "shim/engine/capture_counters.h"
 #include "shim/reduce/batch_abi.h"
 
 namespace numtrace::shim {
@@ -40,6 +41,13 @@ struct FakeGpu {
   // The thread's context stack (the fake is single-threaded): top is current.
   std::vector<CUcontext> contexts{reinterpret_cast<CUcontext>(0xC0)};
   std::vector<CUcontext> queried_in;  // the current context at each cuEventQuery
+  // cuStreamGetCtx: streams of another context (others: the current one).
+  std::map<uint64_t, CUcontext> stream_ctx;
+  bool stream_ctx_fails = false;
+  // cuPointerGetAttributes: [start, start+size) ranges the driver confirms;
+  // empty means every pointer is confirmed as its own range.
+  std::map<uint64_t, uint64_t> ranges;
+  int pointer_queries = 0;
 };
 FakeGpu* g;
 
@@ -141,6 +149,37 @@ CUresult EventQuery(CUevent) {
   g->queried_in.push_back(g->contexts.empty() ? nullptr : g->contexts.back());
   return g->events_ready ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY; }
 CUresult EventSync(CUevent) { return CUDA_SUCCESS; }
+CUresult StreamGetCtx(CUstream s, CUcontext* c) {
+  if (g->stream_ctx_fails) return CUDA_ERROR_INVALID_HANDLE;
+  auto it = g->stream_ctx.find(reinterpret_cast<uint64_t>(s));
+  if (it != g->stream_ctx.end()) {
+    *c = it->second;
+    return CUDA_SUCCESS;
+  }
+  return CtxGetCurrent(c);
+}
+// Success with zeros for unknown pointers, like the driver.
+CUresult PointerAttrs(unsigned n, CUpointer_attribute* attrs, void** data, CUdeviceptr p) {
+  ++g->pointer_queries;
+  uint64_t start = 0, size = 0;
+  if (g->ranges.empty()) {
+    start = p;
+    size = 1ull << 40;
+  } else {
+    for (auto& [s, n] : g->ranges) {
+      if (p >= s && p < s + n) {
+        start = s;
+        size = n;
+      }
+    }
+  }
+  for (unsigned i = 0; i < n; ++i) {
+    if (attrs[i] == CU_POINTER_ATTRIBUTE_RANGE_START_ADDR) *static_cast<CUdeviceptr*>(data[i]) = start;
+    if (attrs[i] == CU_POINTER_ATTRIBUTE_RANGE_SIZE) *static_cast<size_t*>(data[i]) = size;
+    if (attrs[i] == CU_POINTER_ATTRIBUTE_MAPPED) *static_cast<unsigned*>(data[i]) = start != 0;
+  }
+  return CUDA_SUCCESS;
+}
 
 DriverApi FakeApi() {
   DriverApi a;
@@ -163,12 +202,17 @@ DriverApi FakeApi() {
   a.cuThreadExchangeStreamCaptureMode = &ExchangeMode;
   a.cuCtxPushCurrent_v2 = &CtxPush;
   a.cuCtxPopCurrent_v2 = &CtxPop;
+  a.cuStreamGetCtx = &StreamGetCtx;
+  a.cuPointerGetAttributes = &PointerAttrs;
   return a;
 }
 
 class CudaDeviceTest : public ::testing::Test {
  protected:
-  void SetUp() override { g = &gpu_; }
+  void SetUp() override {
+    g = &gpu_;
+    CaptureCounters::Get().Reset();
+  }
   FakeGpu gpu_;
   DriverApi api_ = FakeApi();
 };
@@ -254,26 +298,70 @@ TEST_F(CudaDeviceTest, EmptyBatchStillCompletesItsTicket) {
   EXPECT_EQ(calls, 1);
 }
 
-TEST_F(CudaDeviceTest, EnqueueNeverAllocatesAndUnpreparedContextsAreRefused) {
+TEST_F(CudaDeviceTest, FirstEnqueuePreparesTheContextThenNothingIsAllocated) {
   CudaDevice dev(api_, kFatbin, {.device_memory = 1 << 20});
+  EXPECT_EQ(gpu_.allocs, 0) << "nothing at construction (the engine starts inside a launch)";
   MeasureItem item{0x1000, 64, DType::kF32};
-  EXPECT_FALSE(dev.Enqueue(0x5, {&item, 1}, 1)) << "no PrepareContext yet";
-  EXPECT_EQ(dev.stats().unprepared.load(), 1u);
-  EXPECT_EQ(gpu_.allocs, 0) << "a refused Enqueue must not allocate either";
-  ASSERT_TRUE(dev.PrepareContext(0xC0));
-  EXPECT_EQ(gpu_.loaded_into, 1) << "kernel loaded into the context at prepare time";
+  ASSERT_TRUE(dev.Enqueue(0x5, {&item, 1}, 1)) << "prepared lazily, at the first measurement";
+  EXPECT_EQ(gpu_.loaded_into, 1);
   int after_prepare = gpu_.allocs;
   EXPECT_GE(after_prepare, 3) << "device ring, pinned ring, events";
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kContextsPrepared), 1u);
   ASSERT_TRUE(dev.PrepareContext(0xC0)) << "idempotent";
   EXPECT_EQ(gpu_.allocs, after_prepare);
   for (int i = 0; i < 20; ++i) {
     ASSERT_TRUE(dev.Enqueue(0x5, {&item, 1}, i));
     dev.Poll([](uint64_t, std::span<const BufferStats>) {});
   }
-  EXPECT_EQ(gpu_.allocs, after_prepare) << "Enqueue allocated";
+  EXPECT_EQ(gpu_.allocs, after_prepare) << "Enqueue allocated after the first";
   EXPECT_EQ(gpu_.mode, CU_STREAM_CAPTURE_MODE_GLOBAL) << "the thread's capture mode is restored";
   EXPECT_EQ(gpu_.mode_depth, 0);
   EXPECT_GE(gpu_.max_mode_depth, 1);
+}
+
+TEST_F(CudaDeviceTest, CapturingStreamNeverPreparesAContext) {
+  CudaDevice dev(api_, kFatbin, {.device_memory = 1 << 20});
+  gpu_.capturing = true;
+  MeasureItem item{0x1000, 64, DType::kF32};
+  EXPECT_FALSE(dev.Enqueue(0x5, {&item, 1}, 1));
+  EXPECT_EQ(gpu_.allocs, 0) << "no allocation while the stream captures";
+  EXPECT_EQ(gpu_.loaded_into, 0);
+}
+
+TEST_F(CudaDeviceTest, TheStreamsContextIsUsedNotTheCurrentOne) {
+  CudaDevice dev(api_, kFatbin, {.device_memory = 1 << 20});
+  gpu_.stream_ctx[0x5] = reinterpret_cast<CUcontext>(0xC5);  // current is 0xC0
+  MeasureItem item{0x1000, 64, DType::kF32};
+  ASSERT_TRUE(dev.Enqueue(0x5, {&item, 1}, 1));
+  ASSERT_EQ(gpu_.contexts.size(), 1u) << "pushed for the preparation, popped after";
+  EXPECT_EQ(gpu_.contexts.back(), reinterpret_cast<CUcontext>(0xC0));
+  ASSERT_TRUE(dev.PrepareContext(0xC5)) << "0xC5 was the one prepared";
+  int allocs = gpu_.allocs;
+  ASSERT_TRUE(dev.PrepareContext(0xC0));
+  EXPECT_GT(gpu_.allocs, allocs) << "0xC0 had not been prepared";
+
+  gpu_.stream_ctx_fails = true;  // the driver cannot say: the current context
+  ASSERT_TRUE(dev.Enqueue(0x6, {&item, 1}, 2));
+}
+
+TEST_F(CudaDeviceTest, UnconfirmedRangesAreNeverRead) {
+  CudaDevice dev(api_, kFatbin, {.device_memory = 1 << 20});
+  gpu_.ranges[0x10000] = 0x1000;  // the only mapped allocation
+  MeasureItem items[3] = {{0x10100, 256, DType::kF32},   // inside: confirmed
+                          {0x10f00, 512, DType::kF32},   // runs past the end
+                          {0x90000, 64, DType::kF32}};   // unknown to the driver
+  ASSERT_TRUE(dev.Enqueue(0x5, items, 9));
+  EXPECT_EQ(gpu_.pointer_queries, 3);
+  std::vector<BufferStats> got;
+  dev.Poll([&](uint64_t, std::span<const BufferStats> s) { got.assign(s.begin(), s.end()); });
+  ASSERT_EQ(got.size(), 3u) << "one result per item still";
+  EXPECT_EQ(got[0].n, 256u);
+  EXPECT_EQ(got[1].n, 0u) << "measured over zero bytes";
+  EXPECT_EQ(got[2].n, 0u);
+  EXPECT_EQ(gpu_.last_grid, 3u) << "an empty item keeps its one (empty) tile: results stay positional";
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kRangesConfirmed), 1u);
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kRangesUnconfirmed), 2u);
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kBuffersSkipped), 2u);
 }
 
 TEST_F(CudaDeviceTest, FailedPrepareLeavesTheContextUnmeasured) {
@@ -282,6 +370,7 @@ TEST_F(CudaDeviceTest, FailedPrepareLeavesTheContextUnmeasured) {
   EXPECT_FALSE(dev.PrepareContext(0xC0));
   gpu_.fail_alloc = false;
   EXPECT_FALSE(dev.PrepareContext(0xC0)) << "a failed context is not retried on the launch path";
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kContextsFailed), 1u);
   MeasureItem item{0x1000, 64, DType::kF32};
   EXPECT_FALSE(dev.Enqueue(0x5, {&item, 1}, 1));
   EXPECT_EQ(gpu_.launches, 0);

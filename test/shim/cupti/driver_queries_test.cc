@@ -12,9 +12,11 @@
 namespace numtrace::shim {
 namespace {
 
-constexpr uint64_t kFunction = 0x100, kKernel = 0x200, kBroken = 0x300;
+constexpr uint64_t kFunction = 0x100, kKernel = 0x200, kBroken = 0x300, kNoParams = 0x400;
+int g_kernel_queries = 0;
 
 CUresult FakeFuncParamInfo(CUfunction f, size_t i, size_t* off, size_t* size) {
+  if (reinterpret_cast<uint64_t>(f) == kNoParams) return CUDA_ERROR_INVALID_VALUE;
   if (reinterpret_cast<uint64_t>(f) != kFunction) return CUDA_ERROR_INVALID_HANDLE;
   if (i >= 3) return CUDA_ERROR_INVALID_VALUE;
   *off = i * 8;
@@ -22,6 +24,7 @@ CUresult FakeFuncParamInfo(CUfunction f, size_t i, size_t* off, size_t* size) {
   return CUDA_SUCCESS;
 }
 CUresult FakeKernelParamInfo(CUkernel k, size_t i, size_t* off, size_t* size) {
+  ++g_kernel_queries;
   if (reinterpret_cast<uint64_t>(k) != kKernel) return CUDA_ERROR_INVALID_HANDLE;
   if (i >= 2) return CUDA_ERROR_INVALID_VALUE;
   *off = i * 16;
@@ -50,7 +53,7 @@ DriverApi FakeApi() {
 TEST(LiveDriverQueries, FunctionLayout) {
   DriverApi api = FakeApi();
   LiveDriverQueries q(api);
-  KernelInfo k;
+  KernelDescription k;
   ASSERT_TRUE(q.Describe(kFunction, &k));
   EXPECT_EQ(k.name, "func_name");
   ASSERT_EQ(k.layout.size(), 3u);
@@ -61,17 +64,29 @@ TEST(LiveDriverQueries, FunctionLayout) {
 TEST(LiveDriverQueries, KernelHandleFallsBack) {
   DriverApi api = FakeApi();
   LiveDriverQueries q(api);
-  KernelInfo k;
+  KernelDescription k;
   ASSERT_TRUE(q.Describe(kKernel, &k));
   EXPECT_EQ(k.name, "kernel_name");
   ASSERT_EQ(k.layout.size(), 2u);
   EXPECT_EQ(k.param_bytes, 32u);
 }
 
+TEST(LiveDriverQueries, EmptyLayoutIsAnAnswerNotAHandleKindError) {
+  DriverApi api = FakeApi();
+  LiveDriverQueries q(api);
+  KernelDescription k;
+  g_kernel_queries = 0;
+  ASSERT_TRUE(q.Describe(kNoParams, &k));
+  EXPECT_TRUE(k.layout.empty());
+  EXPECT_EQ(k.param_bytes, 0u);
+  EXPECT_EQ(g_kernel_queries, 0) << "cuKernelGetParamInfo only after a handle-kind error";
+  EXPECT_EQ(k.name, "func_name");
+}
+
 TEST(LiveDriverQueries, BrokenHandleHasNoLayout) {
   DriverApi api = FakeApi();
   LiveDriverQueries q(api);
-  KernelInfo k;
+  KernelDescription k;
   EXPECT_FALSE(q.Describe(kBroken, &k));
   EXPECT_TRUE(k.layout.empty());
 }

@@ -12,8 +12,8 @@
 namespace numtrace::shim {
 namespace {
 
-std::unique_ptr<KernelInfo> Info(const std::string& name) {
-  auto k = std::make_unique<KernelInfo>();
+std::unique_ptr<KernelDescription> Info(const std::string& name) {
+  auto k = std::make_unique<KernelDescription>();
   k->name = name;
   return k;
 }
@@ -21,7 +21,7 @@ std::unique_ptr<KernelInfo> Info(const std::string& name) {
 TEST(KernelInfoCache, InsertThenFind) {
   KernelInfoCache cache;
   EXPECT_EQ(cache.Find(0x1000), nullptr);
-  const KernelInfo* k = cache.Insert(0x1000, Info("a"));
+  const KernelDescription* k = cache.Insert(0x1000, Info("a"));
   ASSERT_NE(k, nullptr);
   EXPECT_EQ(cache.Find(0x1000), k);
   EXPECT_EQ(cache.Find(0x1000)->name, "a");
@@ -31,8 +31,8 @@ TEST(KernelInfoCache, InsertThenFind) {
 
 TEST(KernelInfoCache, SecondInsertKeepsFirstEntry) {
   KernelInfoCache cache;
-  const KernelInfo* first = cache.Insert(0x1000, Info("first"));
-  const KernelInfo* second = cache.Insert(0x1000, Info("second"));
+  const KernelDescription* first = cache.Insert(0x1000, Info("first"));
+  const KernelDescription* second = cache.Insert(0x1000, Info("second"));
   EXPECT_EQ(first, second);
   EXPECT_EQ(cache.Find(0x1000)->name, "first");
   EXPECT_EQ(cache.size(), 1u);
@@ -53,7 +53,7 @@ TEST(KernelInfoCache, ManyThreadsAgreeOnOneEntryPerHandle) {
   for (auto& th : threads) th.join();
   EXPECT_EQ(cache.size(), static_cast<size_t>(kHandles));
   for (int i = 1; i <= kHandles; ++i) {
-    const KernelInfo* k = cache.Find(0x7f0000000000ull + 0x100ull * i);
+    const KernelDescription* k = cache.Find(0x7f0000000000ull + 0x100ull * i);
     ASSERT_NE(k, nullptr) << i;
     EXPECT_EQ(k->name.rfind("k" + std::to_string(i) + "_t", 0), 0u);
   }

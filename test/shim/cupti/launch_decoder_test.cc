@@ -9,6 +9,8 @@
 #include <cupti.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cstring>
 #include <vector>
 
@@ -22,8 +24,8 @@ struct Pair {
   double b;
 };
 
-KernelInfo FourParams() {
-  KernelInfo k;
+KernelDescription FourParams() {
+  KernelDescription k;
   k.name = "_Z1fPfi4PairPK6__half";
   k.layout = {{0, 8}, {8, 4}, {16, 16}, {32, 8}};
   k.param_bytes = ParamBytes(k.layout);
@@ -55,10 +57,10 @@ TEST(LaunchDecoder, PacksKernelParamsAtLayoutOffsets) {
   p.kernelParams = a.ptrs;
   auto args = ExtractLaunchArgs(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &p);
   ASSERT_TRUE(args.has_value());
-  KernelInfo k = FourParams();
+  KernelDescription k = FourParams();
   ASSERT_EQ(k.param_bytes, 40u);
   std::vector<uint8_t> bytes(k.param_bytes, 0xAB);
-  ASSERT_TRUE(PackParams(*args, k.layout, bytes));
+  ASSERT_EQ(PackParams(*args, k.layout, bytes), PackResult::kOk);
   EXPECT_EQ(Read<uint64_t>(bytes, 0), a.out);
   EXPECT_EQ(Read<int>(bytes, 8), 4096);
   EXPECT_EQ(Read<uint32_t>(bytes, 12), 0u) << "padding is zeroed";
@@ -84,7 +86,7 @@ TEST(LaunchDecoder, FallsBackToDriverNameWhenSymbolMissing) {
   cuLaunchKernel_params p{};
   p.kernelParams = a.ptrs;
   auto args = ExtractLaunchArgs(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &p);
-  KernelInfo k = FourParams();
+  KernelDescription k = FourParams();
   EXPECT_EQ(MakeLaunchEvent(*args, k, nullptr, {}, 0, 0, false).symbol, k.name);
   EXPECT_EQ(MakeLaunchEvent(*args, k, "", {}, 0, 0, false).symbol, k.name);
 }
@@ -104,28 +106,35 @@ TEST(LaunchDecoder, ReadsExtraPackedBuffer) {
   auto args = ExtractLaunchArgs(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz, &p);
   ASSERT_TRUE(args.has_value());
   EXPECT_TRUE(args->per_thread);
-  KernelInfo k = FourParams();
+  KernelDescription k = FourParams();
   std::vector<uint8_t> bytes(k.param_bytes);
-  ASSERT_TRUE(PackParams(*args, k.layout, bytes));
+  ASSERT_EQ(PackParams(*args, k.layout, bytes), PackResult::kOk);
   EXPECT_EQ(bytes, packed);
 
-  size = 16;  // shorter than the layout: refuse rather than read past it
-  EXPECT_FALSE(PackParams(*args, k.layout, bytes));
+  // Shorter than the layout (NCCL): copy what is there, never read past it,
+  // and say how much is valid so only the slots inside it are scanned.
+  size = 16;
+  uint32_t valid = 0;
+  EXPECT_EQ(PackParams(*args, k.layout, bytes, &valid), PackResult::kShort);
+  EXPECT_EQ(valid, 16u);
+  EXPECT_TRUE(std::equal(bytes.begin(), bytes.begin() + 16, packed.begin()));
+  EXPECT_TRUE(std::all_of(bytes.begin() + 16, bytes.end(), [](uint8_t b) { return b == 0; }));
+  EXPECT_EQ(SlotsWithin(k.layout, valid).size(), 2u) << "out (0..8) and n (8..12)";
   void* no_size[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, packed.data(), CU_LAUNCH_PARAM_END};
   p.extra = no_size;
   args = ExtractLaunchArgs(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz, &p);
-  EXPECT_FALSE(PackParams(*args, k.layout, bytes));
+  EXPECT_EQ(PackParams(*args, k.layout, bytes), PackResult::kFailed);
 }
 
 TEST(LaunchDecoder, RefusesShortOutputAndMissingParams) {
   cuLaunchKernel_params p{};
   auto args = ExtractLaunchArgs(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &p);
-  KernelInfo k = FourParams();
+  KernelDescription k = FourParams();
   std::vector<uint8_t> small(8);
-  EXPECT_FALSE(PackParams(*args, k.layout, small));
+  EXPECT_EQ(PackParams(*args, k.layout, small), PackResult::kFailed);
   std::vector<uint8_t> bytes(k.param_bytes);
-  EXPECT_FALSE(PackParams(*args, k.layout, bytes)) << "neither kernelParams nor extra";
-  EXPECT_TRUE(PackParams(*args, {}, {})) << "a kernel without parameters";
+  EXPECT_EQ(PackParams(*args, k.layout, bytes), PackResult::kFailed) << "neither kernelParams nor extra";
+  EXPECT_EQ(PackParams(*args, {}, {}), PackResult::kOk) << "a kernel without parameters";
 }
 
 TEST(LaunchDecoder, LaunchKernelExReadsConfig) {

@@ -1,0 +1,133 @@
+// File: shim/cupti/kernel_activity.cc
+//
+// CUPTI activity glue of the kernel activity check; see kernel_activity.h.
+#include "shim/cupti/kernel_activity.h"
+
+#include <cstdlib>
+
+#include "shim/cupti/check.h"
+#include "shim/cupti/cupti_api.h"
+#include "shim/engine/capture_counters.h"
+
+namespace numtrace::shim {
+namespace {
+
+// CUPTI's buffer callbacks carry no user pointer: one live instance.
+std::atomic<KernelActivity*> g_activity{nullptr};
+
+constexpr CUpti_ActivityKind kKinds[] = {
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+    CUPTI_ACTIVITY_KIND_INTERNAL_LAUNCH_API,
+};
+
+}  // namespace
+
+KernelActivity::KernelActivity(const CuptiApi& api, KernelActivityCheck* check)
+    : api_(api), check_(check) {
+  g_activity.store(this, std::memory_order_release);
+}
+
+KernelActivity::~KernelActivity() {
+  KernelActivity* self = this;
+  g_activity.compare_exchange_strong(self, nullptr);
+}
+
+void KernelActivity::Unavailable(const char* what, int code) {
+  unavailable_.store(true, std::memory_order_relaxed);
+  CaptureCounters::Get().Set(Counter::kActivityUnavailable, 1);
+  LogLine("CUPTI kernel activity records unavailable (%s, error %d); kernels that run "
+          "unmeasured cannot be counted (footer counter activity_unavailable)",
+          what, code);
+}
+
+bool KernelActivity::Open() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (unavailable_.load(std::memory_order_relaxed)) return false;
+  if (open_.load(std::memory_order_relaxed)) return true;
+  if (!api_.has_activity()) {
+    Unavailable("this libcupti lacks the activity functions", 0);
+    return false;
+  }
+  if (!registered_) {
+    CUptiResult r = api_.cuptiActivityRegisterCallbacks(&BufferRequested, &BufferCompleted);
+    if (r != CUPTI_SUCCESS) {
+      Unavailable("cuptiActivityRegisterCallbacks", static_cast<int>(r));
+      return false;
+    }
+    registered_ = true;
+  }
+  for (size_t i = 0; i < std::size(kKinds); ++i) {
+    CUptiResult r = api_.cuptiActivityEnable(kKinds[i]);
+    if (r != CUPTI_SUCCESS) {
+      for (size_t j = 0; j < i; ++j) api_.cuptiActivityDisable(kKinds[j]);
+      Unavailable(i == 0 ? "cuptiActivityEnable(CONCURRENT_KERNEL)"
+                         : "cuptiActivityEnable(INTERNAL_LAUNCH_API)",
+                  static_cast<int>(r));
+      return false;
+    }
+  }
+  open_.store(true, std::memory_order_relaxed);
+  return true;
+}
+
+void KernelActivity::Close() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!open_.load(std::memory_order_relaxed)) return;
+  for (CUpti_ActivityKind k : kKinds) NUMTRACE_CUPTI_CHECK(api_.cuptiActivityDisable(k));
+  open_.store(false, std::memory_order_relaxed);
+}
+
+void KernelActivity::Finish(EventSink* sink) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (registered_) NUMTRACE_CUPTI_CHECK(api_.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
+  }
+  Close();
+  for (const KernelActivityCheck::Unmeasured& u : check_->Settle()) {
+    CaptureCounters::Get().Add(u.in_graph ? Counter::kKernelsInGraphs : Counter::kKernelsUnmeasured,
+                               u.count);
+    if (sink != nullptr) sink->OnUnmeasured(u.name, u.count, u.in_graph);
+  }
+}
+
+void KernelActivity::ReadBuffer(uint8_t* buffer, size_t valid_bytes) {
+  if (buffer == nullptr || valid_bytes == 0 || api_.cuptiActivityGetNextRecord == nullptr) return;
+  CUpti_Activity* record = nullptr;
+  while (api_.cuptiActivityGetNextRecord(buffer, valid_bytes, &record) == CUPTI_SUCCESS &&
+         record != nullptr) {
+    if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ||
+        record->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
+      // correlationId, name and graphId sit at the same offsets in every
+      // CUpti_ActivityKernel version (fields are only appended).
+      const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+      CaptureCounters::Get().Add(Counter::kActivityKernels);
+      check_->OnKernel(k->correlationId, k->name != nullptr ? k->name : "", k->graphId != 0);
+    } else if (record->kind == CUPTI_ACTIVITY_KIND_INTERNAL_LAUNCH_API) {
+      CaptureCounters::Get().Add(Counter::kActivityInternalLaunches);
+    }
+  }
+}
+
+void CUPTIAPI KernelActivity::BufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  // CUPTI wants 8-byte aligned buffers.
+  *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, kBufferBytes));
+  *size = *buffer != nullptr ? kBufferBytes : 0;
+  *max_records = 0;  // as many as fit
+}
+
+void CUPTIAPI KernelActivity::BufferCompleted(CUcontext context, uint32_t stream, uint8_t* buffer,
+                                              size_t size, size_t valid) {
+  KernelActivity* self = g_activity.load(std::memory_order_acquire);
+  if (self != nullptr) {
+    self->ReadBuffer(buffer, valid);
+    size_t dropped = 0;
+    if (self->api_.cuptiActivityGetNumDroppedRecords != nullptr &&
+        self->api_.cuptiActivityGetNumDroppedRecords(context, stream, &dropped) == CUPTI_SUCCESS &&
+        dropped > 0) {
+      CaptureCounters::Get().Add(Counter::kActivityDropped, dropped);
+    }
+  }
+  std::free(buffer);
+}
+
+}  // namespace numtrace::shim

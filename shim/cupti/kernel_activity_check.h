@@ -1,0 +1,73 @@
+// File: shim/cupti/kernel_activity_check.h
+//
+// Which kernels ran without numtrace seeing their launch. During captured
+// steps the switchboard notes the correlation id of every launch it handled
+// (driver or runtime callback, graph launches apart); CUPTI's kernel
+// activity records (kernel_activity.h) arrive later with the correlation id
+// of the API call that launched each kernel. Settle() matches the two: a
+// kernel record whose id was never noted ran unmeasured - a launch path
+// numtrace does not hook (CUPTI_ACTIVITY_KIND_INTERNAL_LAUNCH_API launches
+// raise no callback at all). Kernels inside a CUDA graph (record graphId
+// != 0) are attributed to their graph launch, never measured one by one.
+// numtrace's own reduction kernels are excluded by name.
+//
+// Records are held until Settle (not matched on arrival): CUPTI may deliver
+// a short kernel's record before the launch callback's EXIT has returned.
+// No CUDA header: tests feed it plain values.
+//
+// Example:
+//   KernelActivityCheck check(kReduceBatchKernelName);
+//   check.NoteLaunch(41);                       // switchboard, captured launch
+//   check.OnKernel(41, "gemm", false);          // activity record: matched
+//   check.OnKernel(42, "nccl_allreduce", false); // never seen
+//   check.Settle();  // {{"nccl_allreduce", 1, false}}
+#ifndef NUMTRACE_SHIM_CUPTI_KERNEL_ACTIVITY_CHECK_H_
+#define NUMTRACE_SHIM_CUPTI_KERNEL_ACTIVITY_CHECK_H_
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace numtrace::shim {
+
+class KernelActivityCheck {
+ public:
+  // `own_kernel` names numtrace's reduction kernel (excluded from the check).
+  explicit KernelActivityCheck(std::string_view own_kernel) : own_kernel_(own_kernel) {}
+
+  // A launch numtrace handled, by the correlation id of its callback.
+  void NoteLaunch(uint32_t correlation);
+  // One kernel activity record.
+  void OnKernel(uint32_t correlation, std::string_view name, bool in_graph);
+
+  struct Unmeasured {
+    std::string name;
+    uint64_t count = 0;
+    bool in_graph = false;
+  };
+  // Matches the records received so far; returns unmeasured kernels by
+  // (name, in_graph), sorted by name. Clears the records, keeps the noted
+  // launches (a record may still come for one of them). Thread-safe.
+  std::vector<Unmeasured> Settle();
+
+  uint64_t launches_noted() const;
+
+ private:
+  struct Record {
+    uint32_t correlation;
+    bool in_graph;
+    std::string name;
+  };
+  const std::string own_kernel_;
+  mutable std::mutex mu_;
+  std::unordered_set<uint32_t> seen_;
+  std::vector<Record> records_;
+};
+
+}  // namespace numtrace::shim
+
+#endif  // NUMTRACE_SHIM_CUPTI_KERNEL_ACTIVITY_CHECK_H_
