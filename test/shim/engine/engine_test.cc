@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "shim/device/host_device.h"
+#include "shim/engine/capture_counters.h"
 #include "test/shim/engine/engine_test_util.h"
 
 namespace numtrace::shim {
@@ -220,6 +221,30 @@ TEST_F(EngineTest, AnnotationOverridesNameInference) {
   EXPECT_EQ(sink.kernels[1].buffers[0].dtype_from, DTypeSource::kSignature);
   EXPECT_EQ(sink.kernels[1].buffers[1].dtype, DType::kF32);  // "-": inference
   EXPECT_EQ(sink.kernels[1].buffers[1].dtype_from, DTypeSource::kName);
+}
+
+TEST_F(EngineTest, UnmeasuredKernelsBecomeNotesAndFooterCounts) {
+  Make({{"NUMTRACE_STEPS", "0"}});
+  CaptureCounters::Get().Reset();
+  CaptureCounters::Get().Add(Counter::kRuntimeWithoutDriver, 3);
+  engine->OnUnmeasured("ncclKernel_AllReduce", 2, false);
+  engine->OnUnmeasured("graph_node", 5, true);
+  engine->OnUnmeasured("nothing", 0, false);  // nothing ran: no note
+  engine->Shutdown();
+  ASSERT_EQ(sink.notes.size(), 2u);
+  EXPECT_EQ(sink.notes[0].kind, "unmeasured");
+  EXPECT_EQ(sink.notes[0].name, "ncclKernel_AllReduce");
+  EXPECT_EQ(sink.notes[0].count, std::optional<uint64_t>(2));
+  EXPECT_NE(sink.notes[1].msg.find("graph"), std::string::npos) << sink.notes[1].msg;
+  EXPECT_EQ(sink.unmeasured, 7u);
+  ASSERT_EQ(sink.counters.size(), static_cast<size_t>(Counter::kCount));
+  bool found = false;
+  for (auto& [name, value] : sink.counters) {
+    if (name == "runtime_without_driver") found = value == 3;
+  }
+  EXPECT_TRUE(found) << "the capture layer's counters reach the footer";
+  engine->OnUnmeasured("late", 1, false);  // after shutdown: ignored
+  EXPECT_EQ(sink.notes.size(), 2u);
 }
 
 TEST_F(EngineTest, GraphLaunchAndStreamCaptureLeaveNotesInOrder) {

@@ -48,6 +48,12 @@ class MemorySink : public RecordSink {
     launches = l;
     dropped = d;
   }
+  void SetFooterExtras(uint64_t u, std::vector<std::pair<std::string, uint64_t>> c) override {
+    unmeasured = u;
+    counters = std::move(c);
+  }
+  uint64_t unmeasured = 0;
+  std::vector<std::pair<std::string, uint64_t>> counters;
   std::mutex mu;
   std::vector<KernelRecord> kernels;
   std::vector<NoteRecord> notes;

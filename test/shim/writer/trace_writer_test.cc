@@ -87,6 +87,7 @@ TEST_F(TraceWriterTest, HeaderRecordsFooterInOrder) {
     EXPECT_TRUE(w.Push(Kernel(12)));
     w.WaitWritten();
     EXPECT_EQ(w.kernels_written(), 2u);
+    w.SetFooterExtras(/*unmeasured=*/4, {{"launches_seen", 20}, {"runtime_without_driver", 2}});
     w.Finish(/*launches=*/20, /*dropped=*/3);
     EXPECT_FALSE(w.Push(Kernel(13)));  // after the footer nothing goes in
     path = w.path();
@@ -101,6 +102,9 @@ TEST_F(TraceWriterTest, HeaderRecordsFooterInOrder) {
   EXPECT_NE(last.find("\"kernels\":2"), std::string::npos) << last;
   EXPECT_NE(last.find("\"launches\":20"), std::string::npos) << last;
   EXPECT_NE(last.find("\"dropped\":3"), std::string::npos) << last;
+  EXPECT_NE(last.find("\"unmeasured\":4"), std::string::npos) << last;
+  EXPECT_NE(last.find("\"launches_seen\":20"), std::string::npos) << last;
+  EXPECT_NE(last.find("\"runtime_without_driver\":2"), std::string::npos) << last;
 }
 
 TEST_F(TraceWriterTest, FullQueueDropsCountsAndSaysSo) {
