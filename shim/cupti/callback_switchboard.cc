@@ -223,11 +223,12 @@ const KernelDescription& CallbackSwitchboard::Describe(uint64_t function, const 
     return t_uncached;  // not cached: a later launch may succeed
   }
   if (named) info->symbol = symbol;
-  KernelDescription copy = *info;
-  if (const KernelDescription* k = kernels_.Insert(function, std::move(info))) {
-    if (k->symbol == copy.symbol) return *k;
-  }
-  t_uncached = std::move(copy);
+  // A different name under a cached handle: the handle was reused.
+  const KernelDescription* k = cached != nullptr ? kernels_.Replace(function, std::move(info))
+                                                 : kernels_.Insert(function, std::move(info));
+  if (k != nullptr) return *k;
+  t_uncached = KernelDescription{};  // function 0: never cached
+  queries_->Describe(function, &t_uncached);
   return t_uncached;
 }
 

@@ -17,15 +17,7 @@ std::pair<DType, DTypeSource> KernelInfo::DTypeOf(uint32_t arg) const {
 }
 
 KernelCache::KernelCache(const Config& config, const AnnotationTable* annotations)
-    : config_(config),
-      annotations_(annotations),
-      keys_(new std::atomic<uint64_t>[kSlots]),
-      values_(new std::atomic<const KernelInfo*>[kSlots]) {
-  for (size_t i = 0; i < kSlots; ++i) {
-    keys_[i].store(0, std::memory_order_relaxed);
-    values_[i].store(nullptr, std::memory_order_relaxed);
-  }
-}
+    : config_(config), annotations_(annotations) {}
 
 KernelCache::~KernelCache() = default;
 
@@ -36,14 +28,12 @@ uint64_t KernelCache::KeyOf(uint64_t function, std::string_view symbol) {
   return std::hash<std::string_view>{}(symbol) | (uint64_t{1} << 63);
 }
 
-const KernelInfo* KernelCache::Find(uint64_t key) const {
-  size_t i = (key * 0x9E3779B97F4A7C15ull) >> 49;  // 15 bits
-  for (size_t probe = 0; probe < 64; ++probe, i = (i + 1) & (kSlots - 1)) {
-    const uint64_t k = keys_[i].load(std::memory_order_acquire);
-    if (k == key) return values_[i].load(std::memory_order_acquire);
-    if (k == 0) return nullptr;
-  }
-  return nullptr;  // long probe: the entry, if any, lives in overflow_
+bool KernelCache::Current(const KernelInfo* info, uint64_t function, std::string_view symbol) const {
+  // Stale when an annotation arrived since, or the handle now names another
+  // kernel (reused after a module unload); name keys may collide too.
+  return info != nullptr &&
+         (annotations_ == nullptr || info->generation == annotations_->generation()) &&
+         (function == 0 ? info->symbol == symbol : (symbol.empty() || info->symbol == symbol));
 }
 
 std::unique_ptr<KernelInfo> KernelCache::Make(std::string_view symbol) const {
@@ -71,43 +61,16 @@ std::unique_ptr<KernelInfo> KernelCache::Make(std::string_view symbol) const {
 
 const KernelInfo& KernelCache::Get(uint64_t function, std::string_view symbol) {
   const uint64_t key = KeyOf(function, symbol);
-  const KernelInfo* info = Find(key);
-  if (info != nullptr && (annotations_ == nullptr || info->generation == annotations_->generation()) &&
-      (function == 0 || info->symbol == symbol)) {
-    return *info;
-  }
-  return Build(key, symbol);
+  const KernelInfo* info = table_.Find(key);
+  if (Current(info, function, symbol)) return *info;
+  return Build(key, function, symbol);
 }
 
-const KernelInfo& KernelCache::Build(uint64_t key, std::string_view symbol) {
+const KernelInfo& KernelCache::Build(uint64_t key, uint64_t function, std::string_view symbol) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (auto it = overflow_.find(key); it != overflow_.end()) {
-    const KernelInfo* old = it->second;
-    if ((annotations_ == nullptr || old->generation == annotations_->generation()) &&
-        old->symbol == symbol) {
-      return *old;
-    }
-  }
-  auto fresh = Make(symbol);
-  const KernelInfo* result = fresh.get();
-  owned_.push_back(std::move(fresh));
-  size_t i = (key * 0x9E3779B97F4A7C15ull) >> 49;
-  for (size_t probe = 0; probe < 64; ++probe, i = (i + 1) & (kSlots - 1)) {
-    const uint64_t k = keys_[i].load(std::memory_order_relaxed);
-    if (k == key) {  // replace (annotation changed, or the handle was reused)
-      values_[i].store(result, std::memory_order_release);
-      return *result;
-    }
-    if (k == 0) {
-      values_[i].store(result, std::memory_order_release);
-      keys_[i].store(key, std::memory_order_release);
-      size_.fetch_add(1, std::memory_order_relaxed);
-      return *result;
-    }
-  }
-  auto [it, inserted] = overflow_.insert_or_assign(key, result);
-  if (inserted) size_.fetch_add(1, std::memory_order_relaxed);
-  return *result;
+  const KernelInfo* info = table_.Find(key);
+  if (Current(info, function, symbol)) return *info;  // another thread built it
+  return *table_.Publish(key, Make(symbol));
 }
 
 }  // namespace numtrace::shim

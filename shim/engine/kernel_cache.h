@@ -5,12 +5,12 @@
 // overridden by user annotations), whether the kernel filters let it
 // through, and whether it starts a step (NUMTRACE_STEP_MODE=kernel:REGEX).
 //
-// Lookups are lock-free: a fixed open-addressing table whose slots are
-// written once (value pointer first, then key with release order) and read
-// with acquire loads, so the kernel step mode can ask on every launch without
-// a lock. Entries are never freed while the cache lives; an entry replaced
-// after a new annotation is retired to a list, so a reader holding the old
-// pointer stays safe. Misses (first launch of a kernel) take a mutex.
+// Lookups are lock-free: the publish-once HandleTable shared with the CUPTI
+// layer's layout cache (shim/engine/handle_table.h), so the kernel step mode
+// can ask on every launch without a lock. Entries are never freed while the
+// cache lives; an entry replaced after a new annotation (or a reused handle)
+// stays alive, so a reader holding the old pointer stays safe. Misses (first
+// launch of a kernel) take a mutex.
 //
 // Example:
 //   KernelCache cache(config, &annotations);
@@ -33,9 +33,12 @@
 #include "shim/engine/annotations.h"
 #include "shim/engine/config.h"
 #include "shim/engine/dtype_inference.h"
+#include "shim/engine/handle_table.h"
 
 namespace numtrace::shim {
 
+// Named apart from the CUPTI layer's KernelDescription (one library, one
+// definition per name: g++ -flto -Wodr checks it in scripts/test.sh).
 struct KernelInfo {
   std::string symbol;
   std::string demangled;
@@ -62,24 +65,18 @@ class KernelCache {
   bool StartsStep(uint64_t function, std::string_view symbol) {
     return Get(function, symbol).starts_step;
   }
-  size_t size() const { return size_.load(std::memory_order_relaxed); }
+  size_t size() const { return table_.size(); }
 
  private:
-  static constexpr size_t kSlots = 1 << 15;
   static uint64_t KeyOf(uint64_t function, std::string_view symbol);
-  const KernelInfo* Find(uint64_t key) const;
-  const KernelInfo& Build(uint64_t key, std::string_view symbol);
+  bool Current(const KernelInfo* info, uint64_t function, std::string_view symbol) const;
+  const KernelInfo& Build(uint64_t key, uint64_t function, std::string_view symbol);
   std::unique_ptr<KernelInfo> Make(std::string_view symbol) const;
 
   const Config& config_;
   const AnnotationTable* annotations_;
-  std::unique_ptr<std::atomic<uint64_t>[]> keys_;
-  std::unique_ptr<std::atomic<const KernelInfo*>[]> values_;
-  std::atomic<size_t> size_{0};
-
-  std::mutex mu_;  // misses, overflow and retirement
-  std::unordered_map<uint64_t, const KernelInfo*> overflow_;
-  std::vector<std::unique_ptr<KernelInfo>> owned_;
+  HandleTable<KernelInfo> table_;
+  std::mutex mu_;  // one Build at a time: a kernel is made once
 };
 
 }  // namespace numtrace::shim

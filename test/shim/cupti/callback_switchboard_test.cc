@@ -171,6 +171,22 @@ TEST(CallbackSwitchboard, DescribesEachFunctionOnce) {
   EXPECT_EQ(q.describe_calls, 1);
 }
 
+TEST(CallbackSwitchboard, AReusedHandleIsDescribedAgain) {
+  FakeQueries q;
+  FakeSink sink;
+  CallbackSwitchboard board(&q, {});
+  board.SetSink(&sink);
+  FakeLaunch a(0x2000);
+  board.Dispatch(kDriver, kLaunch, a.At(CUPTI_API_EXIT));
+  FakeLaunch b(0x2000);  // same handle, another kernel (module unloaded, address reused)
+  b.data.symbolName = "_Z5otherPf";
+  board.Dispatch(kDriver, kLaunch, b.At(CUPTI_API_EXIT));
+  board.Dispatch(kDriver, kLaunch, b.At(CUPTI_API_EXIT));
+  EXPECT_EQ(q.describe_calls, 2) << "asked again once for the new kernel, then cached";
+  ASSERT_EQ(sink.exits.size(), 3u);
+  EXPECT_EQ(sink.exits[2].symbol, "_Z5otherPf");
+}
+
 TEST(CallbackSwitchboard, FailedLaunchIsNotReported) {
   FakeQueries q;
   FakeSink sink;

@@ -59,15 +59,22 @@ TEST(KernelInfoCache, ManyThreadsAgreeOnOneEntryPerHandle) {
   }
 }
 
-TEST(KernelInfoCache, FullTableDeclinesInsteadOfBlocking) {
+TEST(KernelInfoCache, FullTableOverflowsAndLosesNothing) {
   KernelInfoCache cache;
-  size_t stored = 0, declined = 0;
-  for (uint64_t i = 1; i <= KernelInfoCache::kSlots + 100; ++i) {
-    if (cache.Insert(i * 64, Info("x"))) ++stored; else ++declined;
-  }
-  EXPECT_GT(declined, 0u);
-  EXPECT_LE(stored, KernelInfoCache::kSlots);
-  EXPECT_EQ(cache.size(), stored);
+  constexpr uint64_t kCount = HandleTable<KernelDescription>::kSlots + 100;
+  for (uint64_t i = 1; i <= kCount; ++i) ASSERT_NE(cache.Insert(i * 64, Info("x")), nullptr) << i;
+  EXPECT_EQ(cache.size(), kCount);
+  for (uint64_t i = 1; i <= kCount; ++i) ASSERT_NE(cache.Find(i * 64), nullptr) << i;
+}
+
+TEST(KernelInfoCache, AReusedHandleIsReplacedAndTheOldEntryStaysReadable) {
+  KernelInfoCache cache;
+  const KernelDescription* old = cache.Insert(0x1000, Info("old_kernel"));
+  const KernelDescription* fresh = cache.Replace(0x1000, Info("new_kernel"));
+  EXPECT_NE(old, fresh);
+  EXPECT_EQ(cache.Find(0x1000)->name, "new_kernel");
+  EXPECT_EQ(old->name, "old_kernel") << "a reader holding the old entry stays safe";
+  EXPECT_EQ(cache.size(), 1u);
 }
 
 }  // namespace
