@@ -4,8 +4,6 @@
 #include "shim/cupti/check.h"
 
 #include <atomic>
-#include <cstdarg>
-#include <cstdio>
 
 #include "shim/cupti/cupti_api.h"
 #include "shim/cupti/driver_api.h"
@@ -19,22 +17,11 @@ std::atomic<int> g_failure_lines{0};
 
 bool MayLog() {
   int n = g_failure_lines.fetch_add(1, std::memory_order_relaxed);
-  if (n == kMaxFailureLines) LogLine("further CUDA/CUPTI failures are not logged");
+  if (n == kMaxFailureLines) log::Warn("further CUDA/CUPTI failures are not logged");
   return n < kMaxFailureLines;
 }
 
 }  // namespace
-
-void LogLine(const char* fmt, ...) {
-  char line[512];
-  va_list args;
-  va_start(args, fmt);
-  vsnprintf(line, sizeof line, fmt, args);
-  va_end(args);
-  // Through the facade: prefix, level filter (warn: shown by default) and
-  // one write per line.
-  log::Write(log::Level::kWarn, line);
-}
 
 bool CheckCuptiResult(int code, const char* call, const char* file, int line) {
   if (code == 0) return true;
@@ -42,7 +29,7 @@ bool CheckCuptiResult(int code, const char* call, const char* file, int line) {
   const char* what = "unknown CUPTI error";
   CuptiApi& api = CuptiApi::Instance();
   if (api.loaded()) api.cuptiGetResultString(static_cast<CUptiResult>(code), &what);
-  LogLine("%s failed: %s (%d) [%s:%d]", call, what, code, file, line);
+  log::Warn("{} failed: {} ({}) [{}:{}]", call, what, code, file, line);
   return false;
 }
 
@@ -52,8 +39,8 @@ bool CheckDriverResult(int code, const char* call, const char* file, int line) {
   const char* what = nullptr;
   DriverApi& api = DriverApi::Instance();
   if (api.loaded()) api.cuGetErrorString(static_cast<CUresult>(code), &what);
-  LogLine("%s failed: %s (%d) [%s:%d]", call, what ? what : "unknown driver error", code, file,
-          line);
+  log::Warn("{} failed: {} ({}) [{}:{}]", call, what ? what : "unknown driver error", code, file,
+            line);
   return false;
 }
 

@@ -1,11 +1,13 @@
 // File: shim/cupti/check.h
 //
-// One checked-call macro for each of CUPTI and the driver API (kineto's
-// DeviceUtil.h habit): a failed call is logged with its source text and the
-// library's own error string, and the macro yields whether the call
-// succeeded, so callers fall back instead of crashing the job. Calls whose
-// failure is expected (end of cuFuncGetParamInfo iteration, cuEventQuery's
-// NOT_READY) are made directly, without the macro.
+// The one checked-call path for CUPTI and the driver API (kineto's
+// DeviceUtil.h habit): a failed call is logged through the shim's one
+// logger (shim/log/log.h) with its source text and the library's own error
+// string, and the macro yields whether the call succeeded, so callers fall
+// back instead of crashing the job. Calls whose failure is an answer, not
+// an error (end of cuFuncGetParamInfo iteration, cuEventQuery's NOT_READY,
+// cuStreamIsCapturing's IMPLICIT, cuStreamGetCtx before a fallback) are
+// made directly and their result handled where they are made.
 //
 // Example:
 //   if (!NUMTRACE_CU_CHECK(api.cuMemAlloc_v2(&ptr, bytes))) return false;
@@ -19,12 +21,6 @@ namespace numtrace::shim {
 // inside a hot loop must not flood the job's stderr).
 bool CheckCuptiResult(int code, const char* call, const char* file, int line);
 bool CheckDriverResult(int code, const char* call, const char* file, int line);
-
-// Prints one "numtrace: ..." line on stderr at warn level through the
-// logging facade (shim/log/log.h). Used for the few messages a user must
-// see (CUPTI held by another tool, no driver); printf-style for the CUDA
-// layer's existing call sites, new code may call log::Warn directly.
-void LogLine(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 
 }  // namespace numtrace::shim
 

@@ -10,6 +10,7 @@
 
 #include "shim/cupti/callback_switchboard.h"
 #include "shim/cupti/check.h"
+#include "shim/log/log.h"
 #include "shim/cupti/cupti_api.h"
 #include "shim/cupti/driver_api.h"
 #include "shim/cupti/driver_queries.h"
@@ -62,12 +63,12 @@ SessionState CuptiSession::Start(const SessionHooks& hooks) {
   std::string error;
   DriverApi& cu = DriverApi::Instance();
   if (!cu.Load(&error)) {
-    LogLine("%s; not capturing", error.c_str());
+    log::Warn("{}; not capturing", error);
     return state_ = SessionState::kNoDriver;
   }
   CuptiApi& cupti = CuptiApi::Instance();
   if (!cupti.Load(&error)) {
-    LogLine("%s; not capturing", error.c_str());
+    log::Warn("{}; not capturing", error);
     return state_ = SessionState::kNoCupti;
   }
 
@@ -84,12 +85,11 @@ SessionState CuptiSession::Start(const SessionHooks& hooks) {
   CUpti_SubscriberHandle sub = nullptr;
   CUptiResult r = SubscribeAs(cupti, &sub, &CallbackSwitchboard::Callback, board, "numtrace", &holder);
   if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
-    LogLine("%s", FormatHeldMessage(holder).c_str());
+    log::Warn("{}", FormatHeldMessage(holder));
     return state_ = SessionState::kHeldByOther;
   }
   if (r != CUPTI_SUCCESS) {
-    LogLine("cannot subscribe to CUPTI (%s): %s; not capturing", cupti.path.c_str(),
-            ResultText(cupti, r).c_str());
+    log::Warn("cannot subscribe to CUPTI ({}): {}; not capturing", cupti.path, ResultText(cupti, r));
     return state_ = SessionState::kFailed;
   }
   subscriber_ = sub;
@@ -99,8 +99,8 @@ SessionState CuptiSession::Start(const SessionHooks& hooks) {
       if (r != CUPTI_SUCCESS) return;
       r = cupti.cuptiEnableCallback(1, sub, domain, id);
       if (r != CUPTI_SUCCESS) {
-        LogLine("cannot enable CUPTI callback %u of domain %d: %s; not capturing", id,
-                static_cast<int>(domain), ResultText(cupti, r).c_str());
+        log::Warn("cannot enable CUPTI callback {} of domain {}: {}; not capturing", id,
+                  static_cast<int>(domain), ResultText(cupti, r));
       }
     }
   };
@@ -117,8 +117,8 @@ SessionState CuptiSession::Start(const SessionHooks& hooks) {
   for (uint32_t id : CallbackSwitchboard::RuntimeIds()) {
     CUptiResult rr = cupti.cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API, id);
     if (rr != CUPTI_SUCCESS) {
-      LogLine("cannot enable CUPTI runtime callback %u: %s; runtime launches are not witnessed", id,
-              ResultText(cupti, rr).c_str());
+      log::Warn("cannot enable CUPTI runtime callback {}: {}; runtime launches are not witnessed "
+                "(footer runtime_* counters stay 0)", id, ResultText(cupti, rr));
       break;
     }
   }

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "shim/cupti/check.h"
+#include "shim/log/log.h"
 #include "shim/cupti/cupti_api.h"
 #include "shim/engine/capture_counters.h"
 
@@ -35,9 +36,9 @@ KernelActivity::~KernelActivity() {
 void KernelActivity::Unavailable(const char* what, int code) {
   unavailable_.store(true, std::memory_order_relaxed);
   CaptureCounters::Get().Set(Counter::kActivityUnavailable, 1);
-  LogLine("CUPTI kernel activity records unavailable (%s, error %d); kernels that run "
-          "unmeasured cannot be counted (footer counter activity_unavailable)",
-          what, code);
+  log::Warn("CUPTI kernel activity records unavailable ({}, error {}); kernels that run "
+            "unmeasured cannot be counted (footer counter activity_unavailable)",
+            what, code);
 }
 
 bool KernelActivity::Open() {

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "shim/cupti/check.h"
+#include "shim/log/log.h"
 #include "shim/cupti/driver_api.h"
 #include "shim/cupti/launch_capture_state.h"
 #include "shim/cupti/relaxed_capture_scope.h"
@@ -185,7 +186,7 @@ bool CudaDevice::LoadKernelLocked() {
                                                 nullptr, 0)) ||
       !NUMTRACE_CU_CHECK(api_.cuLibraryGetKernel(&kernel, lib, kReduceBatchKernelName))) {
     kernel_failed_ = true;
-    LogLine("cannot load the reduction kernels for this GPU; kernels are listed without stats");
+    log::Warn("cannot load the reduction kernels for this GPU; kernels are listed without stats");
     return false;
   }
   library_ = lib;
@@ -230,8 +231,7 @@ CudaDevice::Context* CudaDevice::PrepareLocked(uint64_t context) {
     pushed = api_.cuCtxPushCurrent_v2(reinterpret_cast<CUcontext>(context)) == CUDA_SUCCESS;
     if (!pushed) {
       CaptureCounters::Get().Add(Counter::kContextsFailed);
-      LogLine("cannot make CUDA context %#llx current; not measuring in it",
-              static_cast<unsigned long long>(context));
+      log::Warn("cannot make CUDA context {:#x} current; not measuring in it", context);
       return nullptr;  // not remembered: a later launch may try again
     }
   }
@@ -269,9 +269,9 @@ void CudaDevice::ConfirmRanges(std::span<const MeasureItem> items, std::vector<M
     CaptureCounters::Get().Add(Counter::kRangesUnconfirmed);
     CaptureCounters::Get().Add(Counter::kBuffersSkipped);
     if (!warned_unconfirmed_.exchange(true)) {
-      LogLine("buffer %#llx (%llu bytes) is not a mapped device range the driver confirms; "
-              "skipped (footer counter ranges_unconfirmed counts every such buffer)",
-              static_cast<unsigned long long>(it.address), static_cast<unsigned long long>(it.bytes));
+      log::Warn("buffer {:#x} ({} bytes) is not a mapped device range the driver confirms; "
+                "skipped (footer counter ranges_unconfirmed counts every such buffer)",
+                it.address, it.bytes);
     }
     it.bytes = 0;  // measured over nothing: never read
   }
@@ -284,22 +284,22 @@ bool CudaDevice::InitLocked(Context& c) {
   // launch (which may sit inside the application's stream capture).
   if (!NUMTRACE_CU_CHECK(
           api_.cuKernelGetFunction(&function, reinterpret_cast<CUkernel>(kernel_)))) {
-    LogLine("cannot load the reduction kernel into CUDA context %#llx; not measuring in it",
-            static_cast<unsigned long long>(c.handle));
+    log::Warn("cannot load the reduction kernel into CUDA context {:#x}; not measuring in it",
+              c.handle);
     return false;
   }
   CUdeviceptr base = 0;
   void* host = nullptr;
   if (!NUMTRACE_CU_CHECK(api_.cuMemAlloc_v2(&base, options_.device_memory))) {
-    LogLine("cannot allocate %llu MiB of device memory (NUMTRACE_DEVICE_MEMORY); not measuring",
-            static_cast<unsigned long long>(options_.device_memory >> 20));
+    log::Warn("cannot allocate {} MiB of device memory (NUMTRACE_DEVICE_MEMORY); not measuring",
+              options_.device_memory >> 20);
     return false;
   }
   if (!NUMTRACE_CU_CHECK(
           api_.cuMemHostAlloc(&host, options_.host_memory, CU_MEMHOSTALLOC_PORTABLE))) {
     api_.cuMemFree_v2(base);
-    LogLine("cannot allocate %llu MiB of pinned host memory; not measuring",
-            static_cast<unsigned long long>(options_.host_memory >> 20));
+    log::Warn("cannot allocate {} MiB of pinned host memory; not measuring",
+              options_.host_memory >> 20);
     return false;
   }
   c.function = function;
