@@ -40,6 +40,22 @@ t2() {
 # The largest *.ntrace.jsonl under DIR: a job's helper processes (compile
 # workers) may leave small traces of their own beside the main one.
 main_trace() { find "$1" -name '*.ntrace.jsonl' -printf '%s %p\n' 2>/dev/null | sort -rn | head -1 | cut -d' ' -f2-; }
+# footer LABEL DIR: one row with the footer of DIR's main trace - how many
+# kernels ran unmeasured and every non-zero capture counter (docs/format.md,
+# "Footer counters"; docs/gpu.md says what each means and what to change).
+# fail when the trace has no footer, or a context could not be prepared.
+footer() {
+  local label=$1 tr; tr=$(main_trace "$2")
+  if [ -z "$tr" ]; then row "footer $label" "fail" "no trace"; return; fi
+  local f; f=$(grep '"type":"footer"' "$tr" | tail -1)
+  if [ -z "$f" ]; then row "footer $label" "fail" "no footer (the run was cut short)"; return; fi
+  local u; u=$(echo "$f" | grep -o '"unmeasured":[0-9]*' | cut -d: -f2)
+  local c; c=$(echo "$f" | grep -o '"counters":{[^}]*}' | sed 's/"counters":{//; s/}$//' | tr ',' '\n' |
+               grep -v ':0$' | tr -d '"' | tr '\n' ' ')
+  local status=info
+  echo "$f" | grep -q '"contexts_failed":[1-9]' && status=fail
+  row "footer $label" "$status" "unmeasured=${u:-?} ${c}"
+}
 export NUMTRACE_GPU_BUNDLE="$bundle"
 bin="$bundle/bin"
 lib="$bundle/lib/libnumtrace.so"
@@ -151,6 +167,7 @@ if [ $gpu -eq 1 ]; then
     cap=$(awk '/step 2 time_ms/ {print $5}' "$results/logs/mlp-capture.log")
     norm=$(awk '/time_ms/ && $3 >= 3 {s += $5; n++} END {if (n) printf "%.3f", s / n}' "$results/logs/mlp-capture.log")
     row "bench mlp step_ms capture / normal" "info" "$cap / $norm"
+    footer "mlp capture" "$results/trace-mlp"
   else
     row "bench mlp capture step" "fail" "$(tail -1 "$results/logs/mlp-capture.log")"
   fi
@@ -158,16 +175,33 @@ else
   row "bench (all)" "skip" "no GPU"
 fi
 
-# --- which launch callbacks fire (the CUDA layer enables driver ids only) --
+# --- which callbacks fire per launch path (docs/gpu.md, "Probe answers") --
 if [ $gpu -eq 1 ] && [ -x "$bin/callback_probe" ]; then
-  if t 60 "$results/logs/callback-probe.log" "$bin/callback_probe"; then
+  # cuBLASLt and NCCL from the PyTorch wheel's nvidia/ packages when the
+  # loader path has none.
+  nv=""
+  if [ $python_torch -eq 1 ]; then
+    nv=$(python3 -c 'import os, nvidia; print(os.path.dirname(list(nvidia.__path__)[0]))' 2>/dev/null)
+  fi
+  probe_env=()
+  if [ -n "$nv" ]; then
+    blas=$(find "$nv" -name 'libcublasLt.so.1[0-9]*' 2>/dev/null | head -1)
+    nccl=$(find "$nv" -name 'libnccl.so.2*' 2>/dev/null | head -1)
+    [ -n "$blas" ] && probe_env+=(NUMTRACE_PROBE_CUBLASLT="$blas")
+    [ -n "$nccl" ] && probe_env+=(NUMTRACE_PROBE_NCCL="$nccl")
+  fi
+  if t 90 "$results/logs/callback-probe.log" env "${probe_env[@]}" "$bin/callback_probe"; then
     while read -r line; do row "callbacks ${line%%:*}" "info" "${line#*: }"; done \
       < <(grep '^probe ' "$results/logs/callback-probe.log" | grep -v verdict | sed 's/^probe //')
     if grep -q 'verdict: driver callbacks cover' "$results/logs/callback-probe.log"; then
-      row "runtime launches raise driver callbacks" "pass" "<<<>>> and cudaLaunchKernel seen in the driver domain"
+      row "launch paths reach driver callbacks" "pass" "every probed path raised a driver launch callback"
     else
-      row "runtime launches raise driver callbacks" "fail" "not seen: enable runtime-domain launch ids (docs/gpu.md)"
+      # numtrace then decodes those launches from the runtime callback
+      # (footer runtime_without_driver > 0); layouts only for __cudaLaunchKernel.
+      row "launch paths reach driver callbacks" "info" "$(grep 'verdict' "$results/logs/callback-probe.log" | sed 's/^probe verdict: //') - runtime fallback in use"
     fi
+    grep -q '^probe activity: refused' "$results/logs/callback-probe.log" &&
+      row "kernel activity records" "fail" "$(grep '^probe activity' "$results/logs/callback-probe.log" | sed 's/^probe //') - footer activity_unavailable=1, unmeasured unknown"
   else
     row "callback probe" "fail" "$(tail -1 "$results/logs/callback-probe.log")"
   fi
@@ -187,6 +221,7 @@ if [ $gpu -eq 1 ] && [ -x "$bin/mlp_train" ]; then
     k=0; [ -n "$tr" ] && k=$(grep -c '"type":"kernel"' "$tr")
     if [ "$k" -gt 0 ]; then row "CUDA_INJECTION64_PATH capture" "pass" "$k kernel records"
     else row "CUDA_INJECTION64_PATH capture" "fail" "no kernel records (trace: ${tr:-none})"; fi
+    footer "mlp inject" "$results/trace-inject"
   else
     row "CUDA_INJECTION64_PATH capture" "fail" "mlp_train: $(tail -1 "$results/logs/mlp-inject.log")"
   fi
@@ -240,6 +275,7 @@ if [ $gpu -eq 1 ] && [ $python_torch -eq 1 ]; then
     [ "$mode" = compile ] && [ "$triton" -eq 0 ] && status=fail
     [ "$mode" = eager ] && [ "$aten" -eq 0 ] && status=fail
     row "torch $mode trace" "$status" "kernels $k, cuBLAS $gemm, ATen $aten, Triton $triton, bf16 records $bf16"
+    footer "torch $mode" "$results/trace-$mode"
   done
   if [ $ok -eq 1 ]; then
     a=$(main_trace "$results/trace-eager")
