@@ -153,10 +153,12 @@ void CallbackSwitchboard::OnRuntime(uint32_t cbid, const CUpti_CallbackData& d) 
 void CallbackSwitchboard::RuntimeWithoutDriver(uint32_t cbid, const CUpti_CallbackData& d) {
   EventSink* sink = EnsureSink(ContextOf(d));
   if (IsRuntimeAllocId(cbid)) {
+    std::optional<FreeEvent> f = DecodeRuntimeFree(cbid, d.functionParams);
+    std::optional<AllocEvent> a;
+    if (!f) a = DecodeRuntimeAlloc(cbid, d.functionParams, queries_->DeviceOf(ContextOf(d)));
+    if (!f && !a) return;  // cudaFree(nullptr) and the like: nothing to track
     Count(Counter::kRuntimeAllocsWithoutDriver);
-    if (sink == nullptr) return;
-    DeliverAlloc(sink, DecodeRuntimeAlloc(cbid, d.functionParams, queries_->DeviceOf(ContextOf(d))),
-                 DecodeRuntimeFree(cbid, d.functionParams));
+    if (sink != nullptr) DeliverAlloc(sink, a, f);
     return;
   }
   Count(Counter::kRuntimeWithoutDriver);

@@ -74,6 +74,13 @@ LaunchArgs FromClassic(const P& p, uint64_t function) {
   return a;
 }
 
+// Launch geometry any real launch has: 1..1024 threads a block, no zero
+// grid dimension.
+bool Plausible(const dim3& grid, const dim3& block) {
+  uint64_t threads = uint64_t{block.x} * block.y * block.z;
+  return grid.x > 0 && grid.y > 0 && grid.z > 0 && threads > 0 && threads <= 1024;
+}
+
 }  // namespace
 
 std::span<const uint32_t> RuntimeWitnessIds() { return kAllIds; }
@@ -131,7 +138,10 @@ std::optional<RuntimeLaunch> ExtractRuntimeLaunch(uint32_t cbid, const void* par
     }
     case CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000:
     case CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000: {
+      // Our own mirror of an undocumented struct: refuse values no launch
+      // can have rather than hand the driver a misread handle.
       const auto& p = *static_cast<const RuntimeLaunchKernelParams*>(params);
+      if (!Plausible(p.gridDim, p.blockDim)) return std::nullopt;
       l.args = FromClassic(p, Handle(p.kernel));
       l.describable = p.kernel != nullptr;
       break;

@@ -16,7 +16,9 @@
 //     the driver's cuKernelGetParamInfo describes. CUPTI 13.0 ships no
 //     parameter struct for it; RuntimeLaunchKernelParams below mirrors its
 //     declaration in crt/device_functions.h [unverified on a GPU: the probe
-//     of scripts/gpu-check.sh says whether the fallback ever runs].
+//     of scripts/gpu-check.sh says whether the fallback ever runs]. A
+//     geometry no launch can have (0 grid, > 1024 threads a block) is taken
+//     as a misread and not decoded (runtime_decoded < runtime_without_driver).
 //   - cudaMalloc/Free, cudaMallocAsync/FreeAsync, cudaMallocFromPoolAsync
 //     (+ _ptsz): AllocEvent/FreeEvent like the driver ones.
 //

@@ -57,6 +57,11 @@ TEST(RuntimeDecoder, DunderLaunchKernelCarriesACUkernel) {
   EXPECT_EQ(l->args.function, 0xABCu);
   EXPECT_FALSE(ExtractRuntimeLaunch(CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, &p)) << "not a launch";
   EXPECT_FALSE(ExtractRuntimeLaunch(CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, nullptr));
+  p.block = dim3(2048, 1, 1);  // no launch has this: a misread struct
+  EXPECT_FALSE(ExtractRuntimeLaunch(CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, &p));
+  p.block = dim3(64, 1, 1);
+  p.grid = dim3(0, 1, 1);
+  EXPECT_FALSE(ExtractRuntimeLaunch(CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, &p));
 }
 
 TEST(RuntimeDecoder, AllocationsAndFrees) {
