@@ -48,6 +48,7 @@
 
 #include "shim/cupti/cupti_session.h"
 #include "shim/cupti/driver_api.h"
+#include "shim/cupti/driver_range_oracle.h"
 #include "shim/cupti/library_finder.h"
 #include "shim/device/cuda_device.h"
 #include "shim/engine/runtime.h"
@@ -71,6 +72,11 @@ EventSink* StartEngine(uint64_t context) {
   auto device = std::make_unique<CudaDevice>(cu, ReductionFatbin(), options);
   CudaDevice* raw = device.get();
   rt.SetBeforeShutdown(&FinishActivity);
+  // Pointers no allocation callback reported are asked of the driver, once
+  // a step (leaked: launches may still arrive during exit).
+  static auto* driver_ranges = new DriverRangeOracle(cu);
+  static auto* step_ranges = new StepRangeCache(driver_ranges);
+  rt.SetRangeOracle(step_ranges);
   EventSink* sink = rt.Start(std::move(device), QueryDeviceInfo(cu, context));
   if (sink != nullptr) g_device = raw;
   return sink;

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cstring>
 
+#include "shim/engine/capture_counters.h"
+
 namespace numtrace::shim {
 
 void ScanBuffers(std::span<const uint8_t> params, std::span<const ParamSlot> layout,
-                 const AllocMap& allocs, std::vector<ScannedBuffer>* out) {
+                 const AllocMap& allocs, std::vector<ScannedBuffer>* out, RangeOracle* oracle) {
   out->clear();
   for (uint32_t arg = 0; arg < layout.size(); ++arg) {
     const uint64_t slot_begin = layout[arg].offset;
@@ -15,7 +17,8 @@ void ScanBuffers(std::span<const uint8_t> params, std::span<const ParamSlot> lay
     for (uint64_t at = (slot_begin + 7) & ~uint64_t{7}; at + 8 <= slot_end; at += 8) {
       uint64_t v;
       std::memcpy(&v, params.data() + at, sizeof(v));
-      if (!allocs.MaybeInside(v)) continue;
+      const bool in_map_bounds = allocs.MaybeInside(v);
+      if (!in_map_bounds && (oracle == nullptr || !PlausibleDevicePointer(v))) continue;
       // The same buffer is usually reached again at once (the previous hit).
       if (!out->empty() && v >= out->back().addr && v < out->back().addr + out->back().bytes) {
         continue;
@@ -25,7 +28,12 @@ void ScanBuffers(std::span<const uint8_t> params, std::span<const ParamSlot> lay
         if (v >= b.addr && v < b.addr + b.bytes) { seen = true; break; }
       }
       if (seen) continue;
-      auto a = allocs.Find(v);
+      std::optional<Allocation> a;
+      if (in_map_bounds) a = allocs.Find(v);
+      if (!a && oracle != nullptr && PlausibleDevicePointer(v)) {
+        a = oracle->Confirm(v);
+        if (a) CaptureCounters::Get().Add(Counter::kBuffersFromDriver);
+      }
       if (!a) continue;
       out->push_back({arg, a->start, v - a->start, a->bytes});
     }

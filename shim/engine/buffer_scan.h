@@ -6,7 +6,10 @@
 // looked up in the allocation map. Scanning whole slots (not just 8-byte
 // ones) finds pointers inside struct parameters: PyTorch passes pointer
 // arrays and offset calculators by value. One entry per distinct buffer: the
-// first argument (and the first pointer in it) that reaches it wins.
+// first argument (and the first pointer in it) that reaches it wins. A
+// candidate the map does not know is asked of `oracle` when one is given
+// (range_oracle.h: the driver's own range, for allocations no callback
+// reported).
 //
 // Example:
 //   std::vector<ScannedBuffer> found;
@@ -22,6 +25,7 @@
 
 #include "shim/engine/alloc_map.h"
 #include "shim/engine/events.h"
+#include "shim/engine/range_oracle.h"
 
 namespace numtrace::shim {
 
@@ -36,7 +40,8 @@ struct ScannedBuffer {
 // the end of `params` are scanned only as far as the bytes go; slots shorter
 // than one aligned word hold no pointer and are skipped.
 void ScanBuffers(std::span<const uint8_t> params, std::span<const ParamSlot> layout,
-                 const AllocMap& allocs, std::vector<ScannedBuffer>* out);
+                 const AllocMap& allocs, std::vector<ScannedBuffer>* out,
+                 RangeOracle* oracle = nullptr);
 
 }  // namespace numtrace::shim
 

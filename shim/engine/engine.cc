@@ -149,7 +149,7 @@ int64_t Engine::Begin(const LaunchEvent& launch, LaunchDecision d, bool at_enter
     return -1;
   }
   Scratch& s = ThreadScratch();
-  ScanBuffers(launch.params, launch.layout, allocs_, &s.scanned);
+  ScanBuffers(launch.params, launch.layout, allocs_, &s.scanned, ranges_);
   BuildPlan(s.scanned, kernel, config_.min_bytes, &s.plan);
 
   Pending p;
@@ -285,7 +285,10 @@ void Engine::Pump() {
 }
 
 void Engine::StepEnded(int64_t step) {
-  if (step >= 0 && tracker_.IsSelected(step)) sink_->Flush();
+  if (step >= 0 && tracker_.IsSelected(step)) {
+    if (ranges_ != nullptr) ranges_->NewStep();  // memory may be freed and reused now
+    sink_->Flush();
+  }
 }
 
 void Engine::OnAlloc(const AllocEvent& alloc) { allocs_.Insert(alloc.address, alloc.bytes, alloc.kind); }

@@ -41,6 +41,7 @@
 #include "shim/engine/event_sink.h"
 #include "shim/engine/kernel_cache.h"
 #include "shim/engine/measurement_plan.h"
+#include "shim/engine/range_oracle.h"
 #include "shim/engine/step_tracker.h"
 #include "shim/writer/record_sink.h"
 
@@ -87,6 +88,10 @@ class Engine : public EventSink {
   bool Annotate(std::string_view kernel_name, std::string_view dtypes, std::string* error = nullptr);
 
   EngineCounters counters() const;
+  // Candidate pointers the allocation map lacks are asked of `oracle`
+  // (range_oracle.h); its cache is cleared at every captured step's end.
+  // Set before launches flow; not owned.
+  void SetRangeOracle(RangeOracle* oracle) { ranges_ = oracle; }
   const AllocMap& allocs() const { return allocs_; }
 
  private:
@@ -108,6 +113,7 @@ class Engine : public EventSink {
   KernelCache kernels_;
   StepTracker tracker_;
   AllocMap allocs_;
+  RangeOracle* ranges_ = nullptr;
 
   std::mutex mu_;  // pending_ and base_
   std::deque<Pending> pending_;

@@ -37,6 +37,7 @@
 namespace numtrace::shim {
 
 class Engine;
+class RangeOracle;
 class TraceWriter;
 
 class Runtime {
@@ -77,6 +78,9 @@ class Runtime {
   // Called once by Shutdown, before the engine's, when an engine runs: the
   // CUDA layer flushes and reports what it still holds (set once, at start).
   void SetBeforeShutdown(void (*fn)()) { before_shutdown_ = fn; }
+  // Where the engine asks about pointers its allocation map lacks (the
+  // driver, range_oracle.h). Set before Start; not owned, must live on.
+  void SetRangeOracle(RangeOracle* oracle) { range_oracle_ = oracle; }
 
   // Path of the trace file once one was written (tests, logs).
   std::string trace_path() const;
@@ -101,6 +105,7 @@ class Runtime {
   std::atomic<EventSink*> sink_{nullptr};
   std::atomic<bool> shut_down_{false};
   void (*before_shutdown_)() = nullptr;
+  RangeOracle* range_oracle_ = nullptr;
 };
 
 }  // namespace numtrace::shim

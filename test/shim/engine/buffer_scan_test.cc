@@ -24,6 +24,48 @@ class BufferScanTest : public ::testing::Test {
   std::vector<ScannedBuffer> found;
 };
 
+// Confirms one range the allocation map never heard of; counts questions.
+class FakeOracle : public RangeOracle {
+ public:
+  std::optional<Allocation> Confirm(uint64_t address) override {
+    ++asked;
+    if (address >= kPool && address < kPool + 8192) return Allocation{kPool, 8192, AllocKind::kPlain};
+    return std::nullopt;
+  }
+  static constexpr uint64_t kPool = 0x7f00'9000'0000ull;
+  int asked = 0;
+};
+
+TEST_F(BufferScanTest, PointersTheMapLacksAreAskedOfTheOracle) {
+  FakeOracle oracle;
+  LaunchBuilder b("k", 1);
+  b.U64(kA).U64(FakeOracle::kPool + 256).U64(7).U64(0x7f00'a000'0000ull);
+  const LaunchEvent& e = b.event();
+  ScanBuffers(e.params, e.layout, allocs, &found, &oracle);
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[1].addr, FakeOracle::kPool);
+  EXPECT_EQ(found[1].offset, 256u);
+  EXPECT_EQ(found[1].bytes, 8192u);
+  EXPECT_EQ(oracle.asked, 2) << "kA came from the map; 7 is no pointer worth a driver query";
+  ScanBuffers(e.params, e.layout, allocs, &found);
+  EXPECT_EQ(found.size(), 1u) << "without an oracle only the map counts";
+}
+
+TEST(StepRangeCache, AsksOncePerStepForRangesAndRefusals) {
+  FakeOracle oracle;
+  StepRangeCache cache(&oracle);
+  ASSERT_TRUE(cache.Confirm(FakeOracle::kPool + 8).has_value());
+  auto again = cache.Confirm(FakeOracle::kPool + 4000);  // same range, another address
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(again->start, FakeOracle::kPool);
+  EXPECT_FALSE(cache.Confirm(0x1234'0000).has_value());
+  EXPECT_FALSE(cache.Confirm(0x1234'0000).has_value());
+  EXPECT_EQ(oracle.asked, 2);
+  cache.NewStep();  // memory may have been freed and reused
+  EXPECT_TRUE(cache.Confirm(FakeOracle::kPool + 8).has_value());
+  EXPECT_EQ(oracle.asked, 3);
+}
+
 TEST_F(BufferScanTest, PlainPointerArguments) {
   LaunchBuilder b("k", 1);
   b.U64(kA).U32(7).U64(kB + 64).U64(12345);

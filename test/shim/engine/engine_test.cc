@@ -223,6 +223,41 @@ TEST_F(EngineTest, AnnotationOverridesNameInference) {
   EXPECT_EQ(sink.kernels[1].buffers[1].dtype_from, DTypeSource::kName);
 }
 
+// Knows one host buffer no allocation callback reported; counts step ends.
+class OneRangeOracle : public RangeOracle {
+ public:
+  explicit OneRangeOracle(const Buf& b) : b_(b) {}
+  std::optional<Allocation> Confirm(uint64_t address) override {
+    if (address >= b_.addr() && address < b_.addr() + b_.bytes()) {
+      return Allocation{b_.addr(), b_.bytes(), AllocKind::kStreamOrdered};
+    }
+    return std::nullopt;
+  }
+  void NewStep() override { ++steps; }
+  int steps = 0;
+
+ private:
+  const Buf& b_;
+};
+
+TEST_F(EngineTest, ABufferTheMapLacksIsFoundThroughTheRangeOracle) {
+  Make({{"NUMTRACE_STEPS", "0"}, {"NUMTRACE_OUTPUTS", "all"}});
+  Buf pooled(64, 3.0f);  // allocated with no callback: not Register()ed
+  OneRangeOracle oracle(pooled);
+  engine->SetRangeOracle(&oracle);
+  LaunchBuilder b("_Z4fillPf", 5);
+  b.Pointer(pooled.data.data());
+  engine->OnLaunchEnter(b.event());
+  engine->OnLaunch(b.event());
+  engine->OnStepMark();
+  EXPECT_EQ(oracle.steps, 1) << "the driver's answers are dropped at the captured step's end";
+  engine->Shutdown();
+  ASSERT_EQ(sink.kernels.size(), 1u);
+  ASSERT_EQ(sink.kernels[0].buffers.size(), 1u);
+  EXPECT_EQ(sink.kernels[0].buffers[0].bytes, pooled.bytes());
+  EXPECT_DOUBLE_EQ(sink.kernels[0].buffers[0].stats.sum, 192.0);
+}
+
 TEST_F(EngineTest, UnmeasuredKernelsBecomeNotesAndFooterCounts) {
   Make({{"NUMTRACE_STEPS", "0"}});
   CaptureCounters::Get().Reset();
