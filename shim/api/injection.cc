@@ -77,6 +77,7 @@ EventSink* StartEngine(uint64_t context) {
   static auto* driver_ranges = new DriverRangeOracle(cu);
   static auto* step_ranges = new StepRangeCache(driver_ranges);
   rt.SetRangeOracle(step_ranges);
+  raw->SetRangeOracle(step_ranges);
   EventSink* sink = rt.Start(std::move(device), QueryDeviceInfo(cu, context));
   if (sink != nullptr) g_device = raw;
   return sink;

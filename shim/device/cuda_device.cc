@@ -18,6 +18,7 @@
 #include "shim/cupti/relaxed_capture_scope.h"
 #include "shim/cupti/self_call_guard.h"
 #include "shim/engine/capture_counters.h"
+#include "shim/engine/range_oracle.h"
 #include "shim/reduce/batch_abi.h"
 
 namespace numtrace::shim {
@@ -252,16 +253,28 @@ void CudaDevice::ConfirmRanges(std::span<const MeasureItem> items, std::vector<M
   out->assign(items.begin(), items.end());
   for (MeasureItem& it : *out) {
     if (it.bytes == 0) continue;
-    CUdeviceptr start = 0;
-    size_t size = 0;
-    unsigned int mapped = 0;
-    CUpointer_attribute attrs[] = {CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
-                                   CU_POINTER_ATTRIBUTE_RANGE_SIZE, CU_POINTER_ATTRIBUTE_MAPPED};
-    void* data[] = {&start, &size, &mapped};
-    // Success with zero values for a pointer the driver does not know.
-    bool ok = api_.cuPointerGetAttributes(3, attrs, data, it.address) == CUDA_SUCCESS &&
-              mapped != 0 && start != 0 && start <= it.address &&
-              it.address - start <= size && it.bytes <= size - (it.address - start);
+    uint64_t start = 0, size = 0;
+    bool known = false;
+    if (ranges_ != nullptr) {
+      if (std::optional<Allocation> a = ranges_->Confirm(it.address)) {
+        start = a->start;
+        size = a->bytes;
+        known = true;
+      }
+    } else {
+      CUdeviceptr s = 0;
+      size_t n = 0;
+      unsigned int mapped = 0;
+      CUpointer_attribute attrs[] = {CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+                                     CU_POINTER_ATTRIBUTE_RANGE_SIZE, CU_POINTER_ATTRIBUTE_MAPPED};
+      void* data[] = {&s, &n, &mapped};
+      // Success with zero values for a pointer the driver does not know.
+      known = api_.cuPointerGetAttributes(3, attrs, data, it.address) == CUDA_SUCCESS && mapped != 0;
+      start = s;
+      size = n;
+    }
+    bool ok = known && start != 0 && start <= it.address && it.address - start <= size &&
+              it.bytes <= size - (it.address - start);
     if (ok) {
       CaptureCounters::Get().Add(Counter::kRangesConfirmed);
       continue;

@@ -64,6 +64,7 @@
 namespace numtrace::shim {
 
 struct DriverApi;
+class RangeOracle;
 
 // FIFO byte ring: allocations are released in the order they were made.
 // Exposed for CPU tests; CudaDevice uses one per memory kind.
@@ -131,6 +132,10 @@ class CudaDevice : public Device {
 
   const Stats& stats() const { return stats_; }
 
+  // Confirm buffer ranges through `oracle` (the engine's per-step cache of
+  // driver answers) instead of one driver query per buffer. Not owned.
+  void SetRangeOracle(RangeOracle* oracle) { ranges_ = oracle; }
+
  private:
   struct Batch {
     uint64_t ticket;
@@ -177,6 +182,7 @@ class CudaDevice : public Device {
   std::vector<std::unique_ptr<Context>> contexts_;
   std::vector<Parked> parked_;
   std::vector<MeasureItem> confirmed_;  // Enqueue's scratch, under mu_
+  RangeOracle* ranges_ = nullptr;
   std::atomic<bool> warned_unconfirmed_{false};
   Stats stats_;
 };

@@ -3,6 +3,8 @@
 // The per-step cache of driver-confirmed ranges; see range_oracle.h.
 #include "shim/engine/range_oracle.h"
 
+#include <iterator>
+
 namespace numtrace::shim {
 
 std::optional<Allocation> StepRangeCache::Confirm(uint64_t address) {
@@ -26,6 +28,13 @@ std::optional<Allocation> StepRangeCache::Confirm(uint64_t address) {
     a.reset();
   }
   return a;
+}
+
+void StepRangeCache::Forget(uint64_t address) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = ranges_.upper_bound(address);
+  if (it != ranges_.begin() && address < std::prev(it)->second.end()) ranges_.erase(std::prev(it));
+  refused_.erase(address);
 }
 
 void StepRangeCache::NewStep() {

@@ -35,6 +35,8 @@ class RangeOracle {
   virtual std::optional<Allocation> Confirm(uint64_t address) = 0;
   // A captured step ended: cached answers may be stale now.
   virtual void NewStep() {}
+  // The allocation at `address` was freed: forget any answer covering it.
+  virtual void Forget(uint64_t address) {}
 };
 
 // Caches `inner`'s answers until NewStep: confirmed ranges (any address
@@ -44,6 +46,7 @@ class StepRangeCache : public RangeOracle {
   explicit StepRangeCache(RangeOracle* inner) : inner_(inner) {}
   std::optional<Allocation> Confirm(uint64_t address) override;
   void NewStep() override;
+  void Forget(uint64_t address) override;
   uint64_t queries() const { return queries_; }  // asked of `inner` (tests)
 
  private:

@@ -19,6 +19,7 @@
 #include "shim/cupti/driver_api.h"
 #include "shim/cupti/launch_capture_state.h"
 #include "shim/engine/capture_counters.h"
+#include "shim/engine/range_oracle.h"
 #include "shim/reduce/batch_abi.h"
 
 namespace numtrace::shim {
@@ -362,6 +363,34 @@ TEST_F(CudaDeviceTest, UnconfirmedRangesAreNeverRead) {
   EXPECT_EQ(CaptureCounters::Get().value(Counter::kRangesConfirmed), 1u);
   EXPECT_EQ(CaptureCounters::Get().value(Counter::kRangesUnconfirmed), 2u);
   EXPECT_EQ(CaptureCounters::Get().value(Counter::kBuffersSkipped), 2u);
+}
+
+// The engine's per-step cache stands in for the driver query when set.
+class OneRange : public RangeOracle {
+ public:
+  std::optional<Allocation> Confirm(uint64_t address) override {
+    ++asked;
+    if (address >= 0x20000 && address < 0x21000) return Allocation{0x20000, 0x1000, AllocKind::kPlain};
+    return std::nullopt;
+  }
+  int asked = 0;
+};
+
+TEST_F(CudaDeviceTest, RangesAreConfirmedThroughTheStepCacheWhenGiven) {
+  CudaDevice dev(api_, kFatbin, {.device_memory = 1 << 20});
+  OneRange driver;
+  StepRangeCache cache(&driver);
+  dev.SetRangeOracle(&cache);
+  MeasureItem items[2] = {{0x20100, 256, DType::kF32}, {0x20f00, 512, DType::kF32}};
+  ASSERT_TRUE(dev.Enqueue(0x5, items, 1));
+  ASSERT_TRUE(dev.Enqueue(0x5, items, 2));
+  EXPECT_EQ(gpu_.pointer_queries, 0) << "no direct driver query";
+  EXPECT_EQ(driver.asked, 1) << "one range, asked once for the step";
+  std::vector<BufferStats> got;
+  dev.Poll([&](uint64_t, std::span<const BufferStats> s) { got.assign(s.begin(), s.end()); });
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].n, 256u);
+  EXPECT_EQ(got[1].n, 0u) << "runs past the confirmed range: never read";
 }
 
 TEST_F(CudaDeviceTest, FailedPrepareLeavesTheContextUnmeasured) {

@@ -64,6 +64,9 @@ TEST(StepRangeCache, AsksOncePerStepForRangesAndRefusals) {
   cache.NewStep();  // memory may have been freed and reused
   EXPECT_TRUE(cache.Confirm(FakeOracle::kPool + 8).has_value());
   EXPECT_EQ(oracle.asked, 3);
+  cache.Forget(FakeOracle::kPool);  // freed within the step
+  EXPECT_TRUE(cache.Confirm(FakeOracle::kPool + 8).has_value());
+  EXPECT_EQ(oracle.asked, 4) << "a freed range is asked again";
 }
 
 TEST_F(BufferScanTest, PlainPointerArguments) {
