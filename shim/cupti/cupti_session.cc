@@ -134,6 +134,15 @@ void CuptiSession::FinishActivity(EventSink* sink) {
   if (activity != nullptr) activity->Finish(sink);
 }
 
+void CuptiSession::StepActivity(EventSink* sink) {
+  KernelActivity* activity;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    activity = static_cast<KernelActivity*>(activity_);
+  }
+  if (activity != nullptr) activity->StepEnded(sink);
+}
+
 void CuptiSession::Stop() {
   std::lock_guard<std::mutex> lock(mu_);
   if (state_ != SessionState::kActive) return;

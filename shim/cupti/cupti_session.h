@@ -65,6 +65,8 @@ class CuptiSession {
   // Process exit, before the engine's footer: flushes the kernel activity
   // records and reports kernels that ran unmeasured to `sink`.
   void FinishActivity(EventSink* sink);
+  // After a captured step, from the writer's thread: flush and report.
+  void StepActivity(EventSink* sink);
   // Unsubscribes (callbacks stop before this returns). Safe to call twice.
   void Stop();
   SessionState state() const;

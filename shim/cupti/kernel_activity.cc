@@ -84,6 +84,19 @@ void KernelActivity::Finish(EventSink* sink) {
     if (registered_) NUMTRACE_CUPTI_CHECK(api_.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
   }
   Close();
+  Report(sink);
+}
+
+void KernelActivity::StepEnded(EventSink* sink) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!registered_) return;
+    NUMTRACE_CUPTI_CHECK(api_.cuptiActivityFlushAll(0));
+  }
+  Report(sink);
+}
+
+void KernelActivity::Report(EventSink* sink) {
   for (const KernelActivityCheck::Unmeasured& u : check_->Settle()) {
     CaptureCounters::Get().Add(u.in_graph ? Counter::kKernelsInGraphs : Counter::kKernelsUnmeasured,
                                u.count);

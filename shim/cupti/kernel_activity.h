@@ -53,6 +53,10 @@ class KernelActivity {
   bool Open();
   // Disables the kinds; records already made still arrive.
   void Close();
+  // A captured step ended: hands the completed buffers over now (flush
+  // without force) and reports what they show unmeasured to `sink`. Call
+  // outside any callback (the writer's thread).
+  void StepEnded(EventSink* sink);
   // Forced flush, then every unmeasured kernel goes to `sink` (may be null:
   // only counted). Call once, outside any callback (process exit).
   void Finish(EventSink* sink);
@@ -72,6 +76,7 @@ class KernelActivity {
   static void CUPTIAPI BufferCompleted(CUcontext context, uint32_t stream, uint8_t* buffer,
                                        size_t size, size_t valid);
   void Unavailable(const char* what, int code);
+  void Report(EventSink* sink);
 
   const CuptiApi& api_;
   KernelActivityCheck* check_;

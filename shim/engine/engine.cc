@@ -287,6 +287,7 @@ void Engine::Pump() {
 void Engine::StepEnded(int64_t step) {
   if (step >= 0 && tracker_.IsSelected(step)) {
     if (ranges_ != nullptr) ranges_->NewStep();  // memory may be freed and reused now
+    step_ended_.store(true, std::memory_order_release);
     sink_->Flush();
   }
 }

@@ -92,6 +92,9 @@ class Engine : public EventSink {
   // (range_oracle.h); its cache is cleared at every captured step's end.
   // Set before launches flow; not owned.
   void SetRangeOracle(RangeOracle* oracle) { ranges_ = oracle; }
+  // True once after each captured step's end (the writer's thread asks, to
+  // let the CUDA layer flush what it gathered during the step).
+  bool TakeStepEnded() { return step_ended_.exchange(false, std::memory_order_acq_rel); }
   const AllocMap& allocs() const { return allocs_; }
 
  private:
@@ -123,6 +126,7 @@ class Engine : public EventSink {
   std::atomic<uint64_t> captured_{0}, dropped_{0}, unmeasured_{0};
   std::atomic<int64_t> capturing_note_step_{-2};
   std::atomic<bool> shut_down_{false};
+  std::atomic<bool> step_ended_{false};
 };
 
 }  // namespace numtrace::shim

@@ -124,7 +124,11 @@ EventSink* Runtime::Start(std::unique_ptr<Device> device, std::optional<DeviceIn
   early_annotations_.clear();
   for (; early_marks_ > 0; --early_marks_) engine_->OnStepMark();
   Engine* engine = engine_.get();
-  writer_->SetPump([engine] { engine->Pump(); });
+  void (*after_step)() = after_step_;
+  writer_->SetPump([engine, after_step] {
+    engine->Pump();
+    if (after_step != nullptr && engine->TakeStepEnded()) after_step();
+  });
   sink_.store(engine, std::memory_order_release);
   log::Info("capturing ({}) into {}", config_.SelectorText(), config_.output_dir);
   if (this == &Get()) {

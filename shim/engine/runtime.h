@@ -81,6 +81,9 @@ class Runtime {
   // Where the engine asks about pointers its allocation map lacks (the
   // driver, range_oracle.h). Set before Start; not owned, must live on.
   void SetRangeOracle(RangeOracle* oracle) { range_oracle_ = oracle; }
+  // Called on the writer's thread (never inside a CUDA callback) after a
+  // captured step ended: the CUDA layer flushes its activity records.
+  void SetAfterStep(void (*fn)()) { after_step_ = fn; }
 
   // Path of the trace file once one was written (tests, logs).
   std::string trace_path() const;
@@ -106,6 +109,7 @@ class Runtime {
   std::atomic<bool> shut_down_{false};
   void (*before_shutdown_)() = nullptr;
   RangeOracle* range_oracle_ = nullptr;
+  void (*after_step_)() = nullptr;
 };
 
 }  // namespace numtrace::shim

@@ -45,8 +45,9 @@ CUptiResult Enable(CUpti_ActivityKind k) {
   return k == CUPTI_ACTIVITY_KIND_INTERNAL_LAUNCH_API ? g_enable_result : CUPTI_SUCCESS;
 }
 CUptiResult Disable(CUpti_ActivityKind) { return CUPTI_SUCCESS; }
+uint32_t g_last_flush_flag = 99;
 CUptiResult Flush(uint32_t flag) {
-  EXPECT_EQ(flag, static_cast<uint32_t>(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
+  g_last_flush_flag = flag;
   ++g_flushes;
   return CUPTI_SUCCESS;
 }
@@ -127,7 +128,8 @@ TEST_F(KernelActivityTest, RecordsReachTheCheckAndFinishReportsTheUnmeasured) {
   EXPECT_EQ(CaptureCounters::Get().value(Counter::kActivityInternalLaunches), 1u);
   RecordingSink sink;
   activity.Finish(&sink);
-  EXPECT_EQ(g_flushes, 1) << "forced flush at the end";
+  EXPECT_EQ(g_flushes, 1);
+  EXPECT_EQ(g_last_flush_flag, static_cast<uint32_t>(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)) << "forced at the end";
   EXPECT_FALSE(activity.open());
   ASSERT_EQ(sink.seen.size(), 2u);
   EXPECT_EQ(sink.seen[0].name, "graph_node");
@@ -136,6 +138,24 @@ TEST_F(KernelActivityTest, RecordsReachTheCheckAndFinishReportsTheUnmeasured) {
   EXPECT_EQ(sink.seen[1].count, 1u);
   EXPECT_EQ(CaptureCounters::Get().value(Counter::kKernelsUnmeasured), 1u);
   EXPECT_EQ(CaptureCounters::Get().value(Counter::kKernelsInGraphs), 1u);
+}
+
+TEST_F(KernelActivityTest, StepEndFlushesWithoutForceAndReportsWhatCame) {
+  KernelActivity activity(api_, &check_);
+  RecordingSink sink;
+  activity.StepEnded(&sink);
+  EXPECT_EQ(g_flushes, 0) << "nothing registered yet: nothing to flush";
+  ASSERT_TRUE(activity.Open());
+  buffer_.kernels = {Kernel(5, "hidden_kernel")};
+  uint8_t dummy[8];
+  activity.ReadBuffer(dummy, sizeof dummy);
+  activity.StepEnded(&sink);
+  EXPECT_EQ(g_flushes, 1);
+  EXPECT_EQ(g_last_flush_flag, 0u) << "a plain flush: completed buffers only";
+  ASSERT_EQ(sink.seen.size(), 1u);
+  EXPECT_EQ(sink.seen[0].name, "hidden_kernel");
+  activity.Finish(&sink);
+  EXPECT_EQ(sink.seen.size(), 1u) << "reported once";
 }
 
 TEST_F(KernelActivityTest, RefusedActivityIsReportedOnceAndNeverRetried) {

@@ -251,6 +251,8 @@ TEST_F(EngineTest, ABufferTheMapLacksIsFoundThroughTheRangeOracle) {
   engine->OnLaunch(b.event());
   engine->OnStepMark();
   EXPECT_EQ(oracle.steps, 1) << "the driver's answers are dropped at the captured step's end";
+  EXPECT_TRUE(engine->TakeStepEnded()) << "the CUDA layer may flush its step records now";
+  EXPECT_FALSE(engine->TakeStepEnded()) << "once per step";
   engine->Shutdown();
   ASSERT_EQ(sink.kernels.size(), 1u);
   ASSERT_EQ(sink.kernels[0].buffers.size(), 1u);
