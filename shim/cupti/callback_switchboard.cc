@@ -63,6 +63,17 @@ bool RuntimeSucceeded(const CUpti_CallbackData& d) {
 
 void Count(Counter c) { CaptureCounters::Get().Add(c); }
 
+CallKind DriverKind(uint32_t cbid) {
+  if (IsKernelLaunchId(cbid) || cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch ||
+      cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz) {
+    return CallKind::kLaunch;
+  }
+  for (uint32_t id : AllocCallbackIds()) {
+    if (id == cbid) return CallKind::kAlloc;
+  }
+  return CallKind::kOther;
+}
+
 uint64_t ContextOf(const CUpti_CallbackData& d) { return reinterpret_cast<uint64_t>(d.context); }
 
 // The engine may offer a "before" hook (OnLaunchEnter); call it when it does.
@@ -108,7 +119,7 @@ void CallbackSwitchboard::Dispatch(CUpti_CallbackDomain domain, CUpti_CallbackId
     if (cbid >= handlers_.size() || handlers_[cbid] == nullptr) return;
     const auto& d = *static_cast<const CUpti_CallbackData*>(cbdata);
     // The innermost runtime call on this thread (if any) was served by the driver.
-    RuntimeCallStack::NoteDriver(d.correlationId);
+    RuntimeCallStack::NoteDriver(DriverKind(cbid), d.correlationId);
     handlers_[cbid](*this, cbid, d);
   } else if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
     OnRuntime(cbid, *static_cast<const CUpti_CallbackData*>(cbdata));
@@ -130,7 +141,8 @@ void CallbackSwitchboard::Dispatch(CUpti_CallbackDomain domain, CUpti_CallbackId
 
 void CallbackSwitchboard::OnRuntime(uint32_t cbid, const CUpti_CallbackData& d) {
   if (d.callbackSite == CUPTI_API_ENTER) {
-    RuntimeCallStack::Push(cbid, d.correlationId);
+    RuntimeCallStack::Push(cbid, IsRuntimeLaunchId(cbid) ? CallKind::kLaunch : CallKind::kAlloc,
+                           d.correlationId);
     return;
   }
   RuntimeFrame f = RuntimeCallStack::Pop(cbid, d.correlationId);

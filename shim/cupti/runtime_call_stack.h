@@ -9,8 +9,8 @@
 // own parameters as a fallback. Thread-local, fixed depth, no allocation.
 //
 // Example:
-//   RuntimeCallStack::Push(cbid, corr);          // runtime ENTER
-//   RuntimeCallStack::NoteDriver(driver_corr);   // nested driver callback
+//   RuntimeCallStack::Push(cbid, CallKind::kLaunch, corr);         // runtime ENTER
+//   RuntimeCallStack::NoteDriver(CallKind::kLaunch, driver_corr);  // nested driver launch
 //   RuntimeFrame f = RuntimeCallStack::Pop(cbid, corr);  // runtime EXIT
 //   if (!f.driver_seen) fallback(...);
 #ifndef NUMTRACE_SHIM_CUPTI_RUNTIME_CALL_STACK_H_
@@ -20,8 +20,13 @@
 
 namespace numtrace::shim {
 
+// What a runtime call does; only a driver callback of the same kind counts
+// as having served it (a lazy module load inside a launch may allocate).
+enum class CallKind : uint8_t { kOther, kLaunch, kAlloc };
+
 struct RuntimeFrame {
   uint32_t cbid = 0;
+  CallKind kind = CallKind::kOther;
   uint32_t correlation = 0;
   bool driver_seen = false;          // a driver callback fired inside this call
   bool correlation_differs = false;  // ...with another correlation id than the runtime call's
@@ -32,14 +37,16 @@ class RuntimeCallStack {
  public:
   static constexpr int kMaxDepth = 8;
 
-  static void Push(uint32_t cbid, uint32_t correlation) {
-    if (depth_ < kMaxDepth) frames_[depth_] = {cbid, correlation, false, false, true};
+  static void Push(uint32_t cbid, CallKind kind, uint32_t correlation) {
+    if (depth_ < kMaxDepth) frames_[depth_] = {cbid, kind, correlation, false, false, true};
     ++depth_;  // counted past kMaxDepth so pops stay balanced
   }
-  // Marks the innermost runtime call (if any) as served by a driver callback.
-  static void NoteDriver(uint32_t correlation) {
-    if (depth_ <= 0 || depth_ > kMaxDepth) return;
+  // Marks the innermost runtime call (if any) as served by a driver
+  // callback of the same kind.
+  static void NoteDriver(CallKind kind, uint32_t correlation) {
+    if (kind == CallKind::kOther || depth_ <= 0 || depth_ > kMaxDepth) return;
     RuntimeFrame& f = frames_[depth_ - 1];
+    if (f.kind != kind) return;
     f.driver_seen = true;
     if (correlation != f.correlation) f.correlation_differs = true;
   }

@@ -539,6 +539,27 @@ TEST(CallbackSwitchboard, DunderLaunchKernelFallbackDescribesTheCUkernel) {
   EXPECT_EQ(Value(Counter::kLaunchesNoLayout), 0u);
 }
 
+TEST(CallbackSwitchboard, ADriverAllocationInsideARuntimeLaunchDoesNotServeIt) {
+  FakeQueries q;
+  FakeSink sink;
+  CallbackSwitchboard board(&q, {});
+  board.SetSink(&sink);
+  FakeRuntimeLaunch rt(0x5000, 30);
+  CUdeviceptr dptr = 0x9000;
+  cuMemAlloc_v2_params ap{&dptr, 64};
+  CUresult ok = CUDA_SUCCESS;
+  CUpti_CallbackData ad{};
+  ad.functionParams = &ap;
+  ad.functionReturnValue = &ok;
+  ad.callbackSite = CUPTI_API_EXIT;
+  board.Dispatch(kRuntime, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, rt.At(CUPTI_API_ENTER));
+  board.Dispatch(kDriver, CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, &ad);  // e.g. a lazy module load
+  board.Dispatch(kRuntime, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, rt.At(CUPTI_API_EXIT));
+  EXPECT_EQ(sink.allocs.size(), 1u);
+  ASSERT_EQ(sink.exits.size(), 1u) << "the launch itself raised no driver launch: fallback";
+  EXPECT_EQ(Value(Counter::kRuntimeWithoutDriver), 1u);
+}
+
 TEST(CallbackSwitchboard, FailedOrUnenteredRuntimeCallsAreNotDecoded) {
   FakeQueries q;
   FakeSink sink;
