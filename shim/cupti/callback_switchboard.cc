@@ -222,12 +222,14 @@ EventSink* CallbackSwitchboard::EnsureSink(uint64_t context) {
   return s;
 }
 
-const KernelDescription& CallbackSwitchboard::Describe(uint64_t function, const char* symbol) {
+const KernelDescription& CallbackSwitchboard::Describe(uint64_t function, const char* symbol,
+                                                       bool check_reuse) {
   const KernelDescription* cached = kernels_.Find(function);
   // A handle reused by another kernel after a module unload: its name
   // changed, so its layout must be asked again (never the old one).
   const bool named = symbol != nullptr && symbol[0] != '\0';
-  if (cached != nullptr && (!named || cached->symbol.empty() || cached->symbol == symbol)) {
+  if (cached != nullptr && (!check_reuse || !named || cached->symbol.empty() ||
+                            cached->symbol == symbol)) {
     return *cached;
   }
   auto info = std::make_unique<KernelDescription>();
@@ -261,9 +263,12 @@ void CallbackSwitchboard::HandleLaunch(const LaunchArgs& args, const CUpti_Callb
                                        bool enter, bool describable) {
   EventSink* sink = EnsureSink(ContextOf(d));
   if (sink == nullptr) return;
-  const KernelDescription& info = describable ? Describe(args.function, d.symbolName) : kNoLayout;
-  if (!describable && !enter) Count(Counter::kLaunchesNoLayout);
   const bool quiet = sink->Quiet();
+  // The reused-handle check compares names: only worth it when the layout
+  // will be used (not on the quiet path, which must stay as cheap as it was).
+  const KernelDescription& info =
+      describable ? Describe(args.function, d.symbolName, /*check_reuse=*/!quiet) : kNoLayout;
+  if (!describable && !enter) Count(Counter::kLaunchesNoLayout);
   TrackWindow(quiet);
   if (quiet) {
     // Outside the captured steps: the engine only counts this launch, so skip

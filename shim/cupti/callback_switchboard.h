@@ -108,7 +108,9 @@ class CallbackSwitchboard {
 
   // The sink, starting the engine on first use; null while inert.
   EventSink* EnsureSink(uint64_t context);
-  const KernelDescription& Describe(uint64_t function, const char* symbol);
+  // `check_reuse`: compare the cached entry's name with `symbol` (skipped
+  // on the quiet path, where the layout is not used).
+  const KernelDescription& Describe(uint64_t function, const char* symbol, bool check_reuse);
 
   DriverQueries* queries_;
   Hooks hooks_;
