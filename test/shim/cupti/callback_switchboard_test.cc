@@ -617,6 +617,25 @@ TEST(CallbackSwitchboard, RuntimeAllocationWithoutDriverCallbackReachesTheMap) {
   EXPECT_EQ(Value(Counter::kRuntimeAllocsWithoutDriver), 1u);
 }
 
+TEST(CallbackSwitchboard, ARuntimeFreeOfNothingIsNotCounted) {
+  FakeQueries q;
+  FakeSink sink;
+  CallbackSwitchboard board(&q, {});
+  board.SetSink(&sink);
+  cudaFree_v3020_params p{nullptr};  // cudaFree(0): the classic context warm-up
+  int ok = 0;
+  CUpti_CallbackData d{};
+  d.functionParams = &p;
+  d.functionReturnValue = &ok;
+  d.correlationId = 3;
+  d.callbackSite = CUPTI_API_ENTER;
+  board.Dispatch(kRuntime, CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020, &d);
+  d.callbackSite = CUPTI_API_EXIT;
+  board.Dispatch(kRuntime, CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020, &d);
+  EXPECT_TRUE(sink.frees.empty());
+  EXPECT_EQ(Value(Counter::kRuntimeAllocsWithoutDriver), 0u);
+}
+
 // --- NCCL's short `extra` ---------------------------------------------------
 
 TEST(CallbackSwitchboard, ShortExtraIsCopiedAndScannedAsFarAsItGoes) {
