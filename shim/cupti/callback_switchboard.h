@@ -59,8 +59,8 @@ namespace numtrace::shim {
 class CallbackSwitchboard {
  public:
   struct Hooks {
-    // Called once, on the first context (or the first event, should the
-    // context callback have been missed), with the self-call guard held.
+    // Called once, at the first launch or allocation callback (never in a
+    // context callback), with the self-call guard held.
     // Returns the sink to feed, or null to stay inert.
     EventSink* (*start)(uint64_t context) = nullptr;
     // A context is about to be destroyed: finish work queued in it.

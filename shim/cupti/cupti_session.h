@@ -37,7 +37,7 @@ enum class SessionState : uint8_t {
 };
 
 struct SessionHooks {
-  // First context seen: start the engine and return its sink (null: inert).
+  // First launch or allocation: start the engine and return its sink (null: inert).
   EventSink* (*start)(uint64_t context) = nullptr;
   // A context is about to be destroyed.
   void (*context_destroying)(uint64_t context) = nullptr;

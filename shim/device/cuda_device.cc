@@ -26,7 +26,7 @@ namespace {
 
 uint64_t AlignUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
-// Events made at PrepareContext: enough for the batches in flight of a
+// Events made when a context is prepared: enough for the batches in flight of a
 // normal step; more are created (relaxed mode) only when they run out.
 constexpr int kPreparedEvents = 64;
 

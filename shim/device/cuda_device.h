@@ -41,8 +41,9 @@
 // Example:
 //   auto dev = std::make_unique<CudaDevice>(DriverApi::Instance(), ReductionFatbin(),
 //                                           CudaDevice::Options{.device_memory = 64 << 20});
-//   if (!dev->PrepareContext(context)) return nullptr;  // one line printed: inert
-//   dev->Enqueue(stream, items, ticket);   // from the launch callback
+//   dev->SetRangeOracle(&step_ranges);     // optional: the engine's per-step cache
+//   dev->Enqueue(stream, items, ticket);   // from the launch callback; the
+//                                          // stream's context is prepared first
 //   dev->Poll(on_result);                  // from the engine's thread
 #ifndef NUMTRACE_SHIM_DEVICE_CUDA_DEVICE_H_
 #define NUMTRACE_SHIM_DEVICE_CUDA_DEVICE_H_
