@@ -190,7 +190,7 @@ if [ $gpu -eq 1 ] && [ -x "$bin/callback_probe" ]; then
     [ -n "$blas" ] && probe_env+=(NUMTRACE_PROBE_CUBLASLT="$blas")
     [ -n "$nccl" ] && probe_env+=(NUMTRACE_PROBE_NCCL="$nccl")
   fi
-  if t 90 "$results/logs/callback-probe.log" env "${probe_env[@]}" "$bin/callback_probe"; then
+  if t 90 "$results/logs/callback-probe.log" env ${probe_env[@]+"${probe_env[@]}"} "$bin/callback_probe"; then
     while read -r line; do row "callbacks ${line%%:*}" "info" "${line#*: }"; done \
       < <(grep '^probe ' "$results/logs/callback-probe.log" | grep -v verdict | sed 's/^probe //')
     if grep -q 'verdict: driver callbacks cover' "$results/logs/callback-probe.log"; then
