@@ -34,7 +34,7 @@ TEST(TerminalSummaryTest, NamesVerdictCountsAndFirstDivergence) {
   EXPECT_NE(s.find("pairs 4: 1 bitwise equal, 1 within tolerance, 2 diverged"), std::string::npos) << s;
   EXPECT_NE(s.find("1 only in A, 0 only in B"), std::string::npos) << s;
   EXPECT_NE(s.find("matched by: override 0 exact 4 fuzzy 0 value 0"), std::string::npos) << s;
-  EXPECT_NE(s.find("first divergence (values, rel diff 0.0031"), std::string::npos) << s;
+  EXPECT_NE(s.find("first divergence (values, score 310, rel diff 0.0031"), std::string::npos) << s;
   EXPECT_NE(s.find("A seq 2: cutlass::Kernel<cutlass_80_tensorop_s1688gemm>  arg 1 f32[1024]"), std::string::npos) << s;
   EXPECT_NE(s.find("A full name: void cutlass::Kernel<cutlass_80_tensorop_s1688gemm>(Params)"),
             std::string::npos) << s;
@@ -44,9 +44,9 @@ TEST(TerminalSummaryTest, NamesVerdictCountsAndFirstDivergence) {
   EXPECT_NE(s.find("first NaN/Inf in A: none"), std::string::npos) << s;
   EXPECT_NE(s.find("first NaN/Inf in B: seq 3 norm"), std::string::npos) << s;
   EXPECT_NE(s.find("b.jsonl is truncated"), std::string::npos) << s;
-  EXPECT_NE(s.find("largest divergences:"), std::string::npos) << s;
+  EXPECT_NE(s.find("largest divergences (by score):"), std::string::npos) << s;
   // Largest first: the nonfinite pair (rel 1) before the values pair.
-  EXPECT_LT(s.find("A#3 norm"), s.find("A#2 cutlass::Kernel<", s.find("largest divergences:"))) << s;
+  EXPECT_LT(s.find("A#3 norm"), s.find("A#2 cutlass::Kernel<", s.find("largest divergences (by score):"))) << s;
   EXPECT_EQ(s.find('\033'), std::string::npos) << "no ANSI codes without colour";
 }
 
