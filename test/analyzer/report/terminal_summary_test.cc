@@ -95,5 +95,29 @@ TEST(TerminalSummaryTest, RanksListedAndFirstDivergingRankDetailed) {
   EXPECT_NE(s.find("bad_kernel"), std::string::npos) << s;
 }
 
+TEST(TerminalSummaryTest, LeadsWithFirstDivergenceThenFirstOriginAndShowsUnmeasured) {
+  RankFixture f(0, "a.jsonl", "b.jsonl");
+  f.AddFlowPair("noise_gemm", PairStatus::kWithinTolerance, 2e-6, 0x200);
+  f.AddFlowPair("heir", PairStatus::kDiverged, 1e-3, 0x300, 0x200, 1, 2);
+  f.Finish();
+  FooterRecord footer;
+  footer.unmeasured = 7;
+  footer.counters = {{"launches_seen", 120}};
+  f.b().footer = footer;
+  DiffReport report{"a.jsonl", "b.jsonl", false, {f.Diff()}};
+  std::string s = TerminalSummary(report, {.color = false, .top = 5, .context = 2});
+  const size_t fd = s.find("first divergence (values, score 100, rel diff 0.001, cause inherited");
+  const size_t fo = s.find("first origin (where the runs part: within_tolerance");
+  ASSERT_NE(fd, std::string::npos) << s;
+  ASSERT_NE(fo, std::string::npos) << s;
+  EXPECT_LT(fd, fo);
+  EXPECT_LT(fo, s.find("pairs 2:")) << "both lead, the counts come after";
+  EXPECT_NE(s.find("inherited from A#0 noise_gemm"), std::string::npos) << s;
+  EXPECT_NE(s.find("1 diverged kernels descend from it"), std::string::npos) << s;
+  EXPECT_NE(s.find("7 kernels ran unmeasured in B"), std::string::npos) << s;
+  EXPECT_NE(s.find("B counters: launches_seen 120"), std::string::npos) << s;
+  EXPECT_NE(s.find("incomplete:"), std::string::npos) << s;
+}
+
 }  // namespace
 }  // namespace numtrace::analyzer
