@@ -7,9 +7,6 @@
 namespace numtrace::analyzer {
 namespace {
 
-// The hash of what the kernel read from this buffer.
-uint64_t InputHash(const Buffer& b) { return b.role == Role::kIn ? b.stats.hash : b.pre_hash; }
-
 // Sorted union of two origin sets, keeping the earliest kMaxOriginsPerPair.
 void Merge(const std::vector<uint32_t>& from, std::vector<uint32_t>* into) {
   if (from.empty()) return;
@@ -22,23 +19,23 @@ void Merge(const std::vector<uint32_t>& from, std::vector<uint32_t>* into) {
 
 }  // namespace
 
-Cause PairCause(const Trace& a, uint32_t ka, const Trace& b, uint32_t kb) {
-  auto ba = a.BuffersOf(a.kernels[ka]);
-  auto bb = b.BuffersOf(b.kernels[kb]);
-  std::vector<const Buffer*> ia, ib;
-  for (const Buffer& x : ba) {
-    if (x.role == Role::kUnknown) return Cause::kUnknown;  // what it read was not measured
-    if (IsRead(x)) ia.push_back(&x);
-  }
-  for (const Buffer& y : bb) {
-    if (y.role == Role::kUnknown) return Cause::kUnknown;
-    if (IsRead(y)) ib.push_back(&y);
-  }
+Cause PairCause(const Trace& a, const DataFlow& flow_a, uint32_t ka, const Trace& b, const DataFlow& flow_b,
+                uint32_t kb) {
+  std::vector<uint32_t> ia, ib;  // indices into the traces' buffers
+  auto inputs = [](const Trace& t, const DataFlow& flow, uint32_t k, std::vector<uint32_t>* out) {
+    const Kernel& kernel = t.kernels[k];
+    for (uint32_t bi = kernel.first_buffer; bi < kernel.first_buffer + kernel.buffer_count; ++bi) {
+      if (t.buffers[bi].role == Role::kUnknown) return false;  // what it read was not measured
+      if (flow.Reads(bi)) out->push_back(bi);
+    }
+    return true;
+  };
+  if (!inputs(a, flow_a, ka, &ia) || !inputs(b, flow_b, kb, &ib)) return Cause::kUnknown;
   if (ia.size() != ib.size()) return Cause::kUnknown;
   bool differs = false;
   for (size_t i = 0; i < ia.size(); ++i) {
-    if (ia[i]->bytes != ib[i]->bytes) return Cause::kUnknown;
-    differs |= InputHash(*ia[i]) != InputHash(*ib[i]);
+    if (a.buffers[ia[i]].bytes != b.buffers[ib[i]].bytes) return Cause::kUnknown;
+    differs |= flow_a.InputHash(ia[i]) != flow_b.InputHash(ib[i]);
   }
   return differs ? Cause::kInherited : Cause::kOrigin;
 }
@@ -48,11 +45,13 @@ void AnalyzeOrigins(const Trace& a, const Trace& b, size_t top_n, DiffResult* r)
   Origins& o = r->origins;
   o = {};
   o.descendants.assign(pairs.size(), 0);
+  const DataFlow flow(a), flow_b(b);
   std::vector<int64_t> pair_of_a(a.kernels.size(), -1);
   for (uint32_t i = 0; i < pairs.size(); ++i) {
     pair_of_a[pairs[i].a] = i;
     PairVerdict& v = r->verdicts[i];
-    v.cause = v.status == PairStatus::kBitwiseEqual ? Cause::kNone : PairCause(a, pairs[i].a, b, pairs[i].b);
+    v.cause = v.status == PairStatus::kBitwiseEqual ? Cause::kNone
+                                                    : PairCause(a, flow, pairs[i].a, b, flow_b, pairs[i].b);
     if (v.cause != Cause::kOrigin) continue;
     ++o.count;
     if (IsDiverged(v.status)) ++o.diverged;
@@ -60,7 +59,6 @@ void AnalyzeOrigins(const Trace& a, const Trace& b, size_t top_n, DiffResult* r)
   }
 
   // Origins each kernel of A passes on, in launch order.
-  DataFlow flow(a);
   std::vector<std::vector<uint32_t>> from(a.kernels.size());
   for (uint32_t j = 0; j < a.kernels.size(); ++j) {
     const int64_t p = pair_of_a[j];

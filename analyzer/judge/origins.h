@@ -4,9 +4,9 @@
 // after the per-pair verdicts, on the judge's result:
 //
 //  1. cause of every pair whose outputs are not bitwise equal:
-//       origin     every input the kernel read (role `in` buffers, and the
-//                  `pre` hash of buffers it overwrote) is bitwise equal to
-//                  its partner's, position by position;
+//       origin     every input the kernel read (data_flow.h: role `in`
+//                  buffers, and what buffers it overwrote held before) is
+//                  bitwise equal to its partner's, position by position;
 //       inherited  some input differs;
 //       unknown    the inputs cannot be compared: different buffer counts or
 //                  sizes (fused pairs), or a buffer whose contents before the
@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "analyzer/judge/data_flow.h"
 #include "analyzer/judge/diff_result.h"
 #include "analyzer/model/trace.h"
 
@@ -37,8 +38,10 @@ namespace numtrace::analyzer {
 
 inline constexpr size_t kMaxOriginsPerPair = 64;
 
-// The cause of one pair from its kernels' inputs (step 1).
-Cause PairCause(const Trace& a, uint32_t ka, const Trace& b, uint32_t kb);
+// The cause of one pair from its kernels' inputs (step 1), as each run's
+// DataFlow sees them.
+Cause PairCause(const Trace& a, const DataFlow& flow_a, uint32_t ka, const Trace& b, const DataFlow& flow_b,
+                uint32_t kb);
 
 // Sets r->verdicts[i].cause and r->origins from r->alignment, the
 // verdicts' status and score and r->first_divergence (TallyVerdicts first). `top_n` bounds r->origins.top.

@@ -157,7 +157,7 @@ void FirstOrigin(const RankDiff& rd, Writer& w) {
 void OriginList(const RankDiff& rd, int top, Writer& w) {
   const Origins& o = rd.result->origins;
   if (o.count == 0) return;
-  w << "  origins: " << o.count << " kernels introduce a difference (" << o.diverged
+  w << "  origins: " << o.count << " kernel(s) introduce a difference (" << o.diverged
     << " beyond tolerance)\n";
   int shown = 0;
   for (uint32_t i : o.top) {

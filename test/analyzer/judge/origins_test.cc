@@ -102,9 +102,36 @@ TEST(Origins, PreHashOfOverwrittenBuffersIsAnInput) {
   ta.Add("acc", {acc_a});
   tb.Add("acc", {acc_b});
   Trace a = ta.Build(), b = tb.Build();
-  EXPECT_EQ(PairCause(a, 0, b, 0), Cause::kInherited);
+  EXPECT_EQ(PairCause(a, DataFlow(a), 0, b, DataFlow(b), 0), Cause::kInherited);
   a.buffers[0].pre_hash = 8;
-  EXPECT_EQ(PairCause(a, 0, b, 0), Cause::kOrigin);
+  EXPECT_EQ(PairCause(a, DataFlow(a), 0, b, DataFlow(b), 0), Cause::kOrigin);
+}
+
+TEST(Origins, WithoutPreAnOverwrittenBufferHoldsWhatItsLastWriterLeft) {
+  // An in-place add on a GEMM's output, in a trace that kept no `pre`: the
+  // GEMM is the origin, the add inherits (its buffer held the GEMM's
+  // output), and the difference flows on to the reader after it.
+  TraceBuilder ta("a"), tb("b");
+  ta.Add("gemm", {Write(0x100, 1)});
+  ta.Add("add_", {Read(0x900, 5), Write(0x100, 2)});
+  ta.Add("use", {Read(0x100, 2), Write(0x200, 3)});
+  tb.Add("gemm", {Write(0x100, 1, 0.1)});
+  tb.Add("add_", {Read(0x900, 5), Write(0x100, 2, 0.1)});
+  tb.Add("use", {Read(0x100, 2, 0.1), Write(0x200, 3, 0.1)});
+  Trace a = ta.Build(), b = tb.Build();
+  Alignment al;
+  for (uint32_t i = 0; i < 3; ++i) al.pairs.push_back({i, i, MatchMethod::kExact});
+  DiffResult r = Judge(a, b, al);
+  EXPECT_EQ(r.verdicts[0].cause, Cause::kOrigin);
+  EXPECT_EQ(r.verdicts[1].cause, Cause::kInherited);
+  EXPECT_EQ(r.verdicts[2].cause, Cause::kInherited);
+  EXPECT_EQ(r.origins.count, 1u);
+  EXPECT_EQ(r.origins.descendants[0], 2u);
+  // A fresh output (no earlier writer of its address) is not an input.
+  DataFlow flow(a);
+  EXPECT_FALSE(flow.Reads(0));
+  EXPECT_TRUE(flow.Reads(2));
+  EXPECT_EQ(flow.InputHash(2), a.buffers[0].stats.hash);
 }
 
 TEST(Origins, UnknownWhenInputsCannotBeCompared) {
@@ -117,8 +144,9 @@ TEST(Origins, UnknownWhenInputsCannotBeCompared) {
   unknown.stats.hash ^= 1;
   tb.Add("all", {Read(0x100, 1), unknown});
   Trace a = ta.Build(), b = tb.Build();
-  EXPECT_EQ(PairCause(a, 0, b, 0), Cause::kUnknown);
-  EXPECT_EQ(PairCause(a, 1, b, 1), Cause::kUnknown);
+  const DataFlow fa(a), fb(b);
+  EXPECT_EQ(PairCause(a, fa, 0, b, fb, 0), Cause::kUnknown);
+  EXPECT_EQ(PairCause(a, fa, 1, b, fb, 1), Cause::kUnknown);
 }
 
 TEST(DataFlow, LastWriterByAddressAndByHashForDebugMode) {

@@ -44,7 +44,7 @@ class RankFixture {
     k.buffer_count = 1;
     Buffer b;
     b.arg = 1;
-    b.addr = 0x7f0000000000;
+    b.addr = 0x7f0000000000 + k.seq * 0x10000;  // each kernel its own fresh buffer
     b.bytes = 4096;
     b.dtype = DType::kF32;
     b.role = Role::kOut;
