@@ -36,7 +36,7 @@
 
 namespace numtrace::analyzer {
 
-inline constexpr size_t kMaxOriginsPerPair = 64;
+inline constexpr size_t kMaxOriginsPerPair = 16;
 
 // The cause of one pair from its kernels' inputs (step 1), as each run's
 // DataFlow sees them.
