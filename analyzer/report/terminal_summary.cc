@@ -133,6 +133,10 @@ void FirstDivergence(const RankDiff& rd, const TerminalOptions& opt, Writer& w) 
       w << " (and " << static_cast<uint64_t>(res.origins.of_first_divergence.size() - 1) << " more origins)";
     }
     w << "\n";
+  } else if (v.cause == Cause::kInherited) {
+    // An input differs, but no paired kernel of A wrote it differently.
+    w << "    inherited from no captured origin (an input was written outside the captured kernels or by an "
+         "unmatched one)\n";
   }
   if (opt.context > 0 && i > 0) {
     w << "  just before it:\n";
