@@ -213,9 +213,11 @@ void RankData(const RankDiff& rd, const HtmlOptions& opt, JsonWriter& w) {
   w.Key("verdict").String(VerdictName(res.verdict));
   w.Key("rtol").Double(res.tolerance.rtol).Key("atol").Double(res.tolerance.atol);
   const DiffCounts& c = res.counts;
-  w.Key("counts").BeginArray();
-  for (uint64_t v : {c.pairs, c.bitwise_equal, c.within_tolerance, c.diverged, c.only_a, c.only_b}) w.Uint(v);
-  w.EndArray().Key("methods").BeginArray();
+  // Keyed by the JSON summary's words, so the page depends on no order.
+  w.Key("counts").BeginObject().Key("pairs").Uint(c.pairs).Key("bitwise_equal").Uint(c.bitwise_equal);
+  w.Key("within_tolerance").Uint(c.within_tolerance).Key("diverged").Uint(c.diverged);
+  w.Key("only_a").Uint(c.only_a).Key("only_b").Uint(c.only_b).EndObject();
+  w.Key("methods").BeginArray();
   for (int m = 0; m < kMatchMethodCount; ++m) w.Uint(c.by_method[m]);
   w.EndArray().Key("first").Int(first_row);
   if (res.first_divergence) {
