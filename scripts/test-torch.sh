@@ -41,8 +41,9 @@ if [ ! -e "$venv/.numtrace-ready" ]; then
     start=$(date +%s)
     if ! timeout 1200 "$tmp/bin/pip" install -q --disable-pip-version-check --timeout 60 --retries 2 \
          torch triton numpy >"$tmp.log" 2>&1; then
-      rm -rf "$tmp"
-      skip "could not install torch/triton/numpy from the package index: $(grep -m1 -iE 'error|could not|timed out' "$tmp.log" | cut -c1-160)"
+      why="$( (grep -E '^ERROR' "$tmp.log" || tail -1 "$tmp.log") | tail -1 | cut -c1-200)"
+      rm -rf "$tmp" "$tmp.log"
+      skip "could not install torch/triton/numpy from the package index: $why"
     fi
     echo "torch tests: venv ready in $(( $(date +%s) - start )) s ($(du -sh "$tmp" | cut -f1))"
     rm -f "$tmp.log"
