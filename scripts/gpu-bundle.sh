@@ -78,7 +78,6 @@ fi
 
 cp "$root/scripts/gpu-check.sh" "$out/scripts/"
 cp "$root/scripts/gpu-check.sh" "$out/"  # run as gpu-bundle/gpu-check.sh
-cp "$root/scripts/numtrace" "$out/scripts/" 2>/dev/null || true
 cp -r "$root/scripts/hooks" "$out/scripts/" 2>/dev/null || true
 cp "$root/test/gpu/torch_transformer.py" "$root/test/gpu/replica_train.py" "$out/test/"
 git -C "$root" rev-parse HEAD >"$out/COMMIT" 2>/dev/null || echo unknown >"$out/COMMIT"
