@@ -1,7 +1,7 @@
 // File: launcher/diff_summary.h
 //
-// The parts of numtrace-diff's JSON summary (docs/format.md; the contract's
-// section 2) that `numtrace twice` reports: the verdict, the first
+// The parts of numtrace-diff's JSON summary (docs/format.md section 2) that
+// `numtrace twice` reports: the verdict, the first
 // divergence with its `cause`, and `origins` - kernels whose outputs differ
 // although every input they read is bitwise equal. For a directory pair the
 // per-rank entries of `ranks` are read, each origin keeping its rank.

@@ -30,7 +30,7 @@ struct RunOptions {
   std::string launch_count;    // NUMTRACE_LAUNCH_COUNT
   std::string outputs;         // NUMTRACE_OUTPUTS
   std::string label;           // NUMTRACE_LABEL
-  std::string dump;            // NUMTRACE_DUMP (docs/format.md, tensor dumps)
+  std::string dump;            // NUMTRACE_DUMP (docs/format.md section 5)
   std::string dump_dir;        // NUMTRACE_DUMP_DIR
   bool torch_hooks = false;    // --torch-hooks: hooks even if CMD does not look like Python
   bool no_torch_hooks = false; // --no-torch-hooks

@@ -2,7 +2,7 @@
 //
 // The cross-rank check's three outputs: a terminal table (one row per rank,
 // then the replica mismatches and the first NaN/Inf), the JSON document
-// `numtrace-cross-rank` (docs/format.md, "Cross-rank summary"), and a
+// `numtrace-cross-rank` (docs/format.md section 7, cross-rank summary), and a
 // self-contained HTML page with a rank selector.
 //
 // Example:
