@@ -269,12 +269,12 @@ if [ $gpu -eq 1 ] && [ -x "$nt" ]; then
   else
     row "numtrace doctor" "fail" "exit $rc: $(grep -E 'FAIL|cannot' "$results/logs/doctor.log" | head -2 | tr -s ' ' | tr '\n' ' ' | cut -c1-110)"
   fi
-  rm -rf "$results/twice-det" "$results/twice-nondet"
-  t 90 "$results/logs/twice-det.log" "$nt" twice -o "$results/twice-det" --steps all -- "$bin/mlp_train" --steps 2
+  rm -rf "$results/trace-twice-det" "$results/trace-twice-nondet"
+  t 90 "$results/logs/twice-det.log" "$nt" twice -o "$results/trace-twice-det" --steps all -- "$bin/mlp_train" --steps 2
   rc=$?
   if [ $rc -eq 0 ]; then row "numtrace twice mlp_train (deterministic)" "pass" "bitwise identical, exit 0"
   else row "numtrace twice mlp_train (deterministic)" "fail" "exit $rc: $(grep -v '^step' "$results/logs/twice-det.log" | tail -2 | tr '\n' ' ' | cut -c1-100)"; fi
-  t 90 "$results/logs/twice-nondet.log" "$nt" twice -o "$results/twice-nondet" --steps all -- "$bin/mlp_train" --steps 2 --nondeterministic
+  t 90 "$results/logs/twice-nondet.log" "$nt" twice -o "$results/trace-twice-nondet" --steps all -- "$bin/mlp_train" --steps 2 --nondeterministic
   rc=$?
   # Origins must be the atomics kernels (weight_grad_atomic) only.
   origins=$(grep -E '^  (rank [0-9]+ )?seq [0-9]+' "$results/logs/twice-nondet.log" | sed -E 's/^ +//')
@@ -287,12 +287,12 @@ if [ $gpu -eq 1 ] && [ -x "$nt" ]; then
   fi
   if [ $python_torch -eq 1 ]; then
     for mode in det nondet; do
-      rm -rf "$results/ranks-$mode"
+      rm -rf "$results/trace-ranks-$mode"
       flag=""; want=0; [ $mode = nondet ] && { flag="--nondeterministic"; want=1; }
-      if t 150 "$results/logs/ranks-$mode-run.log" "$nt" run -o "$results/ranks-$mode" --steps all -- \
+      if t 150 "$results/logs/ranks-$mode-run.log" "$nt" run -o "$results/trace-ranks-$mode" --steps all -- \
            python3 -m torch.distributed.run --nproc-per-node 2 "$bundle/test/replica_train.py" $flag; then
-        t 60 "$results/logs/ranks-$mode.log" "$bin/numtrace-diff" --across-ranks "$results/ranks-$mode" \
-          --json "$results/ranks-$mode.json" -o "$results/ranks-$mode.html" --force
+        t 60 "$results/logs/ranks-$mode.log" "$bin/numtrace-diff" --across-ranks "$results/trace-ranks-$mode" \
+          --json "$results/logs/ranks-$mode.json" -o "$results/logs/ranks-$mode.html" --force
         rc=$?
         if [ $rc -eq $want ]; then
           row "torchrun 2 ranks --across-ranks ($mode)" "pass" "exit $rc: $(grep -E '^verdict|kernels with inputs' "$results/logs/ranks-$mode.log" | tr '\n' ' ' | cut -c1-100)"
