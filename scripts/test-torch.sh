@@ -24,7 +24,9 @@ python="${PYTHON3:-python3}"
 fake_lib="$build/test-bin/libfake_numtrace.so"
 skip() { echo "torch tests: skipped: $*"; exit 0; }
 
-[ -e "$fake_lib" ] || { echo "torch tests: $fake_lib missing (build the tests first)" >&2; exit 1; }
+for f in "$fake_lib" "$build/bin/numtrace"; do
+  [ -e "$f" ] || { echo "torch tests: $f missing (build first)" >&2; exit 1; }
+done
 command -v "$python" >/dev/null || skip "no python3 on PATH"
 if [ "${NUMTRACE_SKIP_TORCH_TESTS:-0}" = 1 ]; then skip "NUMTRACE_SKIP_TORCH_TESTS=1"; fi
 
@@ -55,5 +57,6 @@ if [ ! -e "$venv/.numtrace-ready" ]; then
   exec 9>&-
 fi
 
-export NUMTRACE_TEST_FAKE_LIB="$fake_lib" NUMTRACE_TEST_HOOKS="$root/scripts/hooks"
+export NUMTRACE_TEST_FAKE_LIB="$fake_lib" NUMTRACE_TEST_HOOKS="$root/scripts/hooks" \
+       NUMTRACE_TEST_NUMTRACE_BIN="$build/bin/numtrace"
 exec "$venv/bin/python" "$root/test/scripts/torch/real_torch_test.py"

@@ -11,7 +11,9 @@ Cases:
   * an existing sitecustomize further down PYTHONPATH still runs;
   * a Triton kernel compiled for sm_90 on this GPU-less machine is announced
     with the dtypes of its pointer arguments, in kernel parameter order, as
-    the real compiled kernel's signature gives them.
+    the real compiled kernel's signature gives them;
+  * through the built `numtrace` command: `numtrace run` puts the hooks on a
+    Python job's path by itself, and `numtrace doctor` sees them attach.
 Prints one line per case and a closing 'N passed, N failed, N skipped'.
 """
 import json
@@ -22,6 +24,7 @@ import tempfile
 import textwrap
 
 HOOKS = os.environ["NUMTRACE_TEST_HOOKS"]
+NUMTRACE = os.environ["NUMTRACE_TEST_NUMTRACE_BIN"]
 FAKE_LIB = os.environ["NUMTRACE_TEST_FAKE_LIB"]
 results = {"passed": 0, "failed": 0, "skipped": 0}
 
@@ -214,6 +217,33 @@ def test_triton_dtypes():
            f"{len(dtypes)} dtypes, {got['ptx_params']} PTX parameters")
 
 
+def test_numtrace_command():
+    with tempfile.TemporaryDirectory() as tmp:
+        log = os.path.join(tmp, "calls.log")
+        script = os.path.join(tmp, "train.py")
+        with open(script, "w") as f:
+            f.write("import torch\n"
+                    "opt = torch.optim.Adam(torch.nn.Linear(4, 4).parameters(), foreach=True)\n"
+                    "for _ in range(3):\n    opt.step()\n"
+                    "raise SystemExit(3)\n")
+        env = dict(os.environ, NUMTRACE_LIB=FAKE_LIB, FAKE_NUMTRACE_LOG=log)
+        env.pop("PYTHONPATH", None)
+        proc = subprocess.run([NUMTRACE, "run", "-o", os.path.join(tmp, "run"), "--", sys.executable, script],
+                              env=env, capture_output=True, text=True, timeout=300)
+        marks = open(log).read().splitlines().count("mark_step ") if os.path.exists(log) else 0
+        ok = proc.returncode == 3 and marks == 3
+        report("numtrace run: hooks on a Python job's path, exit status passed through",
+               "passed" if ok else "failed",
+               "" if ok else f"rc={proc.returncode} marks={marks} {proc.stderr.strip()[-300:]}")
+        env = dict(os.environ, NUMTRACE_PYTHON=sys.executable)
+        proc = subprocess.run([NUMTRACE, "doctor", "-o", tmp], env=env, capture_output=True, text=True,
+                              timeout=300)
+        row = [l for l in proc.stdout.splitlines() if l.startswith("PyTorch hooks attach")]
+        ok = bool(row) and " ok " in row[0] and "Triton dtype hook" in row[0]
+        report("numtrace doctor: the hooks attach to this torch and triton", "passed" if ok else "failed",
+               "" if ok else proc.stdout[-500:])
+
+
 if __name__ == "__main__":
     import torch, triton, numpy  # noqa: E401 - the real ones, from the venv
     print(f"torch {torch.__version__}, triton {triton.__version__}, numpy {numpy.__version__}")
@@ -221,5 +251,6 @@ if __name__ == "__main__":
     test_compiled_step()
     test_chained_sitecustomize()
     test_triton_dtypes()
+    test_numtrace_command()
     print(f"torch_test: {results['passed']} passed, {results['failed']} failed, {results['skipped']} skipped")
     sys.exit(1 if results["failed"] else 0)
