@@ -162,8 +162,8 @@ DoctorReport RunDoctorChecks(SystemProbe& probe, const DoctorInputs& in) {
     SubscriberFacts sub = probe.Subscriber(in.layout, in.env);
     if (!sub.ran) {
       rows.push_back({"CUPTI subscriber free", CheckStatus::kFail, "the CUDA test child failed: " + sub.message,
-                      "run `numtrace run -o /tmp/t -- numtrace doctor` style jobs by hand and read "
-                      "numtrace's stderr line"});
+                      "CUDA failed under the library: run a small CUDA program with `numtrace run "
+                      "-o /tmp/t -- PROGRAM` and read numtrace's stderr line (NUMTRACE_LOG_LEVEL=info)"});
     } else if (sub.held) {
       rows.push_back({"CUPTI subscriber free", CheckStatus::kFail, sub.message,
                       "run without torch.profiler / Nsight / compute-sanitizer (one CUPTI client per "

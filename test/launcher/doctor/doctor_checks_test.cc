@@ -101,6 +101,16 @@ TEST(DoctorChecks, AHeldCuptiFailsWithTheHoldersLineAndWhatToDo) {
   EXPECT_EQ(r.verdict, "numtrace cannot capture here: 1 check failed (see the table).");
 }
 
+TEST(DoctorChecks, ACudaChildThatFailsUnderTheLibraryIsAFailure) {
+  TempDir tmp;
+  FakeProbe probe;
+  probe.subscriber = {false, false, "exit 1: numtrace __cuda-child: CUDA call failed with CUresult 2"};
+  DoctorReport r = RunDoctorChecks(probe, Inputs(tmp.path()));
+  EXPECT_FALSE(r.can_capture);
+  EXPECT_THAT(Row(r, "CUPTI subscriber free").found, HasSubstr("CUresult 2"));
+  EXPECT_THAT(Row(r, "CUPTI subscriber free").fix, HasSubstr("NUMTRACE_LOG_LEVEL=info"));
+}
+
 TEST(DoctorChecks, AnUncoveredGpuArchitectureFails) {
   TempDir tmp;
   FakeProbe probe;
