@@ -77,6 +77,16 @@ TEST(RunCommand, ListsOneLinePerRankAfterTheJob) {
                                          "/rank_0.ntrace.jsonl"));
 }
 
+TEST(RunCommand, AJobKilledMidCaptureIsListedAsTruncatedAndItsSignalPassedThrough) {
+  TempDir tmp;
+  TestContext t;
+  int code = RunCommandMain({"run", "-o", tmp / "r", "--steps", "all", "--", testing::BuildBin() + "/numtrace-sim",
+                             "--steps", "2", "--kill-after", "20"},
+                            t.ctx);
+  EXPECT_EQ(code, 128 + 9);  // SIGKILL, as a shell reports it
+  EXPECT_THAT(t.out.str(), HasSubstr("kernels captured, TRUNCATED (no footer: the process was cut short)"));
+}
+
 TEST(RunCommand, HelpShowsExamples) {
   TestContext t;
   EXPECT_EQ(RunCommandMain({"run", "--help"}, t.ctx), 0);
