@@ -64,6 +64,18 @@ int ShowReadable(const std::string& path, const Selection& sel, const CommandCon
   if (t.footer && t.footer->dropped) out << ", " << t.footer->dropped << " dropped";
   if (t.footer && t.footer->unmeasured) out << ", " << t.footer->unmeasured << " unmeasured";
   out << "\n";
+  if (t.header.device) {
+    const DeviceInfo& d = *t.header.device;
+    out << "device " << d.index << ": " << d.name << " (cc " << d.cc << "), driver " << d.driver << ", CUDA "
+        << d.cuda << "\n";
+  }
+  if (t.header.capture) {
+    out << "captured steps:";
+    for (int64_t s : t.header.capture->steps) out << " " << s;
+    out << "; outputs " << t.header.capture->outputs;
+    if (!t.header.capture->selector.empty()) out << "; " << t.header.capture->selector;
+    out << "\n";
+  }
   size_t shown = 0;
   for (const analyzer::Kernel& k : t.kernels) {
     if (!Selected(sel, k.seq, t.Name(k), t.Demangled(k))) continue;

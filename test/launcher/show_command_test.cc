@@ -39,6 +39,8 @@ TEST(ShowCommand, ListsKernelsWithTheirBuffersDtypesAndStats) {
   ASSERT_EQ(ShowCommandMain({"show", kTrace, "--seq", "0..4"}, t.ctx), 0) << t.err.str();
   const std::string out = t.out.str();
   EXPECT_THAT(out, HasSubstr("label A, rank 0"));
+  EXPECT_THAT(out, HasSubstr("device 0: NVIDIA H200 (cc 9.0), driver 580.159, CUDA 13.0"));
+  EXPECT_THAT(out, HasSubstr("captured steps: 1 2 3; outputs changed; all kernels"));
   EXPECT_EQ(CountLines(out, "seq "), 5);
   EXPECT_THAT(out, HasSubstr("seq 0  step 1  void at::native::vectorized_elementwise_kernel"));
   EXPECT_THAT(out, HasSubstr("    arg "));
