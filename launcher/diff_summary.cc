@@ -74,9 +74,9 @@ absl::StatusOr<DiffSummaryView> ParseDiffSummary(const std::string& json,
       if (r["rank"].get_int64().get(rank)) rank = 0;
       ReadOrigins(r, rank, &view);
     }
-  } else {
-    ReadOrigins(root, -1, &view);
   }
+  // A file pair, or a directory summary that rolls origins up only at the top.
+  if (!view.has_origins) ReadOrigins(root, -1, &view);
   // For directories the top level names the rank whose divergence comes first.
   object first;
   if (!root["first_divergence"].get_object().get(first)) {

@@ -77,6 +77,17 @@ TEST(DiffSummary, PerRankOriginsKeepTheirRank) {
   EXPECT_THAT(out.str(), HasSubstr("no known family"));
 }
 
+TEST(DiffSummary, OriginsRolledUpOnlyAtTheTopOfADirectorySummaryAreRead) {
+  absl::StatusOr<DiffSummaryView> s = ParseDiffSummary(
+      R"({"format":"numtrace-diff-summary","version":1,"verdict":"diverged","ranks":[{"rank":0}],
+          "origins":{"count":1,"diverged":1,"top":[{"a_seq":2,"a_name":"k","score":2,"status":"diverged"}]}})",
+      "s.json");
+  ASSERT_TRUE(s.ok());
+  EXPECT_TRUE(s->has_origins);
+  ASSERT_EQ(s->origins.size(), 1u);
+  EXPECT_EQ(s->origins[0].a_seq, 2u);
+}
+
 TEST(DiffSummary, ASummaryWithoutOriginsSaysSo) {
   absl::StatusOr<DiffSummaryView> s = ParseDiffSummary(
       R"({"format":"numtrace-diff-summary","version":1,"verdict":"diverged",
