@@ -1,5 +1,6 @@
 #include "launcher/run_environment.h"
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 
@@ -33,6 +34,12 @@ bool ScriptMentionsPython(const std::string& path) {
 bool LooksLikePython(const std::vector<std::string>& command) {
   if (command.empty()) return false;
   const std::string program = Basename(command[0]);
+  if (program == "env") {  // env [-i] [NAME=value]... PROGRAM ARGS...
+    size_t i = 1;
+    while (i < command.size() && (command[i].find('=') != std::string::npos || command[i].rfind("-", 0) == 0)) ++i;
+    return LooksLikePython(std::vector<std::string>(command.begin() + static_cast<long>(std::min(i, command.size())),
+                                                    command.end()));
+  }
   for (const char* p : {"python", "torchrun", "accelerate", "deepspeed", "pytest"}) {
     if (program.rfind(p, 0) == 0) return true;
   }

@@ -29,8 +29,9 @@ namespace numtrace::launcher {
 inline constexpr const char kAllocatorSetting[] = "backend:cudaMallocAsync";
 
 // True when CMD is a Python job: its program is python*, torchrun,
-// accelerate or deepspeed, a *.py file, or a script whose first 64 KiB name
-// python or torchrun (a torchtitan run_train.sh).
+// accelerate, deepspeed or pytest, a *.py file, or a script whose first 64
+// KiB name python or torchrun (a torchtitan run_train.sh); `env A=1 CMD`
+// is judged by CMD.
 bool LooksLikePython(const std::vector<std::string>& command);
 
 // `output_dir_absolute` is options.output_dir made absolute by the caller.

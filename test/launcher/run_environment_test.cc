@@ -101,6 +101,9 @@ TEST(RunEnvironment, LooksLikePythonForInterpretersLaunchersScriptsAndWrappers) 
   EXPECT_TRUE(LooksLikePython({"./train.py"}));
   EXPECT_FALSE(LooksLikePython({"./mlp_train", "--steps", "2"}));
   EXPECT_FALSE(LooksLikePython({}));
+  EXPECT_TRUE(LooksLikePython({"env", "CUDA_VISIBLE_DEVICES=0", "python3", "t.py"}));
+  EXPECT_FALSE(LooksLikePython({"env", "A=1", "./a.out"}));
+  EXPECT_FALSE(LooksLikePython({"env", "A=1"}));
   testing::TempDir dir;
   std::ofstream(dir / "run_train.sh") << "#!/bin/bash\nNGPU=8 torchrun --nproc_per_node=$NGPU -m torchtitan.train\n";
   std::ofstream(dir / "other.sh") << "#!/bin/bash\n./a.out\n";
