@@ -13,7 +13,7 @@
 #include "absl/status/statusor.h"
 #include "analyzer/align/aligner.h"
 #include "analyzer/align/override_file.h"
-#include "analyzer/cli/atomic_file.h"
+#include "analyzer/cli/output_file.h"
 #include "analyzer/judge/judge.h"
 #include "analyzer/read/input.h"
 #include "analyzer/report/html_report.h"
@@ -59,22 +59,13 @@ absl::Status ReadPair(const RankPair& pair, RankData* data) {
 int RunDiffCommand(const DiffCommandOptions& opt, std::ostream& out, std::ostream& err,
                    bool stdout_is_tty) {
   namespace fs = std::filesystem;
-  // Refuse before any work: a long diff must not end in "file exists".
-  for (const std::string* path : {&opt.json_path, &opt.html_path}) {
-    if (path->empty()) continue;
-    std::error_code ec;
-    if (fs::exists(*path, ec) && !opt.force) {
-      return Fail(err, *path + ": output file exists (use --force to overwrite)");
-    }
-    if (fs::is_directory(*path, ec)) return Fail(err, *path + ": output path is a directory");
-    fs::path parent = fs::path(*path).parent_path();
-    if (!parent.empty() && !fs::is_directory(parent, ec)) {
-      return Fail(err, *path + ": output directory " + parent.string() + " does not exist");
-    }
+  // Refuse before any work: a long diff must not end in "file exists", and
+  // no output may replace an input (docs in output_file.h).
+  const std::vector<OutputSpec> outputs = {{"--json", opt.json_path}, {"--html", opt.html_path}};
+  if (absl::Status s = CheckOutputs(outputs, {opt.a, opt.b, opt.override_path}, opt.force); !s.ok()) {
+    return Fail(err, s);
   }
-  if (!opt.json_path.empty() && opt.json_path == opt.html_path) {
-    return Fail(err, opt.json_path + ": --json and --html name the same file");
-  }
+  const bool stdout_taken = opt.json_path == kStdoutPath || opt.html_path == kStdoutPath;
 
   AlignOptions align_options;
   if (!opt.override_path.empty()) {
@@ -108,18 +99,20 @@ int RunDiffCommand(const DiffCommandOptions& opt, std::ostream& out, std::ostrea
   for (const auto& r : ranks) report.ranks.push_back({r->rank, &r->a, &r->b, &r->result});
 
   if (!opt.json_path.empty()) {
-    if (absl::Status s = WriteFileAtomically(opt.json_path, JsonSummary(report)); !s.ok()) {
+    if (absl::Status s = WriteOutput(opt.json_path, JsonSummary(report), opt.force, out); !s.ok()) {
       return Fail(err, s);
     }
   }
   if (!opt.html_path.empty()) {
     HtmlOptions html_options;
     html_options.top = std::max(opt.top, 0);
-    if (absl::Status s = WriteFileAtomically(opt.html_path, HtmlReport(report, html_options)); !s.ok()) {
+    if (absl::Status s = WriteOutput(opt.html_path, HtmlReport(report, html_options), opt.force, out);
+        !s.ok()) {
       return Fail(err, s);
     }
   }
-  if (!opt.quiet) {
+  // An output on standard output owns it: no summary mixed into the JSON.
+  if (!opt.quiet && !stdout_taken) {
     TerminalOptions term;
     term.color = ShouldUseColor(opt.color, stdout_is_tty);
     term.top = std::max(opt.top, 0);
@@ -150,14 +143,14 @@ int DiffMain(int argc, const char* const* argv, std::ostream& out, std::ostream&
   app.name("numtrace-diff");
   app.add_option("A", opt.a, "trace file or directory of run A")->required();
   app.add_option("B", opt.b, "trace file or directory of run B")->required();
-  app.add_option("--json", opt.json_path, "write the JSON diff summary to FILE");
-  app.add_option("-o,--html", opt.html_path, "write the self-contained HTML report to FILE");
+  app.add_option("--json", opt.json_path, "write the JSON diff summary to FILE (- for standard output)");
+  app.add_option("-o,--html", opt.html_path, "write the self-contained HTML report to FILE (- for standard output)");
   app.add_option("--rtol", opt.rtol, "relative tolerance (default 1e-5)")->check(kTolerance);
   app.add_option("--atol", opt.atol, "absolute tolerance (default 0)")->check(kTolerance);
   app.add_option("--override", opt.override_path, "file of forced pairs: lines 'A_KEY, B_KEY'");
   app.add_option("--top", opt.top, "largest divergences listed (default 10)")
       ->check(CLI::Range(0, 1000000));
-  app.add_flag("--force", opt.force, "overwrite existing output files");
+  app.add_flag("--force", opt.force, "replace existing output files (never an input, never a non-regular file)");
   app.add_option("--color", color, "auto, always or never (auto: only on a terminal, unless NO_COLOR)")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   app.add_flag("-q,--quiet", opt.quiet, "print nothing; the exit code tells the verdict");
