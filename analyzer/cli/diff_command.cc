@@ -166,7 +166,14 @@ int DiffMain(int argc, const char* const* argv, std::ostream& out, std::ostream&
     return Fail(err, std::string(e.what()) + " (see --help)");
   }
   opt.color = color == "always" ? ColorMode::kAlways : color == "never" ? ColorMode::kNever : ColorMode::kAuto;
-  return RunDiffCommand(opt, out, err, stdout_is_tty);
+  // Reading reports running out of memory itself (naming the file); this
+  // catches what comes after: aligning, judging, the reports.
+  try {
+    return RunDiffCommand(opt, out, err, stdout_is_tty);
+  } catch (const std::bad_alloc&) {
+    return Fail(err, "out of memory after reading both inputs (aligning, judging or writing the "
+                     "reports); the diff needs more memory than this process may use");
+  }
 }
 
 }  // namespace numtrace::analyzer

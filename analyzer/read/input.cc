@@ -7,7 +7,7 @@
 
 #include "absl/status/status.h"
 #include "analyzer/read/debugmode_reader.h"
-#include "analyzer/read/file_contents.h"
+#include "analyzer/read/line_reader.h"
 #include "analyzer/read/trace_file_name.h"
 #include "analyzer/read/trace_reader.h"
 #include "analyzer/read/text_util.h"
@@ -81,19 +81,27 @@ TraceFormat DetectTraceFormat(std::string_view contents) {
 }
 
 absl::StatusOr<Trace> ReadAnyTrace(const std::string& path) {
-  absl::StatusOr<FileContents> contents = FileContents::Load(path);
-  if (!contents.ok()) return contents.status();
-  std::string_view view = contents->view();
-  switch (DetectTraceFormat(view)) {
-    case TraceFormat::kNumtraceJsonl: return ReadTraceContents(*contents, path);
-    case TraceFormat::kDebugModeLog: return ReadDebugModeBuffer(view, path);
-    case TraceFormat::kUnknown: break;
+  absl::StatusOr<std::unique_ptr<LineReader>> opened = LineReader::Open(path);
+  if (!opened.ok()) return opened.status();
+  LineReader& reader = **opened;
+  // The boundary for running out of memory: one line naming the file and
+  // how far it was read, never an abort (also on the reading thread).
+  try {
+    absl::StatusOr<std::string_view> head = reader.Peek();
+    if (!head.ok()) return head.status();
+    switch (DetectTraceFormat(*head)) {
+      case TraceFormat::kNumtraceJsonl: return ReadTraceLines(reader);
+      case TraceFormat::kDebugModeLog: return ReadDebugModeLines(reader);
+      case TraceFormat::kUnknown: break;
+    }
+    if (Trim(*head).empty()) {
+      return absl::InvalidArgumentError(Cat(path, ": empty trace"));
+    }
+    return absl::InvalidArgumentError(
+        Cat(path, ": not a numtrace trace nor a DebugMode activation log"));
+  } catch (const std::bad_alloc&) {
+    return reader.OutOfMemoryError();
   }
-  if (Trim(view).empty()) {
-    return absl::InvalidArgumentError(Cat(path, ": empty trace"));
-  }
-  return absl::InvalidArgumentError(
-      Cat(path, ": not a numtrace trace nor a DebugMode activation log"));
 }
 
 absl::StatusOr<std::vector<RankPair>> PairInputs(const std::string& a, const std::string& b) {
