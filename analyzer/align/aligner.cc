@@ -54,6 +54,8 @@ class AlignerImpl {
   void ApplyOverrides(std::vector<KernelPair>* forced);
   void Solve(Task root);
   bool Anchor(const Task& t, std::vector<Task>* stack);
+  void DropStrayContentAnchors(const Task& t, const std::vector<std::pair<uint32_t, uint32_t>>& cand,
+                               std::vector<uint32_t>* chain) const;
   void Leaf(uint32_t a0, uint32_t a1, uint32_t b0, uint32_t b1);
   void DynamicLeaf(uint32_t a0, uint32_t a1, uint32_t b0, uint32_t b1);
   void MatchWindow(uint32_t a0, uint32_t a1, uint32_t b0, uint32_t b1,
@@ -153,6 +155,8 @@ bool AlignerImpl::Anchor(const Task& t, std::vector<Task>* stack) {
   std::vector<uint32_t> chain;
   for (uint32_t k = tails.back(); k != UINT32_MAX; k = prev[k]) chain.push_back(k);
   std::reverse(chain.begin(), chain.end());
+  if (t.level == kKeyNameLayoutContent) DropStrayContentAnchors(t, cand, &chain);
+  if (chain.empty()) return false;
   uint32_t pa = t.a0, pb = t.b0;
   for (uint32_t k : chain) {
     auto [i, j] = cand[k];
@@ -163,6 +167,34 @@ bool AlignerImpl::Anchor(const Task& t, std::vector<Task>* stack) {
   }
   if (pa < t.a1 || pb < t.b1) stack->push_back({pa, t.a1, pb, t.b1, 0});
   return true;
+}
+
+// Equal content is strong evidence, but a coincidence is possible - a scalar
+// loss that repeats its value 200 steps later. Such an anchor shifts the
+// alignment: it pairs step 211 of A with step 1 of B and strands every
+// kernel in between (two 400-step runs of one program: 3,150 kernels
+// unmatched on each side). Runs of the same program keep their offset (b - a)
+// from anchor to anchor; an anchor whose offset differs from both neighbours
+// while they agree with each other (the task's ends count as neighbours) is
+// such a stray and is dropped - its kernels are paired by the coarser keys.
+void AlignerImpl::DropStrayContentAnchors(const Task& t,
+                                          const std::vector<std::pair<uint32_t, uint32_t>>& cand,
+                                          std::vector<uint32_t>* chain) const {
+  auto offset = [](int64_t a, int64_t b) { return b - a; };
+  const int64_t start = offset(t.a0, t.b0), end = offset(t.a1, t.b1);
+  std::vector<uint32_t> kept;
+  kept.reserve(chain->size());
+  for (size_t k = 0; k < chain->size(); ++k) {
+    const auto [i, j] = cand[(*chain)[k]];
+    const int64_t mine = offset(i, j);
+    const int64_t before = kept.empty() ? start : offset(cand[kept.back()].first, cand[kept.back()].second);
+    const int64_t after = k + 1 < chain->size()
+                              ? offset(cand[(*chain)[k + 1]].first, cand[(*chain)[k + 1]].second)
+                              : end;
+    if (mine != before && mine != after && before == after) continue;
+    kept.push_back((*chain)[k]);
+  }
+  chain->swap(kept);
 }
 
 void AlignerImpl::Solve(Task root) {
