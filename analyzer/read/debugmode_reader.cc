@@ -307,8 +307,7 @@ absl::StatusOr<Trace> ReadDebugModeLines(LineReader& reader) {
   trace.source = TraceSource::kDebugMode;
   trace.header.producer = "torchtitan activation log";
   // ~330 bytes and ~3 buffers per block in the tracer's shape.
-  trace.kernels.reserve(reader.size_hint() / 330 + 16);
-  trace.buffers.reserve(reader.size_hint() / 110 + 16);
+  ReserveForSize(&trace, reader.size_hint() / 330, reader.size_hint() / 110);
   std::optional<uint64_t> declared_total;
   bool saw_preamble = false, any_text = false;
   Block block;

@@ -1,5 +1,8 @@
 #include "analyzer/read/input.h"
 
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -107,7 +110,13 @@ absl::StatusOr<Trace> ReadAnyTrace(const std::string& path) {
 absl::StatusOr<std::vector<RankPair>> PairInputs(const std::string& a, const std::string& b) {
   std::error_code ec;
   for (const std::string* p : {&a, &b}) {
-    if (!fs::exists(*p, ec)) return absl::NotFoundError(Cat(*p, ": no such file or directory"));
+    struct stat st;
+    if (::stat(p->c_str(), &st) == 0) continue;
+    if (errno == ELOOP) {
+      return absl::InvalidArgumentError(Cat(*p, ": a symlink loop (too many levels of symbolic links)"));
+    }
+    if (errno == EACCES) return absl::PermissionDeniedError(Cat(*p, ": permission denied"));
+    return absl::NotFoundError(Cat(*p, ": no such file or directory"));
   }
   const bool dir_a = fs::is_directory(a, ec), dir_b = fs::is_directory(b, ec);
   if (dir_a != dir_b) {

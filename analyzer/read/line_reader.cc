@@ -246,4 +246,14 @@ absl::StatusOr<std::string_view> LineReader::Peek() {
   return std::string_view(buf_.get() + begin_, std::min(end_ - begin_, kPeekBytes));
 }
 
+void ReserveForSize(Trace* trace, uint64_t kernels, uint64_t buffers) {
+  try {
+    trace->kernels.reserve(kernels + 16);
+    trace->buffers.reserve(buffers + 16);
+  } catch (const std::bad_alloc&) {
+    trace->kernels.shrink_to_fit();
+    trace->buffers.shrink_to_fit();
+  }
+}
+
 }  // namespace numtrace::analyzer

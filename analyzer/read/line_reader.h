@@ -42,6 +42,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "analyzer/model/trace.h"
 
 namespace numtrace::analyzer {
 
@@ -109,6 +110,11 @@ class LineReader {
   size_t scan_ = 0;                // no '\n' in [begin_, scan_)
   uint64_t size_hint_ = 0, consumed_ = 0, line_no_ = 0, offset_ = 0;
 };
+
+// Reserves room for about `kernels` kernels and `buffers` buffers (an
+// estimate from the file size, which avoids regrowth); only a hint - where
+// the estimate does not fit in memory, the vectors grow as records come.
+void ReserveForSize(Trace* trace, uint64_t kernels, uint64_t buffers);
 
 }  // namespace numtrace::analyzer
 

@@ -41,6 +41,7 @@ class LineLoop {
     const char* end = p + n;
     od::document doc;
     if (auto e = parser_.iterate(p, n, allocated).get(doc)) {
+      if (e == simdjson::MEMALLOC) throw std::bad_alloc();  // reported by the caller
       return absl::InvalidArgumentError(Cat("bad JSON (", simdjson::error_message(e), ")"));
     }
     od::object object;
@@ -103,8 +104,7 @@ absl::StatusOr<Trace> ReadTraceLines(LineReader& reader) {
   trace.path = std::string(path);
   // Typical lines: ~1.2 KB per kernel with ~3 buffers; avoids regrowth
   // (a hint only: 0 for pipes and compressed files).
-  trace.kernels.reserve(reader.size_hint() / 1024 + 16);
-  trace.buffers.reserve(reader.size_hint() / 340 + 16);
+  ReserveForSize(&trace, reader.size_hint() / 1024, reader.size_hint() / 340);
 
   LineLoop loop(&trace);
   LineReader::Line line;
