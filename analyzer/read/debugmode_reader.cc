@@ -3,6 +3,7 @@
 #include <bit>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <optional>
 #include <vector>
 
@@ -50,10 +51,58 @@ enum class NumberResult { kOk, kNotANumber, kOutOfRange };
 // A whole token as a double; "nan", "inf", "-inf" included. A finite
 // spelling beyond double's range (1e999) is out of range, not infinity:
 // the tracer never writes one.
+// The tracer writes "%.6e" ("-3.000000e+00") and repr() of doubles: most are
+// a mantissa below 2^53 and a small power of ten, both exact doubles, so one
+// multiplication or division rounds correctly (Clinger's fast path). Several
+// times faster than from_chars, which takes everything else.
+bool FastDouble(std::string_view s, double* out) {
+  static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                      1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                      1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  size_t i = 0;
+  const bool negative = i < s.size() && s[i] == '-';
+  if (negative) ++i;
+  uint64_t mantissa = 0;
+  int digits = 0, exp10 = 0;
+  bool any = false;
+  // Up to 19 significant digits fit a uint64 without overflow.
+  for (; i < s.size() && IsDigit(s[i]); ++i, any = true) {
+    if (mantissa != 0 || s[i] != '0') ++digits;
+    mantissa = mantissa * 10 + static_cast<uint64_t>(s[i] - '0');
+    if (digits > 19) return false;
+  }
+  if (i < s.size() && s[i] == '.') {
+    for (++i; i < s.size() && IsDigit(s[i]); ++i, any = true) {
+      if (mantissa != 0 || s[i] != '0') ++digits;
+      mantissa = mantissa * 10 + static_cast<uint64_t>(s[i] - '0');
+      --exp10;
+      if (digits > 19) return false;
+    }
+  }
+  if (mantissa > (uint64_t{1} << 53)) return false;  // not exact as a double
+  if (!any) return false;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    bool exp_negative = false;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) exp_negative = s[i++] == '-';
+    int e = 0;
+    const size_t first = i;
+    for (; i < s.size() && IsDigit(s[i]) && e < 1000; ++i) e = e * 10 + (s[i] - '0');
+    if (i == first) return false;
+    exp10 += exp_negative ? -e : e;
+  }
+  if (i != s.size() || exp10 < -22 || exp10 > 22) return false;
+  double v = static_cast<double>(mantissa);  // exact: below 2^53
+  v = exp10 < 0 ? v / kPow10[-exp10] : v * kPow10[exp10];
+  *out = negative ? -v : v;
+  return true;
+}
+
 NumberResult ParseDouble(std::string_view s, double* out) {
   s = Trim(s);
   if (!s.empty() && s[0] == '+') s.remove_prefix(1);
   if (s.empty()) return NumberResult::kNotANumber;
+  if (FastDouble(s, out)) return NumberResult::kOk;
   auto r = std::from_chars(s.data(), s.data() + s.size(), *out);
   if (r.ptr != s.data() + s.size()) return NumberResult::kNotANumber;
   if (r.ec == std::errc::result_out_of_range) return NumberResult::kOutOfRange;
@@ -108,32 +157,42 @@ void ParseOptionalNumbers(std::string_view value, std::vector<std::optional<doub
 // Every innermost "[d0, d1, ...]" is one shape: handles "torch.Size([2, 3])"
 // as well as tuple outputs "(torch.Size([2]), torch.Size([]))".
 absl::Status ParseShapes(std::string_view value, std::vector<uint64_t>* numel) {
-  size_t pos = 0;
   const size_t before = numel->size();
-  while ((pos = value.find('[', pos)) != std::string_view::npos) {
-    size_t close = value.find_first_not_of("0123456789, ", pos + 1);
-    if (close == std::string_view::npos || value[close] != ']') {
-      ++pos;
-      continue;
-    }
-    uint64_t n = 1;
-    bool bad = false;
-    ForEachToken(value.substr(pos + 1, close - pos - 1), [&](std::string_view dim) {
-      dim = Trim(dim);
-      if (dim.empty() || bad) return;  // "[]" (a scalar) and "[3,]"
-      uint64_t d;
-      if (!ParseUint(dim, &d)) {
-        bad = true;
-        return;
+  const char* p = value.data();
+  const char* const end = p + value.size();
+  while (p < end) {
+    const char* open = static_cast<const char*>(std::memchr(p, '[', static_cast<size_t>(end - p)));
+    if (open == nullptr) break;
+    // "[d0, d1, ...]": digits, commas and blanks only, else not a shape.
+    uint64_t n = 1, d = 0;
+    bool in_number = false, overflow = false;
+    const char* q = open + 1;
+    for (; q < end; ++q) {
+      const char c = *q;
+      if (IsDigit(c)) {
+        const uint64_t digit = static_cast<uint64_t>(c - '0');
+        overflow |= d > (UINT64_MAX - digit) / 10;
+        d = d * 10 + digit;
+        in_number = true;
+      } else if (c == ',' || c == ' ' || c == ']') {
+        if (in_number) n = (d != 0 && n > UINT64_MAX / d) ? UINT64_MAX : n * d;
+        d = 0;
+        in_number = false;
+        if (c == ']') break;
+      } else {
+        break;
       }
-      n = (d != 0 && n > UINT64_MAX / d) ? UINT64_MAX : n * d;
-    });
-    if (bad) {
-      return absl::InvalidArgumentError(
-          Cat("Shape: dimension out of range in \"", OneLine(value.substr(pos, close - pos + 1), 60), "\""));
     }
-    numel->push_back(n);
-    pos = close + 1;
+    if (q < end && *q == ']') {
+      if (overflow) {
+        return absl::InvalidArgumentError(Cat("Shape: dimension out of range in \"",
+                                              OneLine(std::string_view(open, static_cast<size_t>(q - open + 1)), 60), "\""));
+      }
+      numel->push_back(n);
+      p = q + 1;
+    } else {
+      p = open + 1;
+    }
   }
   if (numel->size() == before) {
     return absl::InvalidArgumentError(Cat("Shape: no [dims] in \"", OneLine(value, 60), "\""));
@@ -245,16 +304,17 @@ void AddDtypes(std::string_view list, std::vector<DType>* out) {
 }
 
 StatKey KeyOf(std::string_view key) {
-  struct Named { std::string_view name; StatKey key; };
-  static constexpr Named kKeys[] = {
-      {"Min", kMin},           {"Max", kMax},          {"Mean", kMean},
-      {"Shape", kShape},       {"Dtype", kDtype},      {"Phase", kPhase},
-      {"L1 norm", kL1},        {"L2 norm", kL2},       {"Location", kLocation},
-      {"Output hash", kOutputHash}, {"Input hashes", kInputHashes}};
-  for (const Named& n : kKeys) {
-    if (n.name == key) return n.key;
+  // By length first: one comparison per line instead of up to eleven.
+  switch (key.size()) {
+    case 3: return key == "Min" ? kMin : key == "Max" ? kMax : kOtherKey;
+    case 4: return key == "Mean" ? kMean : kOtherKey;
+    case 5: return key == "Shape" ? kShape : key == "Dtype" ? kDtype : key == "Phase" ? kPhase : kOtherKey;
+    case 7: return key == "L2 norm" ? kL2 : key == "L1 norm" ? kL1 : kOtherKey;
+    case 8: return key == "Location" ? kLocation : kOtherKey;
+    case 11: return key == "Output hash" ? kOutputHash : kOtherKey;
+    case 12: return key == "Input hashes" ? kInputHashes : kOtherKey;
+    default: return kOtherKey;
   }
-  return kOtherKey;
 }
 
 // Applies one "Key: value" line to the block.
@@ -306,8 +366,9 @@ absl::StatusOr<Trace> ReadDebugModeLines(LineReader& reader) {
   trace.path = std::string(path);
   trace.source = TraceSource::kDebugMode;
   trace.header.producer = "torchtitan activation log";
-  // ~330 bytes and ~3 buffers per block in the tracer's shape.
-  ReserveForSize(&trace, reader.size_hint() / 330, reader.size_hint() / 110);
+  // ~330 bytes and ~3 buffers per block in the tracer's shape: estimates a
+  // little high, so a whole log fits without a regrowth (a copy and faults).
+  ReserveForSize(&trace, reader.size_hint() / 280, reader.size_hint() / 90);
   std::optional<uint64_t> declared_total;
   bool saw_preamble = false, any_text = false;
   Block block;

@@ -3,6 +3,10 @@
 // with a value cut to fewer digits.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -110,6 +114,51 @@ TEST(DebugModeTruncationTest, NumbersOutOfRangeHaveTheirOwnWords) {
   absl::StatusOr<Trace> t = ReadDebugModeBuffer(DebugModeLogText({b, OpBlock{}}), "x.log");
   ASSERT_FALSE(t.ok());
   EXPECT_NE(t.status().message().find("L2 norm: number out of range"), absl::string_view::npos) << t.status();
+}
+
+}  // namespace
+}  // namespace numtrace::analyzer
+
+namespace numtrace::analyzer {
+namespace {
+
+// The reader's fast number path must give exactly what from_chars gives,
+// for the tracer's "%.6e" and for repr()-style shortest doubles.
+TEST(DebugModeNumbersTest, FastPathEqualsFromCharsBitForBit) {
+  std::vector<std::string> texts = {"0.000000e+00", "-0.000000e+00", "1.250000e+01", "9.999999e+22",
+                                    "1.000000e-22", "4.940656e-324", "1.797693e+308", "123456789012345678",
+                                    "9007199254740993", "9007199254740992", "0.1", "2216.7252232166784",
+                                    "31694576.51206128", "84.70580772434663", "1e23", "5e-23", "-7.5"};
+  uint64_t x = 0x9e3779b97f4a7c15ull;
+  char buf[64];
+  for (int i = 0; i < 20000; ++i) {
+    x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+    double v = std::ldexp(static_cast<double>(x >> 11) / 9007199254740992.0, static_cast<int>(x % 120) - 60);
+    if (x & 1) v = -v;
+    std::snprintf(buf, sizeof(buf), i % 2 ? "%.6e" : "%.17g", v);
+    texts.push_back(buf);
+    std::snprintf(buf, sizeof(buf), "%.*f", static_cast<int>(x % 12), v);
+    texts.push_back(buf);
+  }
+  std::string log;
+  for (size_t i = 0; i < texts.size(); ++i) {
+    log += "[m/op_" + std::to_string(i) + "_add]\n  Shape: torch.Size([1]), Dtype: torch.float32\n"
+           "  L2 norm:  1\n  Min:      " + texts[i] + "\n  Max:      1\n  Mean:     1\n"
+           "  Output hash: 1\n  Location: x.py:1\n\n";
+  }
+  absl::StatusOr<Trace> t = ReadDebugModeBuffer(log, "n.log");
+  ASSERT_TRUE(t.ok()) << t.status();
+  ASSERT_EQ(t->kernels.size(), texts.size());
+  size_t wrong = 0;
+  for (size_t i = 0; i < texts.size(); ++i) {
+    const double want = std::strtod(texts[i].c_str(), nullptr);
+    const Buffer& b = t->BuffersOf(t->kernels[i])[0];
+    const double got = b.stats.has_range ? b.stats.min : std::nan("");
+    if (std::isfinite(want) && std::memcmp(&want, &got, sizeof(double)) != 0) {
+      if (++wrong < 5) ADD_FAILURE() << texts[i] << ": " << got << " != " << want;
+    }
+  }
+  EXPECT_EQ(wrong, 0u);
 }
 
 }  // namespace
