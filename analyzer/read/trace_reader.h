@@ -1,7 +1,7 @@
 // File: analyzer/read/trace_reader.h
 //
-// Reads a trace file of format v1 (../shared/spec/trace-format.md, section
-// 1; JSON Lines) into the analyzer's compact model. Built for speed and
+// Reads a trace file of format v1 (docs/format.md, section 1;
+// JSON Lines) into the analyzer's compact model. Built for speed and
 // bounded memory: a LineReader streams the file (plain or gzip) through one
 // buffer, each line is parsed in place with simdjson On Demand (the rest of
 // the buffer serves as simdjson's padding), names are interned and buffers
