@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -44,9 +45,30 @@ struct RankData {
 // Reads both traces of a rank, B on a second thread (parsing dominates).
 absl::Status ReadPair(const RankPair& pair, RankData* data) {
   absl::StatusOr<Trace> b_or = absl::UnknownError("not read");
-  std::thread reader_b([&] { b_or = ReadAnyTrace(pair.path_b); });
-  absl::StatusOr<Trace> a_or = ReadAnyTrace(pair.path_a);
-  reader_b.join();
+  std::optional<std::thread> reader_b;
+  // Whatever escapes a reader (it reports running out of memory itself)
+  // must not end the process through a joinable thread or a thread's throw.
+  auto read_b = [&] {
+    try {
+      b_or = ReadAnyTrace(pair.path_b);
+    } catch (...) {
+      b_or = absl::ResourceExhaustedError("out of memory");
+    }
+  };
+  try {
+    reader_b.emplace(read_b);
+  } catch (const std::system_error&) {
+    // No thread to be had (a process or address-space limit): read B after A.
+  }
+  absl::StatusOr<Trace> a_or = absl::UnknownError("not read");
+  try {
+    a_or = ReadAnyTrace(pair.path_a);
+  } catch (...) {
+    if (reader_b) reader_b->join();
+    throw;
+  }
+  if (reader_b) reader_b->join();
+  else read_b();
   if (!a_or.ok()) return a_or.status();
   if (!b_or.ok()) return b_or.status();
   data->a = *std::move(a_or);
@@ -173,6 +195,8 @@ int DiffMain(int argc, const char* const* argv, std::ostream& out, std::ostream&
   } catch (const std::bad_alloc&) {
     return Fail(err, "out of memory after reading both inputs (aligning, judging or writing the "
                      "reports); the diff needs more memory than this process may use");
+  } catch (const std::exception& e) {  // never an abort: one line, exit 2
+    return Fail(err, std::string("internal error: ") + e.what());
   }
 }
 

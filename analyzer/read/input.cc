@@ -88,12 +88,14 @@ TraceFormat DetectTraceFormat(std::string_view contents) {
 }
 
 absl::StatusOr<Trace> ReadAnyTrace(const std::string& path) {
-  absl::StatusOr<std::unique_ptr<LineReader>> opened = LineReader::Open(path);
-  if (!opened.ok()) return opened.status();
-  LineReader& reader = **opened;
   // The boundary for running out of memory: one line naming the file and
   // how far it was read, never an abort (also on the reading thread).
+  std::unique_ptr<LineReader> opened;
   try {
+    absl::StatusOr<std::unique_ptr<LineReader>> open = LineReader::Open(path);
+    if (!open.ok()) return open.status();
+    opened = *std::move(open);
+    LineReader& reader = *opened;
     absl::StatusOr<std::string_view> head = reader.Peek();
     if (!head.ok()) return head.status();
     switch (DetectTraceFormat(*head)) {
@@ -107,7 +109,8 @@ absl::StatusOr<Trace> ReadAnyTrace(const std::string& path) {
     return absl::InvalidArgumentError(
         Cat(path, ": not a numtrace trace nor a DebugMode activation log"));
   } catch (const std::bad_alloc&) {
-    return reader.OutOfMemoryError();
+    if (opened) return opened->OutOfMemoryError();
+    return absl::ResourceExhaustedError(Cat(path, ": out of memory before reading it"));
   }
 }
 
