@@ -147,8 +147,9 @@ absl::Status LineReader::ReadRaw(char* dst, size_t cap, size_t* got) {
 
 absl::Status LineReader::Fill() {
   if (!buf_) {
-    buf_.reset(new char[kInitialBuffer + kPadding]);
-    cap_ = kInitialBuffer;
+    // Bytes in memory (tests, fuzzers) need no more than their size to start.
+    cap_ = fd_ >= 0 ? kInitialBuffer : std::clamp(memory_.size() + 1, size_t{4096}, kInitialBuffer);
+    buf_.reset(new char[cap_ + kPadding]);
   }
   if (begin_ > 0) {  // keep the unfinished line at the front
     std::memmove(buf_.get(), buf_.get() + begin_, end_ - begin_);
