@@ -12,6 +12,8 @@
 //   perturb_layer  scales that layer's forward GEMM output by (1 + 1e-3), as a
 //                  wrong scale factor would: a real divergence at that kernel.
 //   reorder_gemm   sums every GEMM in reverse k order: reduction-order noise.
+//   nondeterministic  bias gradients as an atomics-based index_add kernel: rows
+//                  summed in a random order, so two identical runs differ there.
 //
 // Example:
 //   MlpOptions o; o.steps = 3; o.perturb_layer = 2;
@@ -34,6 +36,7 @@ struct MlpOptions {
   int perturb_layer = 0;    // 0 = none, 1 or 2
   int perturb_step = -1;    // -1 = every step
   bool reorder_gemm = false;
+  bool nondeterministic = false;  // bias gradients summed in a random row order per launch
   int profile_step = -1;    // cuProfilerStart/Stop around this step (-1: none)
   int64_t kill_after_launches = -1;  // SIGKILL the process after this many launches
 };

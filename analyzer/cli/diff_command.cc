@@ -14,11 +14,13 @@
 #include "absl/status/statusor.h"
 #include "analyzer/align/aligner.h"
 #include "analyzer/align/override_file.h"
+#include "analyzer/cli/across_ranks_command.h"
 #include "analyzer/cli/output_file.h"
 #include "analyzer/judge/judge.h"
 #include "analyzer/read/input.h"
 #include "analyzer/report/html_report.h"
 #include "analyzer/report/json_summary.h"
+#include "analyzer/report/terminal_text.h"
 
 namespace numtrace::analyzer {
 namespace {
@@ -143,6 +145,12 @@ int RunDiffCommand(const DiffCommandOptions& opt, std::ostream& out, std::ostrea
     if (!opt.html_path.empty()) out << "report written to " << opt.html_path << "\n";
   }
   out.flush();
+  // Fewer kernels compared than ran is not a clean bill: say so even under --quiet.
+  const std::string incomplete = IncompleteReason(report);
+  if (!incomplete.empty()) {
+    err << "numtrace-diff: warning: incomplete comparison: " << TerminalSafe(incomplete) << "\n";
+    if (opt.strict) return kExitDiverged;
+  }
   return RollUpRanks(report).verdict == Verdict::kDiverged ? kExitDiverged : kExitSame;
 }
 
@@ -163,12 +171,16 @@ int DiffMain(int argc, const char* const* argv, std::ostream& out, std::ostream&
   CLI::App app{"numtrace-diff: compare two numtrace traces (or per-rank directories) and find "
                "the first kernel where the runs diverge"};
   app.name("numtrace-diff");
-  app.add_option("A", opt.a, "trace file or directory of run A")->required();
-  app.add_option("B", opt.b, "trace file or directory of run B")->required();
+  std::string across_ranks;
+  app.add_option("A", opt.a, "trace file or directory of run A");
+  app.add_option("B", opt.b, "trace file or directory of run B");
+  app.add_option("--across-ranks", across_ranks,
+                 "instead of A B: check one run's ranks against rank 0 (replicas must agree)");
   app.add_option("--json", opt.json_path, "write the JSON diff summary to FILE (- for standard output)");
   app.add_option("-o,--html", opt.html_path, "write the self-contained HTML report to FILE (- for standard output)");
-  app.add_option("--rtol", opt.rtol, "relative tolerance (default 1e-5)")->check(kTolerance);
-  app.add_option("--atol", opt.atol, "absolute tolerance (default 0)")->check(kTolerance);
+  app.add_option("--rtol", opt.rtol, "least relative threshold of every statistic (default 1e-5; the "
+                 "calibrated per-dtype thresholds apply above it, a larger value loosens all)")->check(kTolerance);
+  app.add_option("--atol", opt.atol, "absolute slack added to every threshold (default 0)")->check(kTolerance);
   app.add_option("--override", opt.override_path, "file of forced pairs: lines 'A_KEY, B_KEY'");
   app.add_option("--top", opt.top, "largest divergences listed (default 10)")
       ->check(CLI::Range(0, 1000000));
@@ -176,6 +188,17 @@ int DiffMain(int argc, const char* const* argv, std::ostream& out, std::ostream&
   app.add_option("--color", color, "auto, always or never (auto: only on a terminal, unless NO_COLOR)")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   app.add_flag("-q,--quiet", opt.quiet, "print nothing; the exit code tells the verdict");
+  app.add_flag("--strict", opt.strict, "exit 1 when the comparison is incomplete (a trace cut short, "
+               "records dropped, kernels unmeasured), whatever the verdict");
+  app.footer(R"(Exit status: 0 identical or within tolerance, 1 diverged, 2 bad usage or input.
+
+Examples:
+  numtrace-diff runA runB                                  # directories: paired by rank
+  numtrace-diff runA runB --json summary.json -o report.html
+  numtrace-diff runA/rank_0.ntrace.jsonl runB/rank_0.ntrace.jsonl --rtol 1e-3
+  numtrace-diff a_activations.log b_activations.log        # torchtitan DebugMode logs
+  numtrace-diff runA runB --strict --json summary.json      # CI gate: incomplete traces fail
+  numtrace-diff --across-ranks runA --json ranks.json -o ranks.html)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -187,6 +210,11 @@ int DiffMain(int argc, const char* const* argv, std::ostream& out, std::ostream&
   } catch (const CLI::ParseError& e) {
     return Fail(err, std::string(e.what()) + " (see --help)");
   }
+  if (!across_ranks.empty()) {  // its own code path: analyzer/cli/across_ranks_command.h
+    if (!opt.a.empty()) return Fail(err, "--across-ranks takes one run directory, not A B (see --help)");
+    return RunAcrossRanks({across_ranks, opt.json_path, opt.html_path, opt.top, opt.force, opt.quiet}, out, err);
+  }
+  if (opt.a.empty() || opt.b.empty()) return Fail(err, "A and B are required (see --help)");
   opt.color = color == "always" ? ColorMode::kAlways : color == "never" ? ColorMode::kNever : ColorMode::kAuto;
   // Reading reports running out of memory itself (naming the file); this
   // catches what comes after: aligning, judging, the reports.
