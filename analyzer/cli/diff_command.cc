@@ -14,6 +14,7 @@
 #include "analyzer/align/aligner.h"
 #include "analyzer/align/override_file.h"
 #include "analyzer/cli/atomic_file.h"
+#include "analyzer/cli/tensor_command.h"
 #include "analyzer/judge/judge.h"
 #include "analyzer/read/input.h"
 #include "analyzer/report/html_report.h"
@@ -161,6 +162,12 @@ int DiffMain(int argc, const char* const* argv, std::ostream& out, std::ostream&
   app.add_option("--color", color, "auto, always or never (auto: only on a terminal, unless NO_COLOR)")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   app.add_flag("-q,--quiet", opt.quiet, "print nothing; the exit code tells the verdict");
+  bool tensors = false;
+  std::string dtype;
+  app.add_flag("--tensors", tensors,
+               "A and B are tensor dumps of one launch (dump directories, dump_*.json sidecars or "
+               ".npy files): compare them element by element");
+  app.add_option("--dtype", dtype, "with --tensors and .npy files: their dtype (f32, bf16, f8e4m3, ...)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -173,6 +180,18 @@ int DiffMain(int argc, const char* const* argv, std::ostream& out, std::ostream&
     return Fail(err, std::string(e.what()) + " (see --help)");
   }
   opt.color = color == "always" ? ColorMode::kAlways : color == "never" ? ColorMode::kNever : ColorMode::kAuto;
+  if (tensors || !dtype.empty()) {
+    if (!tensors) return Fail(err, "--dtype needs --tensors (see --help)");
+    if (!opt.override_path.empty()) return Fail(err, "--override does not apply to --tensors (see --help)");
+    TensorCommandOptions t{opt.a, opt.b, opt.json_path, opt.html_path, std::nullopt,
+                           opt.rtol, opt.atol, opt.force, opt.quiet, opt.color};
+    if (!dtype.empty()) {
+      DType d;
+      if (!ParseDType(dtype, &d)) return Fail(err, "--dtype '" + dtype + "' is not a trace dtype (f32, bf16, ...)");
+      t.dtype = d;
+    }
+    return RunTensorCommand(t, out, err, stdout_is_tty);
+  }
   return RunDiffCommand(opt, out, err, stdout_is_tty);
 }
 
