@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "absl/container/flat_hash_map.h"
+#include "analyzer/report/dump_commands.h"
 #include "analyzer/report/html_template.h"
 #include "common/names/normalize.h"
 #include "common/format/jsonl_writer.h"
@@ -229,7 +230,14 @@ void RankData(const RankDiff& rd, const HtmlOptions& opt, std::string* out) {
     KernelInfo(tb, al.pairs[i].b, v.b_buffer, names, out);
     out->append(",\"context\":");
     Int(opt.context, out);
-    out->push_back('}');
+    const DumpCommands dump = BuildDumpCommands(ta, ta.kernels[al.pairs[i].a], tb, tb.kernels[al.pairs[i].b]);
+    out->append(",\"dump\":[");
+    AppendJsonString(dump.capture_a, out);
+    out->push_back(',');
+    AppendJsonString(dump.capture_b, out);
+    out->push_back(',');
+    AppendJsonString(dump.tensors, out);
+    out->append("]}");
   }
   out->append(",\"nonfinite\":{\"a\":");
   if (res.first_nonfinite_a) {

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "analyzer/report/dump_commands.h"
 #include "common/names/normalize.h"
 
 namespace numtrace::analyzer {
@@ -112,6 +113,9 @@ void FirstDivergence(const RankDiff& rd, const TerminalOptions& opt, Writer& w) 
   std::string_view full = rd.a->Demangled(ka);
   w.C(kDim, "    A full name: ");
   w << full.substr(0, kMaxFullName) << (full.size() > kMaxFullName ? "..." : "") << "\n";
+  const DumpCommands dump = BuildDumpCommands(*rd.a, ka, *rd.b, kb);
+  w << "  element view: re-capture both sides with a dump of this launch, then compare:\n";
+  w << "    " << dump.capture_a << "\n    " << dump.capture_b << "\n    " << dump.tensors << "\n";
   if (opt.context > 0 && i > 0) {
     w << "  just before it:\n";
     uint32_t from = i > static_cast<uint32_t>(opt.context) ? i - opt.context : 0;

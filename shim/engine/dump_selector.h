@@ -12,7 +12,8 @@
 //                 NUMTRACE_DUMP_MAX_BYTES like every dump
 // NUMTRACE_DUMP_EXPECT=NAME@B1,B2,... (optional, one seq or NAME#K only)
 // says what the trace that asked for the dump recorded at that launch: its
-// `name` and its buffers' sizes in order. The dumper checks the launch it
+// `name` and its buffers' sizes in order (NAME@ alone: the name only, as a
+// diff summary knows it). The dumper checks the launch it
 // dumps against it and writes a note when they differ.
 //
 // Example:
@@ -47,7 +48,7 @@ struct DumpSelection {
 
 struct DumpExpectation {
   std::string name;
-  std::vector<uint64_t> bytes;  // buffer sizes, in the trace record's order
+  std::vector<uint64_t> bytes;  // buffer sizes, in the trace record's order; empty: not checked
 };
 
 // nullopt and `*why` (the accepted forms) on a bad value.
