@@ -1,9 +1,9 @@
 include(GoogleTest)
 
 # numtrace_add_test(NAME SOURCES a.cc ... LIBS lib ... [LABELS gpu ...])
-# One GoogleTest binary; each TEST becomes its own ctest entry. Tests find the
-# real kernel names of ../shared/data through NUMTRACE_SHARED_DIR and their
-# own fixtures through NUMTRACE_TEST_DATA_DIR.
+# One GoogleTest binary; each TEST becomes its own ctest entry. Tests find
+# their data (fixtures, the real kernel-name lists) in the repository through
+# NUMTRACE_TEST_DATA_DIR; nothing outside the checkout is read.
 function(numtrace_add_test name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBS;LABELS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
@@ -12,7 +12,6 @@ function(numtrace_add_test name)
   # by tests that link no numtrace library.
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR})
   target_compile_definitions(${name} PRIVATE
-    NUMTRACE_SHARED_DIR="${NUMTRACE_SHARED_DIR}"
     NUMTRACE_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     NUMTRACE_BINARY_DIR="${PROJECT_BINARY_DIR}"
     NUMTRACE_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/test/data")

@@ -4,7 +4,7 @@
 // main.cc only forwards argv and the real streams, so tests drive the whole
 // command (parsing, reading, aligning, judging, reporting) in process.
 //
-// Exit codes (../shared/spec/trace-format.md section 3): 0 identical or
+// Exit codes (docs/format.md, section 3): 0 identical or
 // within tolerance, 1 diverged, 2 bad usage or unreadable input with one
 // line on stderr naming the file (and line). Existing outputs are never
 // overwritten without --force, and that is checked before any work.

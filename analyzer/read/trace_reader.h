@@ -1,6 +1,6 @@
 // File: analyzer/read/trace_reader.h
 //
-// Reads a trace file of format v1 (../shared/spec/trace-format.md, section
+// Reads a trace file of format v1 (docs/format.md, section
 // 1; JSON Lines) into the analyzer's compact model. Built for speed: the file
 // is loaded into one padded buffer, lines are found with memchr and each is
 // parsed in place with simdjson On Demand (the rest of the buffer serves as

@@ -1,6 +1,6 @@
 // File: analyzer/report/json_summary.h
 //
-// The `--json` diff summary, exactly as ../shared/spec/trace-format.md
+// The `--json` diff summary, exactly as docs/format.md
 // section 2 defines it: what CI scripts and jq read. For directory inputs
 // the top level rolls the ranks up and `ranks` carries one summary per rank
 // (same shape plus `rank`).

@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
   CLI::App app{"Writes a realistic pair of runs (A, B) with a planted divergence."};
   numtrace::bench::PairOptions opt;
   std::string out_a, out_b, format = "ntrace";
-  std::string names_dir = std::string(NUMTRACE_SHARED_DIR) + "/data/kernel-names";
+  std::string names_dir = NUMTRACE_KERNEL_NAMES_DIR;
   size_t step_len = 0;
   int64_t diverge_at = -1;
   app.add_option("--kernels", opt.kernels, "kernels (ops, for debugmode) in run A")->required();

@@ -1,7 +1,7 @@
 // File: bench/analyzer/step_plan.h
 //
 // The kernel sequence of one synthetic training step, built from the real
-// kernel names in ../shared/data/kernel-names: the recsys A100 step (6a,
+// kernel names in test/data/kernel-names: the recsys A100 step (6a,
 // ATen + CUTLASS GEMMs + NCCL), a torch.compile region of Inductor Triton
 // kernels spliced in, and a bf16 gradient all-reduce at the end. The trace
 // pair generator cycles this plan; every planned kernel carries the buffer
@@ -9,7 +9,7 @@
 // agree on shapes the way real training steps do.
 //
 // Example:
-//   absl::StatusOr<StepPlan> plan = LoadStepPlan("/work/shared/data/kernel-names",
+//   absl::StatusOr<StepPlan> plan = LoadStepPlan("test/data/kernel-names",
 //                                                /*max_len=*/0);
 //   plan->kernels.size();   // ~1490
 //   plan->kernels[0].name;  // "void at::native::vectorized_elementwise_kernel<4, ..."

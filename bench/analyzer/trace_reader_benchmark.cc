@@ -62,7 +62,7 @@ BENCHMARK(BM_ReadDebugModeLog)->Unit(benchmark::kMillisecond)->UseRealTime();
 bool Generate() {
   g_dir = fs::temp_directory_path() / ("numtrace-bench-read-" + std::to_string(getpid()));
   fs::create_directories(g_dir);
-  auto plan = numtrace::bench::LoadStepPlan(std::string(NUMTRACE_SHARED_DIR) + "/data/kernel-names", 0);
+  auto plan = numtrace::bench::LoadStepPlan(NUMTRACE_KERNEL_NAMES_DIR, 0);
   if (!plan.ok()) {
     std::fprintf(stderr, "numtrace-bench-read: %s\n", std::string(plan.status().message()).c_str());
     return false;

@@ -1,9 +1,8 @@
 // File: common/format/records.h
 //
-// The records of trace format v1 (../shared/spec/trace-format.md, section 1;
-// docs/format.md in our words), as plain structs. The shim fills them and
-// hands them to the JSONL writer; tests and tools build them directly. The
-// analyzer reads traces into its own compact model (analyzer/model/), not
+// The records of trace format v1 (docs/format.md, section 1), as plain
+// structs. The shim fills them and hands them to the JSONL writer; tests and
+// tools build them directly. The analyzer reads traces into its own compact model (analyzer/model/), not
 // into these, because a 1M-kernel trace must fit in little memory.
 #ifndef NUMTRACE_COMMON_FORMAT_RECORDS_H_
 #define NUMTRACE_COMMON_FORMAT_RECORDS_H_

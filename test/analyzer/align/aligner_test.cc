@@ -15,6 +15,7 @@
 #include "common/names/normalize.h"
 #include "gtest/gtest.h"
 #include "test/analyzer/trace_builder.h"
+#include "test/util/kernel_names.h"
 
 namespace numtrace::analyzer {
 namespace {
@@ -23,16 +24,7 @@ using testing::In;
 using testing::Out;
 using testing::TraceBuilder;
 
-std::vector<std::string> StepNames(const std::string& file) {
-  std::ifstream in(std::string(NUMTRACE_SHARED_DIR) + "/data/kernel-names/" + file);
-  EXPECT_TRUE(in.good()) << file;
-  std::vector<std::string> out;
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty() || line[0] == '#') continue;
-    out.push_back(line.substr(line.rfind('\t') + 1));
-  }
-  return out;
-}
+std::vector<std::string> StepNames(const std::string& file) { return numtrace::testing::LoadKernelNames(file); }
 
 uint64_t HashLike(const std::string& s) {
   uint64_t h = 1469598103934665603ULL;

@@ -11,6 +11,7 @@
 
 #include "test/analyzer/report/chromium.h"
 #include "test/analyzer/report/report_fixture.h"
+#include "test/util/kernel_names.h"
 
 namespace numtrace::analyzer {
 namespace {
@@ -111,15 +112,11 @@ TEST(HtmlReportTest, CompactAtScale) {
 // A realistic report (one training step's real kernel names, diverging
 // midway, a NaN later in B) for looking at: build/html_report_sample.html.
 TEST(HtmlReportTest, WritesRealisticSample) {
-  std::ifstream in(std::string(NUMTRACE_SHARED_DIR) +
-                   "/data/kernel-names/6a_seq_trainstep_recsys_A100_rank3of8_fullstep_fullnames.txt");
-  if (!in) GTEST_SKIP() << "shared kernel names not found";
+  const std::vector<std::string> names =
+      numtrace::testing::LoadKernelNames("6a_seq_trainstep_recsys_A100_rank3of8_fullstep_fullnames.txt");
   RankFixture f(3, "runA/rank_3.ntrace.jsonl", "runB/rank_3.ntrace.jsonl");
-  std::string line;
   int i = 0;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::string name = line.substr(line.rfind('\t') + 1);
+  for (const std::string& name : names) {
     if (i == 400 || i == 401) f.AddOnlyB("void at::native::(anonymous namespace)::extra_copy_kernel<float>(float*)");
     if (i < 700) {
       f.AddPair(name, name, i % 11 == 3 ? PairStatus::kWithinTolerance : PairStatus::kBitwiseEqual,

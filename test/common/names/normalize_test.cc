@@ -1,5 +1,5 @@
 // Tests for common/names/normalize.h on the real kernel names of
-// ../shared/data/kernel-names (NUMTRACE_SHARED_DIR).
+// test/data/kernel-names.
 #include "common/names/normalize.h"
 
 #include <algorithm>
@@ -9,23 +9,14 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "test/util/kernel_names.h"
 
 namespace numtrace {
 namespace {
 
-// The names of one data file: the last tab-separated field of every line
-// that is not a comment (the step files carry idx, stream, times first).
-std::vector<std::string> Names(const std::string& file) {
-  std::ifstream in(std::string(NUMTRACE_SHARED_DIR) + "/data/kernel-names/" + file);
-  EXPECT_TRUE(in.good()) << "cannot read " << file;
-  std::vector<std::string> out;
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty() || line[0] == '#') continue;
-    size_t tab = line.rfind('\t');
-    out.push_back(tab == std::string::npos ? line : line.substr(tab + 1));
-  }
-  return out;
-}
+using testing::LoadKernelNames;
+
+std::vector<std::string> Names(const std::string& file) { return LoadKernelNames(file); }
 
 // The 1-based line of file holding a name.
 std::string Line(const std::string& file, size_t line) {

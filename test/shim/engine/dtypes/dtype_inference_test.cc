@@ -17,14 +17,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "test/util/kernel_names.h"
+
 namespace numtrace::shim {
 namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Pair;
-
-const std::string kKernelNames = std::string(NUMTRACE_SHARED_DIR) + "/data/kernel-names/";
 
 struct Expected {
   std::string name;
@@ -51,7 +51,7 @@ std::vector<Expected> ReadExpected() {
   return rows;
 }
 
-// Every distinct name of the shared data set; `launches` counts each name
+// Every distinct name of test/data/kernel-names; `launches` counts each name
 // once per launch in the step files (6a-6c), once per line elsewhere.
 std::vector<std::string> ReadRealNames(std::map<std::string, int>* launches) {
   const char* files[] = {"1_aten_eager_kernels.txt", "2_gemm_kernels.txt",
@@ -63,21 +63,9 @@ std::vector<std::string> ReadRealNames(std::map<std::string, int>* launches) {
                          "6c_seq_trainstep_compiled_A100_rank0of16_fullstep_fullnames.txt"};
   std::set<std::string> names;
   for (const char* f : files) {
-    std::ifstream in(kKernelNames + f);
-    EXPECT_TRUE(in.good()) << "cannot open " << kKernelNames << f;
-    bool step_file = f[0] == '6';
-    std::string line;
-    while (std::getline(in, line)) {
-      if (line.empty() || line[0] == '#') continue;
-      if (step_file) {
-        // idx, stream, start, duration, name
-        size_t at = 0;
-        for (int i = 0; i < 4 && at != std::string::npos; ++i) at = line.find('\t', at + 1);
-        if (at == std::string::npos || line.starts_with("idx")) continue;
-        line = line.substr(at + 1);
-      }
-      names.insert(line);
-      ++(*launches)[line];
+    for (const std::string& name : numtrace::testing::LoadKernelNames(f)) {
+      names.insert(name);
+      ++(*launches)[name];
     }
   }
   return {names.begin(), names.end()};
