@@ -14,8 +14,11 @@ fail() { echo "dump_loop_test: $*" >&2; exit 1; }
 cd "$tmp"
 NUMTRACE_OUTPUT_DIR=run_a NUMTRACE_STEPS=2 "$sim" --steps 4 >/dev/null
 NUMTRACE_OUTPUT_DIR=run_b NUMTRACE_STEPS=2 "$sim" --steps 4 --perturb 2 --perturb-step 2 --perturb-ulps 1048576 >/dev/null
-rc=0; "$NUMTRACE_DIFF" run_a run_b --json summary.json --color never >diff.txt || rc=$?
+rc=0; "$NUMTRACE_DIFF" run_a run_b --json summary.json -o report.html --color never >diff.txt || rc=$?
 [ "$rc" = 1 ] || fail "trace diff exit $rc, expected 1 (diverged)"
+# The HTML card carries the same commands (its data block; the page shows them).
+grep -q -- '"dump":\["scripts/numtrace run --out run_a-dump-seq3 --steps 2 --dump seq:3 ' report.html ||
+  fail "the HTML report's first-divergence card has no dump commands"
 grep -A3 "element view:" diff.txt | tail -3 | sed 's/^ *//' >cmds.sh
 [ "$(wc -l <cmds.sh)" = 3 ] || fail "no dump commands printed: $(cat diff.txt)"
 grep -q -- "--dump seq:3 " cmds.sh || fail "the commands do not dump seq 3 (layer 2's GEMM): $(cat cmds.sh)"
