@@ -95,6 +95,19 @@ TEST_F(TensorDumpTest, SelectedLaunchIsWrittenBeforeAndAfterWithItsSidecar) {
             k.buffers[1].stats.hash);
 }
 
+TEST_F(TensorDumpTest, WithoutBeforeMeasurementsOnlyAfterIsDumped) {
+  Make({{"NUMTRACE_DUMP", "seq:0"}, {"NUMTRACE_OUTPUTS", "all"}});
+  std::vector<float> in(16, 1.0f), out(16, 0.0f);
+  Launch("_Z3addPfS_", in, out, 2.0f);
+  engine->Shutdown();
+  EXPECT_TRUE(sink.notes.empty()) << sink.notes[0].msg;
+  const std::string side = ReadBytes(dir + "/dump_3_0.json");
+  EXPECT_EQ(side.find("\"before\""), std::string::npos) << side;
+  EXPECT_NE(side.find("\"role\":\"unknown\""), std::string::npos) << side;
+  EXPECT_TRUE(fs::exists(dir + "/dump_3_0.arg1.after.npy"));
+  EXPECT_FALSE(fs::exists(dir + "/dump_3_0.arg1.before.npy"));
+}
+
 TEST_F(TensorDumpTest, EveryDtypeGetsItsNumpyDescr) {
   Make({{"NUMTRACE_DUMP", "k#0"}});
   const std::vector<DType> all = {DType::kF64, DType::kF32, DType::kF16, DType::kBF16, DType::kF8E4M3,
