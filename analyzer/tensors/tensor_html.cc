@@ -73,7 +73,7 @@ std::string TensorHtmlReport(const TensorDiff& d) {
       "body{font:14px system-ui,sans-serif;margin:1.5em;color:#222}"
       "h1{font-size:1.3em}.v-diverged{color:#b00}.v-within_tolerance{color:#a60}.v-identical{color:#070}"
       ".card{border:1px solid #ccc;border-radius:6px;padding:.8em 1em;margin:1em 0}"
-      ".card.bad{border-color:#c33}table{border-collapse:collapse}td{padding:1px 10px 1px 0}"
+      ".card.bad{border-color:#c33}.card.same{padding:.3em 1em;margin:.4em 0;color:#555}table{border-collapse:collapse}td{padding:1px 10px 1px 0}"
       ".hist{display:flex;align-items:flex-end;gap:6px;height:130px;margin:.5em 0}"
       ".col{display:flex;flex-direction:column;align-items:center;width:56px}"
       ".bar{width:40px;background:#36c}.lab{font-size:11px;text-align:center}"
@@ -93,6 +93,11 @@ std::string TensorHtmlReport(const TensorDiff& d) {
   for (const std::string& w : d.warnings) out += "<div class=warn>warning: " + Esc(w) + "</div>";
   for (const TensorPair& p : d.pairs) {
     const BufferComparison& c = p.cmp;
+    if (c.identical()) {  // one line: the page is about what differs
+      out += "<div class=\"card same\"><b>" + Esc(TensorPairName(p)) + "</b> (" + std::string(RoleName(p.role)) +
+             ", " + std::string(DTypeName(p.dtype)) + "[" + std::to_string(c.n) + "]): bitwise equal</div>";
+      continue;
+    }
     out += std::string("<div class=\"card") + (c.identical() ? "" : " bad") + "\"><b>" + Esc(TensorPairName(p)) +
            "</b> (" + std::string(RoleName(p.role)) + ", " + std::string(DTypeName(p.dtype)) + "[" +
            std::to_string(c.n) + "])<table>";
