@@ -19,6 +19,7 @@
 #include "analyzer/read/input.h"
 #include "analyzer/report/html_report.h"
 #include "analyzer/report/json_summary.h"
+#include "analyzer/report/terminal_text.h"
 
 namespace numtrace::analyzer {
 namespace {
@@ -129,6 +130,12 @@ int RunDiffCommand(const DiffCommandOptions& opt, std::ostream& out, std::ostrea
     if (!opt.html_path.empty()) out << "report written to " << opt.html_path << "\n";
   }
   out.flush();
+  // Fewer kernels compared than ran is not a clean bill: say so even under --quiet.
+  const std::string incomplete = IncompleteReason(report);
+  if (!incomplete.empty()) {
+    err << "numtrace-diff: warning: incomplete comparison: " << TerminalSafe(incomplete) << "\n";
+    if (opt.strict) return kExitDiverged;
+  }
   return RollUpRanks(report).verdict == Verdict::kDiverged ? kExitDiverged : kExitSame;
 }
 
@@ -153,8 +160,9 @@ int DiffMain(int argc, const char* const* argv, std::ostream& out, std::ostream&
   app.add_option("B", opt.b, "trace file or directory of run B")->required();
   app.add_option("--json", opt.json_path, "write the JSON diff summary to FILE");
   app.add_option("-o,--html", opt.html_path, "write the self-contained HTML report to FILE");
-  app.add_option("--rtol", opt.rtol, "relative tolerance (default 1e-5)")->check(kTolerance);
-  app.add_option("--atol", opt.atol, "absolute tolerance (default 0)")->check(kTolerance);
+  app.add_option("--rtol", opt.rtol, "least relative threshold of every statistic (default 1e-5; the "
+                 "calibrated per-dtype thresholds apply above it, a larger value loosens all)")->check(kTolerance);
+  app.add_option("--atol", opt.atol, "absolute slack added to every threshold (default 0)")->check(kTolerance);
   app.add_option("--override", opt.override_path, "file of forced pairs: lines 'A_KEY, B_KEY'");
   app.add_option("--top", opt.top, "largest divergences listed (default 10)")
       ->check(CLI::Range(0, 1000000));
@@ -162,6 +170,8 @@ int DiffMain(int argc, const char* const* argv, std::ostream& out, std::ostream&
   app.add_option("--color", color, "auto, always or never (auto: only on a terminal, unless NO_COLOR)")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   app.add_flag("-q,--quiet", opt.quiet, "print nothing; the exit code tells the verdict");
+  app.add_flag("--strict", opt.strict, "exit 1 when the comparison is incomplete (a trace cut short, "
+               "records dropped, kernels unmeasured), whatever the verdict");
   bool tensors = false;
   std::string dtype;
   app.add_flag("--tensors", tensors,

@@ -6,7 +6,9 @@
 //
 // Exit codes (docs/format.md, section 3): 0 identical or
 // within tolerance, 1 diverged, 2 bad usage or unreadable input with one
-// line on stderr naming the file (and line). Existing outputs are never
+// line on stderr naming the file (and line). An incomplete comparison (a
+// trace cut short, records dropped, kernels unmeasured) prints one warning
+// line on stderr, also under --quiet, and exits 1 under --strict. Existing outputs are never
 // overwritten without --force, and that is checked before any work.
 //
 // Example:
@@ -36,6 +38,7 @@ struct DiffCommandOptions {
   int top = 10;                   // --top: largest divergences listed
   bool force = false;             // --force: replace existing outputs
   bool quiet = false;             // --quiet: no terminal summary
+  bool strict = false;            // --strict: exit 1 when the comparison is incomplete
   ColorMode color = ColorMode::kAuto;
 };
 

@@ -1,27 +1,27 @@
 // File: analyzer/judge/buffer_compare.h
 //
 // Compares one output buffer of run A with its counterpart in run B from
-// their statistics alone (traces hold no elements). The tolerance rule, in
+// their statistics alone (traces hold no elements). The rule, in
 // docs/diffing.md too:
 //
-//   equal size and hash                      -> bitwise_equal
-//   dtype, byte size or element count differ -> layout mismatch
-//   NaN / +Inf / -Inf counts differ          -> nonfinite mismatch
+//   byte sizes differ                         -> layout mismatch
+//   equal size and hash                       -> bitwise_equal, whatever the
+//                                                dtype labels say
+//   dtypes (or element counts) disagree       -> compared as raw bytes: they
+//                                                differ, so diverged
+//   NaN / +Inf / -Inf counts differ           -> nonfinite mismatch
 //   integer, bool or raw buffer, bytes differ -> diverged
-//   float: each statistic s in {l2, l1, sum, min, max} must satisfy
-//       |s_a - s_b| <= atol_s + rtol_eff * scale_s
-//     with scale = max(l2) for l2, max(l1) for l1 and sum, max |min|,|max|
-//     over both runs for min and max; atol_s = atol * sqrt(n) for l2,
-//     atol * n for l1 and sum, atol for min and max; and
-//       rtol_eff = max(rtol, 4 * unit roundoff of the dtype)
-//     (f64 2^-53, f32 2^-24, f16 2^-11, bf16 2^-8, f8e4m3 2^-4, f8e5m2 2^-3):
-//     a one-ulp flip of the largest element is noise, not divergence.
-//     Otherwise diverged.
-// rel_diff is max over the statistics of |s_a - s_b| / scale_s.
+//   float: score = max over s in {l2, l1, sum, min, max} of
+//            |s_a - s_b| / (atol_s + RelativeThreshold(s) * scale_s)
+//     (tolerance_model.h) with scale = max(l2) for l2, max(l1) for l1 and
+//     sum, max |min|,|max| over both runs for min and max.
+//     score <= 1 -> within_tolerance, else diverged.
+// rel_diff is max over the statistics of |s_a - s_b| / scale_s. score is
+// infinite when no threshold applies (sizes, NaN counts, exact dtypes).
 //
 // Example:
 //   BufferVerdict v = CompareBuffers(buf_a, buf_b, Tolerance{1e-5, 0});
-//   v.status == PairStatus::kWithinTolerance;  v.rel_diff == 3e-7
+//   v.status == PairStatus::kWithinTolerance;  v.score == 0.3
 #ifndef NUMTRACE_ANALYZER_JUDGE_BUFFER_COMPARE_H_
 #define NUMTRACE_ANALYZER_JUDGE_BUFFER_COMPARE_H_
 
@@ -33,10 +33,8 @@ namespace numtrace::analyzer {
 struct BufferVerdict {
   PairStatus status = PairStatus::kBitwiseEqual;
   double rel_diff = 0;
+  double score = 0;
 };
-
-// rtol raised to what the dtype can resolve: max(rtol, 4 * unit roundoff).
-double EffectiveRtol(DType dtype, double rtol);
 
 BufferVerdict CompareBuffers(const Buffer& a, const Buffer& b, const Tolerance& tolerance);
 

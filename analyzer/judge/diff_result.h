@@ -1,8 +1,12 @@
 // File: analyzer/judge/diff_result.h
 //
-// The verdict on one aligned pair of traces: per pair status, counts, the
-// first divergence and the first non-finite kernel of each run. Produced by
-// judge/, rendered by report/ (terminal, JSON summary, HTML).
+// The verdict on one aligned pair of traces: per pair status, score and
+// cause, counts, the first divergence, where the differences are born
+// (origins) and the first non-finite kernel of each run. Produced by judge/
+// (with origins/ for causes), rendered by report/ (terminal, JSON, HTML).
+//
+// Statuses and verdicts are each defined by ONE list below (name and JSON
+// spelling); reports take their words and column order from these lists.
 //
 // Example:
 //   DiffResult r = Judge(a, b, Align(a, b));  // analyzer/judge/judge.h
@@ -18,20 +22,51 @@
 #include <vector>
 
 #include "analyzer/align/alignment.h"
+#include "analyzer/judge/enum_list.h"
 
 namespace numtrace::analyzer {
 
-// Status of a pair: the worst over its output buffers (role out/unknown).
-enum class PairStatus : uint8_t {
-  kBitwiseEqual,       // same bytes (hash and size equal)
-  kWithinTolerance,    // stats differ, but within rtol/atol
-  kDiverged,           // stats differ beyond tolerance ("values")
-  kNonfiniteMismatch,  // NaN/Inf counts differ ("nonfinite")
-  kLayoutMismatch,     // buffer count, sizes or dtypes differ ("layout")
-};
-std::string_view PairStatusName(PairStatus s);  // "bitwise_equal", ...
+// Status of a pair: the worst over its compared output buffers (role
+// out/unknown). Order matters: worse statuses come later. The names of the
+// diverged statuses are the summary's `kind` words.
+#define NUMTRACE_PAIR_STATUSES(X)                                              \
+  X(kBitwiseEqual, "bitwise_equal")     /* same bytes (size and hash)      */ \
+  X(kWithinTolerance, "within_tolerance") /* stats differ, score <= 1      */ \
+  X(kDiverged, "values")                /* score > 1, or bytes differ      */ \
+  X(kNonfiniteMismatch, "nonfinite")    /* NaN/Inf counts differ           */ \
+  X(kLayoutMismatch, "layout")          /* corresponding outputs differ in size */
+
+enum class PairStatus : uint8_t { NUMTRACE_PAIR_STATUSES(NUMTRACE_ENUMERATOR) };
+inline constexpr std::string_view kPairStatusNames[] = {NUMTRACE_PAIR_STATUSES(NUMTRACE_ENUM_NAME)};
+inline constexpr int kPairStatusCount = sizeof(kPairStatusNames) / sizeof(kPairStatusNames[0]);
+inline std::string_view PairStatusName(PairStatus s) { return kPairStatusNames[static_cast<int>(s)]; }
 inline bool IsDiverged(PairStatus s) { return s >= PairStatus::kDiverged; }
 
+// Why a pair's outputs differ (docs/format.md, `cause`); set by origins.h.
+#define NUMTRACE_CAUSES(X)                                                        \
+  X(kNone, "none")           /* outputs bitwise equal: nothing to explain      */ \
+  X(kOrigin, "origin")       /* every input it read is bitwise equal           */ \
+  X(kInherited, "inherited") /* some input it read already differed           */ \
+  X(kUnknown, "unknown")     /* inputs not comparable (structure, outputs=all) */
+
+enum class Cause : uint8_t { NUMTRACE_CAUSES(NUMTRACE_ENUMERATOR) };
+inline constexpr std::string_view kCauseNames[] = {NUMTRACE_CAUSES(NUMTRACE_ENUM_NAME)};
+inline constexpr int kCauseCount = sizeof(kCauseNames) / sizeof(kCauseNames[0]);
+inline std::string_view CauseName(Cause c) { return kCauseNames[static_cast<int>(c)]; }
+
+#define NUMTRACE_VERDICTS(X)              \
+  X(kIdentical, "identical")              \
+  X(kWithinTolerance, "within_tolerance") \
+  X(kDiverged, "diverged")
+
+enum class Verdict : uint8_t { NUMTRACE_VERDICTS(NUMTRACE_ENUMERATOR) };
+inline constexpr std::string_view kVerdictNames[] = {NUMTRACE_VERDICTS(NUMTRACE_ENUM_NAME)};
+inline constexpr int kVerdictCount = sizeof(kVerdictNames) / sizeof(kVerdictNames[0]);
+inline std::string_view VerdictName(Verdict v) { return kVerdictNames[static_cast<int>(v)]; }
+
+// --rtol/--atol (docs/diffing.md): rtol is the least relative threshold of
+// every statistic (the calibrated per-dtype thresholds apply above it), atol
+// adds absolute slack.
 struct Tolerance {
   double rtol = 1e-5;
   double atol = 0;
@@ -39,18 +74,35 @@ struct Tolerance {
 
 struct PairVerdict {
   PairStatus status = PairStatus::kBitwiseEqual;
+  Cause cause = Cause::kNone;  // set by origins.h for pairs that are not bitwise equal
   double rel_diff = 0;     // the largest relative difference over compared buffers
+  // The worst statistic's difference over its threshold (1 = tolerance line);
+  // infinite when no threshold applies (bytes of integer/raw buffers, NaN
+  // counts, sizes differ). 0 for bitwise-equal pairs.
+  double score = 0;
   int32_t a_buffer = -1;   // index within the kernel's buffers of the deciding buffer
   int32_t b_buffer = -1;   // (-1 when none, e.g. kernels without output buffers)
 };
-
-enum class Verdict : uint8_t { kIdentical, kWithinTolerance, kDiverged };
-std::string_view VerdictName(Verdict v);  // "identical", "within_tolerance", "diverged"
 
 struct DiffCounts {
   uint64_t pairs = 0, bitwise_equal = 0, within_tolerance = 0, diverged = 0;
   uint64_t only_a = 0, only_b = 0;
   std::array<uint64_t, kMatchMethodCount> by_method{};  // indexed by MatchMethod
+};
+
+// Where the runs' differences are born (origins.h fills it).
+struct Origins {
+  uint64_t count = 0;     // pairs with cause origin
+  uint64_t diverged = 0;  // of them, beyond tolerance
+  std::optional<uint32_t> first;  // pair index of the origin earliest in A
+  std::vector<uint32_t> top;      // origin pair indices, largest score first
+  // Per pair (parallel to alignment.pairs): for an origin, how many later
+  // diverged pairs its difference flows to; 0 for every other pair.
+  std::vector<uint32_t> descendants;
+  // For each entry of `top`: the pair indices its difference reaches.
+  std::vector<std::vector<uint32_t>> reach;
+  // The origins the first divergence flows from (itself when it is one).
+  std::vector<uint32_t> of_first_divergence;
 };
 
 struct DiffResult {
@@ -62,7 +114,8 @@ struct DiffResult {
   std::optional<uint32_t> first_divergence;  // index into alignment.pairs
   std::optional<uint32_t> first_nonfinite_a;  // kernel index in A
   std::optional<uint32_t> first_nonfinite_b;  // kernel index in B
-  std::vector<uint32_t> top_divergences;      // pair indices, largest rel_diff first
+  std::vector<uint32_t> top_divergences;      // pair indices, largest score first
+  Origins origins;                            // where the differences are born
 };
 
 }  // namespace numtrace::analyzer

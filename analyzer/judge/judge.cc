@@ -1,9 +1,11 @@
 #include "analyzer/judge/judge.h"
 
 #include <algorithm>
+#include <limits>
 #include <vector>
 
 #include "analyzer/judge/buffer_compare.h"
+#include "analyzer/judge/origins.h"
 
 namespace numtrace::analyzer {
 namespace {
@@ -25,14 +27,25 @@ std::vector<int32_t> Outputs(std::span<const Buffer> buffers) {
   return out;
 }
 
-// Worse status wins; on equal status the larger difference.
+// Worse status wins; on equal status the larger score.
 void Fold(PairVerdict* v, const BufferVerdict& bv, int32_t ia, int32_t ib) {
-  if (v->a_buffer < 0 || bv.status > v->status || (bv.status == v->status && bv.rel_diff > v->rel_diff)) {
+  if (v->a_buffer < 0 || bv.status > v->status || (bv.status == v->status && bv.score > v->score)) {
     v->status = bv.status;
     v->a_buffer = ia;
     v->b_buffer = ib;
   }
   v->rel_diff = std::max(v->rel_diff, bv.rel_diff);
+  v->score = std::max(v->score, bv.score);
+}
+
+// A layout mismatch of the whole pair (no corresponding outputs).
+PairVerdict Layout(const std::vector<int32_t>& oa, const std::vector<int32_t>& ob) {
+  PairVerdict v;
+  v.status = PairStatus::kLayoutMismatch;
+  v.score = std::numeric_limits<double>::infinity();
+  v.a_buffer = oa.empty() ? -1 : oa[0];
+  v.b_buffer = ob.empty() ? -1 : ob[0];
+  return v;
 }
 
 }  // namespace
@@ -46,12 +59,7 @@ PairVerdict JudgePair(const Trace& a, uint32_t ka, const Trace& b, uint32_t kb, 
   if (oa.empty() && ob.empty()) return v;  // nothing written: nothing can differ
   const bool strict = method == MatchMethod::kExact || method == MatchMethod::kOverride;
   if (strict) {
-    if (oa.size() != ob.size()) {
-      v.status = PairStatus::kLayoutMismatch;
-      v.a_buffer = oa.empty() ? -1 : oa[0];
-      v.b_buffer = ob.empty() ? -1 : ob[0];
-      return v;
-    }
+    if (oa.size() != ob.size()) return Layout(oa, ob);
     for (size_t i = 0; i < oa.size(); ++i) Fold(&v, CompareBuffers(ba[oa[i]], bb[ob[i]], tolerance), oa[i], ob[i]);
     return v;
   }
@@ -62,7 +70,9 @@ PairVerdict JudgePair(const Trace& a, uint32_t ka, const Trace& b, uint32_t kb, 
     for (size_t j = 0; j < ob.size(); ++j) {
       const Buffer& x = ba[ia];
       const Buffer& y = bb[ob[j]];
-      if (used[j] || x.bytes != y.bytes || x.dtype != y.dtype) continue;
+      // Size decides correspondence; dtype labels may disagree (`raw`
+      // Triton outputs) and are settled by the bytes in CompareBuffers.
+      if (used[j] || x.bytes != y.bytes) continue;
       if (best < 0 || (x.stats.hash == y.stats.hash && bb[ob[best]].stats.hash != x.stats.hash)) best = static_cast<int>(j);
     }
     if (best < 0) continue;
@@ -70,11 +80,7 @@ PairVerdict JudgePair(const Trace& a, uint32_t ka, const Trace& b, uint32_t kb, 
     any = true;
     Fold(&v, CompareBuffers(ba[ia], bb[ob[best]], tolerance), ia, ob[best]);
   }
-  if (!any) {
-    v.status = PairStatus::kLayoutMismatch;
-    v.a_buffer = oa.empty() ? -1 : oa[0];
-    v.b_buffer = ob.empty() ? -1 : ob[0];
-  }
+  if (!any) return Layout(oa, ob);
   return v;
 }
 
@@ -94,6 +100,7 @@ DiffResult Judge(const Trace& a, const Trace& b, Alignment alignment, const Judg
     if (HasNonfiniteOutput(b, b.kernels[i])) { r.first_nonfinite_b = i; break; }
   }
   TallyVerdicts(&r, options.top_n);
+  AnalyzeOrigins(a, b, options.top_n, &r);
   return r;
 }
 
@@ -123,7 +130,7 @@ void TallyVerdicts(DiffResult* r, size_t top_n) {
 
   const size_t n = std::min(top_n, diverged.size());
   std::partial_sort(diverged.begin(), diverged.begin() + n, diverged.end(), [&](uint32_t x, uint32_t y) {
-    if (r->verdicts[x].rel_diff != r->verdicts[y].rel_diff) return r->verdicts[x].rel_diff > r->verdicts[y].rel_diff;
+    if (r->verdicts[x].score != r->verdicts[y].score) return r->verdicts[x].score > r->verdicts[y].score;
     return x < y;
   });
   r->top_divergences.assign(diverged.begin(), diverged.begin() + n);

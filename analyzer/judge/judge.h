@@ -9,10 +9,12 @@
 //  - exact and override pairs: output buffers paired by position (they are
 //    in argument order); a different number of outputs is a layout mismatch.
 //  - fuzzy and value pairs (another GEMM kernel, a fused kernel): each output
-//    of A is paired with an unused output of B of the same byte size and
-//    dtype (one with an equal hash first); outputs without a counterpart are
-//    left out (workspaces, the extra outputs of a fused kernel). No
-//    counterpart at all is a layout mismatch.
+//    of A is paired with an unused output of B of the same byte size (one
+//    with an equal hash first; dtype labels may disagree, CompareBuffers
+//    settles that by the bytes); outputs without a counterpart are left out
+//    (workspaces, the extra outputs of a fused kernel), and so are inputs,
+//    buffer counts and names. No counterpart at all is a layout mismatch.
+// Then origins.h sets each pair's cause and DiffResult::origins.
 //
 // Example:
 //   DiffResult r = Judge(a, b, Align(a, b), JudgeOptions{.tolerance = {1e-5, 0}, .top_n = 10});
@@ -36,7 +38,7 @@ struct JudgeOptions {
 DiffResult Judge(const Trace& a, const Trace& b, Alignment alignment, const JudgeOptions& options = {});
 
 // Fills counts, first_divergence, top_divergences (the top_n largest
-// rel_diff, earlier pair first on ties) and the verdict from r->alignment and
+// score, earlier pair first on ties) and the verdict from r->alignment and
 // r->verdicts: the roll-up Judge ends with, for callers (report tests) that
 // set verdicts by hand. first_nonfinite_a/b are left as they are.
 void TallyVerdicts(DiffResult* r, size_t top_n);

@@ -3,8 +3,8 @@
 // The analyzer's in-memory form of one trace: what the importers (read/)
 // produce and every later stage (align/, judge/, report/) consumes. Compact on
 // purpose: a 1M-kernel pair must diff within a few GB, so kernels and buffers
-// are flat vectors, strings are interned once, and per-buffer `pre` stats are
-// not kept (the role already says what they told).
+// are flat vectors, strings are interned once, and of the per-buffer `pre`
+// stats only the hash is kept (what origin analysis compares).
 //
 // Example:
 //   absl::StatusOr<Trace> t = ReadTraceFile("rank_0.ntrace.jsonl");  // read/
@@ -34,6 +34,8 @@ struct Buffer {
   DType dtype = DType::kRaw;
   DTypeSource dtype_from = DTypeSource::kDefault;
   Role role = Role::kUnknown;
+  bool has_pre = false;   // `pre` was recorded: pre_hash is its hash
+  uint64_t pre_hash = 0;  // hash of the contents before the launch (an input)
   BufferStats stats;
 };
 

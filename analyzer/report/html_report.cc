@@ -1,5 +1,6 @@
 #include "analyzer/report/html_report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -7,18 +8,22 @@
 #include "analyzer/report/dump_commands.h"
 #include "analyzer/report/html_template.h"
 #include "common/names/normalize.h"
+#include "common/format/json_writer.h"
 #include "common/format/jsonl_writer.h"
 
 namespace numtrace::analyzer {
 namespace {
 
-// Row kinds beyond PairStatus: kernels that found no partner.
-constexpr int kOnlyA = 5, kOnlyB = 6;
+// Row kinds: the pair statuses of judge/'s list, then kernels that found no
+// partner. The page reads these names from the data ("statuses").
+constexpr int kOnlyA = kPairStatusCount, kOnlyB = kPairStatusCount + 1;
+// Rows listed per origin for highlighting (keeps a 1M-kernel page bounded).
+constexpr size_t kMaxReachRows = 100000;
 
 void Int(int64_t v, std::string* out) { out->append(std::to_string(v)); }
 
 // Two significant digits are plenty to colour and sort by; -1 stands for an
-// infinite difference (JSON has no Infinity).
+// infinite value (JSON has no Infinity).
 void Rel(double v, std::string* out) {
   if (v == 0) {
     out->push_back('0');
@@ -32,6 +37,7 @@ void Rel(double v, std::string* out) {
   int n = std::snprintf(buf, sizeof(buf), "%.2g", v);
   out->append(buf, n);
 }
+double Finite(double v) { return std::isfinite(v) ? v : -1; }
 
 // Both runs' names, interned together: an index per distinct demangled name.
 class NameTable {
@@ -42,18 +48,12 @@ class NameTable {
     if (added) names_.emplace_back(full);
     return it->second;
   }
-  void Write(std::string* out) const {
-    out->append("\"names\":[");
-    for (size_t i = 0; i < names_.size(); ++i) {
-      if (i) out->push_back(',');
-      AppendJsonString(names_[i], out);
-    }
-    out->append("],\"labels\":[");
-    for (size_t i = 0; i < names_.size(); ++i) {
-      if (i) out->push_back(',');
-      AppendJsonString(ShortName(names_[i]), out);
-    }
-    out->push_back(']');
+  void Write(JsonWriter& w) const {
+    w.Key("names").BeginArray();
+    for (std::string_view n : names_) w.String(n);
+    w.EndArray().Key("labels").BeginArray();
+    for (std::string_view n : names_) w.String(ShortName(n));
+    w.EndArray();
   }
 
  private:
@@ -62,68 +62,39 @@ class NameTable {
   std::vector<std::string_view> names_;
 };
 
-void Side(const Trace& t, std::string* out) {
-  out->append("{\"path\":");
-  AppendJsonString(t.path, out);
-  out->append(",\"label\":");
-  AppendJsonString(t.label, out);
-  out->append(",\"kernels\":");
-  Int(static_cast<int64_t>(t.kernels.size()), out);
-  out->append(",\"truncated\":");
-  out->append(t.truncated ? "true" : "false");
-  out->push_back('}');
+void Side(const Trace& t, JsonWriter& w) {
+  const SideHealth h = HealthOf(t);
+  w.BeginObject().Key("path").String(t.path).Key("label").String(t.label);
+  w.Key("kernels").Uint(t.kernels.size()).Key("truncated").Bool(h.truncated);
+  w.Key("dropped").Uint(h.dropped).Key("unmeasured").Uint(h.unmeasured).EndObject();
 }
 
-void Stats(const Buffer& b, std::string* out) {
-  out->append("{\"arg\":");
-  Int(b.arg, out);
-  out->append(",\"dtype\":\"");
-  out->append(DTypeName(b.dtype));
-  out->append("\",\"role\":\"");
-  out->append(RoleName(b.role));
-  out->append("\",\"bytes\":");
-  Int(static_cast<int64_t>(b.bytes), out);
-  out->push_back(',');
-  AppendStatsFields(b.stats, b.dtype, out);
-  out->push_back('}');
+void Stats(const Buffer& b, JsonWriter& w) {
+  w.BeginObject().Key("arg").Uint(b.arg).Key("dtype").String(DTypeName(b.dtype));
+  w.Key("role").String(RoleName(b.role)).Key("bytes").Uint(b.bytes);
+  std::string fields;
+  AppendStatsFields(b.stats, b.dtype, &fields);
+  w.RawMembers(fields).EndObject();
 }
 
-void KernelInfo(const Trace& t, uint32_t index, int32_t buffer, NameTable& names,
-                std::string* out) {
+void KernelInfo(const Trace& t, uint32_t index, int32_t buffer, NameTable& names, JsonWriter& w) {
   const Kernel& k = t.kernels[index];
-  out->append("{\"seq\":");
-  Int(static_cast<int64_t>(k.seq), out);
-  out->append(",\"name\":");
-  Int(names.Id(t, k), out);
-  if (k.step >= 0) {
-    out->append(",\"step\":");
-    Int(k.step, out);
-  }
-  if (k.stream != kNoValue) {
-    out->append(",\"stream\":");
-    Int(static_cast<int64_t>(k.stream), out);
-  }
-  out->append(",\"grid\":[");
-  for (int i = 0; i < 3; ++i) {
-    if (i) out->push_back(',');
-    Int(k.grid[i], out);
-  }
-  out->append("],\"block\":[");
-  for (int i = 0; i < 3; ++i) {
-    if (i) out->push_back(',');
-    Int(k.block[i], out);
-  }
-  out->append("],\"buffers\":");
-  Int(k.buffer_count, out);
+  w.BeginObject().Key("seq").Uint(k.seq).Key("name").Uint(names.Id(t, k));
+  if (k.step >= 0) w.Key("step").Int(k.step);
+  if (k.stream != kNoValue) w.Key("stream").Uint(k.stream);
+  w.Key("grid").BeginArray().Uint(k.grid[0]).Uint(k.grid[1]).Uint(k.grid[2]).EndArray();
+  w.Key("block").BeginArray().Uint(k.block[0]).Uint(k.block[1]).Uint(k.block[2]).EndArray();
+  w.Key("buffers").Uint(k.buffer_count);
   if (buffer >= 0 && static_cast<uint32_t>(buffer) < k.buffer_count) {
-    out->append(",\"buf\":");
-    Stats(t.BuffersOf(k)[buffer], out);
+    w.Key("buf");
+    Stats(t.BuffersOf(k)[buffer], w);
   }
-  out->push_back('}');
+  w.EndObject();
 }
 
+// The table's columns as comma-separated numbers (the bulk of the page).
 struct Columns {
-  std::string a, b, an, bn, s, m, r;
+  std::string a, b, an, bn, s, m, c, sc, r;
   int64_t last_a = -1, last_b = -1;
   int64_t rows = 0;
 
@@ -142,21 +113,68 @@ struct Columns {
     if (!col->empty()) col->push_back(',');
     Int(v, col);
   }
-  void Row(int64_t seq_a, int64_t seq_b, uint32_t name_a, uint32_t name_b, int status,
-           int method, double rel) {
+  static void PutRel(std::string* col, double v) {
+    if (!col->empty()) col->push_back(',');
+    Rel(v, col);
+  }
+  void Row(int64_t seq_a, int64_t seq_b, uint32_t name_a, uint32_t name_b, int status, int method,
+           Cause cause, double score, double rel) {
     Seq(&a, &last_a, seq_a);
     Seq(&b, &last_b, seq_b);
     Put(&an, name_a);
     Put(&bn, name_b);
     Put(&s, status);
     Put(&m, method);
-    if (!r.empty()) r.push_back(',');
-    Rel(rel, &r);
+    Put(&c, static_cast<int>(cause));
+    PutRel(&sc, score);
+    PutRel(&r, rel);
     ++rows;
   }
 };
 
-void RankData(const RankDiff& rd, const HtmlOptions& opt, std::string* out) {
+// The enum lists the page names its columns and chips from.
+template <size_t N>
+void Names(std::string_view key, const std::string_view (&names)[N], JsonWriter& w) {
+  w.Key(key).BeginArray();
+  for (std::string_view n : names) w.String(n);
+  w.EndArray();
+}
+
+void EnumLists(JsonWriter& w) {
+  w.Key("statuses").BeginArray();
+  for (std::string_view n : kPairStatusNames) w.String(n);
+  w.String("only_a").String("only_b").EndArray();
+  w.Key("diverged_statuses").BeginArray();
+  for (int i = 0; i < kPairStatusCount; ++i) {
+    if (IsDiverged(static_cast<PairStatus>(i))) w.Int(i);
+  }
+  w.EndArray();
+  w.Key("methods_names").BeginArray();
+  for (int m = 0; m < kMatchMethodCount; ++m) w.String(MatchMethodName(static_cast<MatchMethod>(m)));
+  w.EndArray();
+  Names("causes", kCauseNames, w);
+}
+
+void Warnings(const Trace& ta, const Trace& tb, const Alignment& al, JsonWriter& w) {
+  w.Key("warnings").BeginArray();
+  for (const Trace* t : {&ta, &tb}) {
+    const std::string side = t == &ta ? "A" : "B";
+    const SideHealth h = HealthOf(*t);
+    if (h.truncated) w.String(t->path + " is truncated (cut short: no footer, the process was killed)");
+    if (h.dropped) w.String(t->path + ": records dropped (" + std::to_string(h.dropped) + ")");
+    if (h.unmeasured) w.String(std::to_string(h.unmeasured) + " kernels ran unmeasured in " + side);
+  }
+  for (const std::string& s : al.warnings) w.String(s);
+  w.EndArray();
+  w.Key("notes").BeginArray();
+  for (const Trace* t : {&ta, &tb}) {
+    const std::string counters = CountersText(*t);
+    if (!counters.empty()) w.String(std::string(t == &ta ? "A" : "B") + " counters: " + counters);
+  }
+  w.EndArray();
+}
+
+void RankData(const RankDiff& rd, const HtmlOptions& opt, JsonWriter& w) {
   const Trace& ta = *rd.a;
   const Trace& tb = *rd.b;
   const DiffResult& res = *rd.result;
@@ -167,12 +185,12 @@ void RankData(const RankDiff& rd, const HtmlOptions& opt, std::string* out) {
   std::vector<int64_t> pair_row(al.pairs.size());
   size_t ia = 0, ib = 0;
   auto only_a = [&](uint32_t k) {
-    cols.Row(static_cast<int64_t>(ta.kernels[k].seq), -1, names.Id(ta, ta.kernels[k]), 0,
-             kOnlyA, 0, 0);
+    cols.Row(static_cast<int64_t>(ta.kernels[k].seq), -1, names.Id(ta, ta.kernels[k]), 0, kOnlyA, 0,
+             Cause::kNone, 0, 0);
   };
   auto only_b = [&](uint32_t k) {
-    cols.Row(-1, static_cast<int64_t>(tb.kernels[k].seq), 0, names.Id(tb, tb.kernels[k]),
-             kOnlyB, 0, 0);
+    cols.Row(-1, static_cast<int64_t>(tb.kernels[k].seq), 0, names.Id(tb, tb.kernels[k]), kOnlyB, 0,
+             Cause::kNone, 0, 0);
   };
   for (size_t i = 0; i < al.pairs.size(); ++i) {
     const KernelPair& p = al.pairs[i];
@@ -183,110 +201,83 @@ void RankData(const RankDiff& rd, const HtmlOptions& opt, std::string* out) {
     pair_row[i] = cols.rows;
     const Kernel& ka = ta.kernels[p.a];
     const Kernel& kb = tb.kernels[p.b];
-    cols.Row(static_cast<int64_t>(ka.seq), static_cast<int64_t>(kb.seq), names.Id(ta, ka),
-             names.Id(tb, kb), static_cast<int>(v.status), static_cast<int>(p.method),
-             v.rel_diff);
+    cols.Row(static_cast<int64_t>(ka.seq), static_cast<int64_t>(kb.seq), names.Id(ta, ka), names.Id(tb, kb),
+             static_cast<int>(v.status), static_cast<int>(p.method), v.cause, v.score, v.rel_diff);
   }
   while (ia < al.only_a.size()) only_a(al.only_a[ia++]);
   while (ib < al.only_b.size()) only_b(al.only_b[ib++]);
 
-  out->append("{\"rank\":");
-  Int(rd.rank, out);
-  out->append(",\"a\":");
-  Side(ta, out);
-  out->append(",\"b\":");
-  Side(tb, out);
-  out->append(",\"verdict\":\"");
-  out->append(VerdictName(res.verdict));
-  out->append("\",\"rtol\":");
-  AppendJsonDouble(res.tolerance.rtol, out);
-  out->append(",\"atol\":");
-  AppendJsonDouble(res.tolerance.atol, out);
+  w.BeginObject().Key("rank").Int(rd.rank).Key("a");
+  Side(ta, w);
+  w.Key("b");
+  Side(tb, w);
+  w.Key("verdict").String(VerdictName(res.verdict));
+  w.Key("rtol").Double(res.tolerance.rtol).Key("atol").Double(res.tolerance.atol);
   const DiffCounts& c = res.counts;
-  out->append(",\"counts\":[");
-  for (uint64_t v : {c.pairs, c.bitwise_equal, c.within_tolerance, c.diverged, c.only_a, c.only_b}) {
-    if (out->back() != '[') out->push_back(',');
-    Int(static_cast<int64_t>(v), out);
-  }
-  out->append("],\"methods\":[");
-  for (int m = 0; m < kMatchMethodCount; ++m) {
-    if (m) out->push_back(',');
-    Int(static_cast<int64_t>(c.by_method[m]), out);
-  }
-  out->append("],\"first\":");
-  Int(first_row, out);
+  // Keyed by the JSON summary's words, so the page depends on no order.
+  w.Key("counts").BeginObject().Key("pairs").Uint(c.pairs).Key("bitwise_equal").Uint(c.bitwise_equal);
+  w.Key("within_tolerance").Uint(c.within_tolerance).Key("diverged").Uint(c.diverged);
+  w.Key("only_a").Uint(c.only_a).Key("only_b").Uint(c.only_b).EndObject();
+  w.Key("methods").BeginArray();
+  for (int m = 0; m < kMatchMethodCount; ++m) w.Uint(c.by_method[m]);
+  w.EndArray().Key("first").Int(first_row);
   if (res.first_divergence) {
-    uint32_t i = *res.first_divergence;
+    const uint32_t i = *res.first_divergence;
     const PairVerdict& v = res.verdicts[i];
-    out->append(",\"card\":{\"kind\":\"");
-    out->append(DivergenceKind(v.status));
-    out->append("\",\"rel\":");
-    Rel(v.rel_diff, out);
-    out->append(",\"method\":\"");
-    out->append(MatchMethodName(al.pairs[i].method));
-    out->append("\",\"a\":");
-    KernelInfo(ta, al.pairs[i].a, v.a_buffer, names, out);
-    out->append(",\"b\":");
-    KernelInfo(tb, al.pairs[i].b, v.b_buffer, names, out);
-    out->append(",\"context\":");
-    Int(opt.context, out);
+    w.Key("card").BeginObject().Key("kind").String(DivergenceKind(v.status));
+    w.Key("rel").Double(Finite(v.rel_diff)).Key("score").Double(Finite(v.score));
+    w.Key("cause").String(CauseName(v.cause)).Key("method").String(MatchMethodName(al.pairs[i].method));
+    w.Key("a");
+    KernelInfo(ta, al.pairs[i].a, v.a_buffer, names, w);
+    w.Key("b");
+    KernelInfo(tb, al.pairs[i].b, v.b_buffer, names, w);
+    w.Key("context").Int(opt.context);
+    w.Key("origins").BeginArray();
+    for (uint32_t o : res.origins.of_first_divergence) w.Int(pair_row[o]);
+    w.EndArray();
     const DumpCommands dump = BuildDumpCommands(ta, ta.kernels[al.pairs[i].a], tb, tb.kernels[al.pairs[i].b]);
-    out->append(",\"dump\":[");
-    AppendJsonString(dump.capture_a, out);
-    out->push_back(',');
-    AppendJsonString(dump.capture_b, out);
-    out->push_back(',');
-    AppendJsonString(dump.tensors, out);
-    out->append("]}");
+    w.Key("dump").BeginArray().String(dump.capture_a).String(dump.capture_b).String(dump.tensors).EndArray();
+    w.EndObject();
   }
-  out->append(",\"nonfinite\":{\"a\":");
-  if (res.first_nonfinite_a) {
-    KernelInfo(ta, *res.first_nonfinite_a, -1, names, out);
-  } else {
-    out->append("null");
-  }
-  out->append(",\"b\":");
-  if (res.first_nonfinite_b) {
-    KernelInfo(tb, *res.first_nonfinite_b, -1, names, out);
-  } else {
-    out->append("null");
-  }
-  out->append("},\"top\":[");
+  w.Key("nonfinite").BeginObject().Key("a");
+  if (res.first_nonfinite_a) KernelInfo(ta, *res.first_nonfinite_a, -1, names, w);
+  else w.Null();
+  w.Key("b");
+  if (res.first_nonfinite_b) KernelInfo(tb, *res.first_nonfinite_b, -1, names, w);
+  else w.Null();
+  w.EndObject().Key("top").BeginArray();
   int shown = 0;
   for (uint32_t i : res.top_divergences) {
-    if (shown >= opt.top) break;
-    if (shown++) out->push_back(',');
-    Int(pair_row[i], out);
+    if (shown++ >= opt.top) break;
+    w.Int(pair_row[i]);
   }
-  out->append("],\"warnings\":[");
-  bool first = true;
-  auto warn = [&](const std::string& w) {
-    if (!first) out->push_back(',');
-    first = false;
-    AppendJsonString(w, out);
-  };
-  for (const Trace* t : {&ta, &tb}) {
-    if (t->truncated) warn(t->path + " is truncated (no footer: the process was cut short)");
-    if (t->footer && t->footer->dropped) {
-      warn(t->path + " dropped " + std::to_string(t->footer->dropped) + " records");
-    }
+  w.EndArray();
+  // Origins: each with its score, how many diverged pairs it reaches and
+  // which rows (the page highlights them when the origin is selected).
+  const Origins& o = res.origins;
+  w.Key("origins").BeginObject().Key("count").Uint(o.count).Key("diverged").Uint(o.diverged);
+  w.Key("first").Int(o.first ? pair_row[*o.first] : -1).Key("list").BeginArray();
+  for (size_t t = 0; t < o.top.size(); ++t) {
+    const uint32_t i = o.top[t];
+    w.BeginObject().Key("row").Int(pair_row[i]).Key("score").Double(Finite(res.verdicts[i].score));
+    w.Key("status").String(PairStatusName(res.verdicts[i].status));
+    w.Key("reach").Uint(o.descendants[i]).Key("rows").BeginArray();
+    // Highlighting needs no more than this many rows; `reach` stays exact.
+    const size_t shown_rows = std::min(o.reach[t].size(), kMaxReachRows);
+    for (size_t d = 0; d < shown_rows; ++d) w.Int(pair_row[o.reach[t][d]]);
+    w.EndArray().EndObject();
   }
-  for (const std::string& w : al.warnings) warn(w);
-  out->append("],");
-  names.Write(out);
-  out->append(",\"rows\":{\"n\":");
-  Int(cols.rows, out);
-  for (auto [key, col] : {std::pair{"a", &cols.a}, {"b", &cols.b}, {"an", &cols.an},
-                          {"bn", &cols.bn}, {"s", &cols.s}, {"m", &cols.m}, {"r", &cols.r}}) {
-    out->append(",\"");
-    out->append(key);
-    out->append("\":[");
-    out->append(*col);
-    out->push_back(']');
+  w.EndArray().EndObject();
+  Warnings(ta, tb, al, w);
+  names.Write(w);
+  w.Key("rows").BeginObject().Key("n").Int(cols.rows);
+  for (auto [key, col] : {std::pair{"a", &cols.a}, {"b", &cols.b}, {"an", &cols.an}, {"bn", &cols.bn},
+                          {"s", &cols.s}, {"m", &cols.m}, {"c", &cols.c}, {"sc", &cols.sc}, {"r", &cols.r}}) {
+    w.Key(key).BeginArray().RawMembers(*col).EndArray();
     col->clear();
     col->shrink_to_fit();
   }
-  out->append("}}");
+  w.EndObject().EndObject();
 }
 
 // Escapes what could end the <script> element or confuse an HTML parser.
@@ -321,21 +312,15 @@ void AppendScriptSafeJsonString(std::string_view s, std::string* out) {
 }
 
 std::string HtmlReport(const DiffReport& report, const HtmlOptions& opt) {
-  std::string data = "{\"version\":1,\"a\":";
-  AppendJsonString(report.path_a, &data);
-  data.append(",\"b\":");
-  AppendJsonString(report.path_b, &data);
+  std::string data;
+  JsonWriter w(&data);
   RolledUp up = RollUpRanks(report);
-  data.append(",\"verdict\":\"");
-  data.append(VerdictName(up.verdict));
-  data.append("\",\"first_rank\":");
-  Int(up.first_divergence_rank, &data);
-  data.append(",\"ranks\":[");
-  for (size_t i = 0; i < report.ranks.size(); ++i) {
-    if (i) data.push_back(',');
-    RankData(report.ranks[i], opt, &data);
-  }
-  data.append("]}");
+  w.BeginObject().Key("version").Int(1).Key("a").String(report.path_a).Key("b").String(report.path_b);
+  w.Key("verdict").String(VerdictName(up.verdict)).Key("first_rank").Int(up.first_divergence_rank);
+  EnumLists(w);
+  w.Key("ranks").BeginArray();
+  for (const RankDiff& rd : report.ranks) RankData(rd, opt, w);
+  w.EndArray().EndObject();
 
   std::string_view page = HtmlTemplate();
   size_t at = page.find(kHtmlDataMarker);

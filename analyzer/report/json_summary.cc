@@ -1,144 +1,177 @@
 #include "analyzer/report/json_summary.h"
 
+#include <algorithm>
 #include <string_view>
 
-#include "common/format/jsonl_writer.h"
+#include "common/format/json_writer.h"
 
 namespace numtrace::analyzer {
 namespace {
 
-void Int(uint64_t v, std::string* out) { out->append(std::to_string(v)); }
-
-void Side(std::string_view path, std::string_view label, uint64_t kernels, bool truncated,
-          std::string* out) {
-  out->append("{\"path\":");
-  AppendJsonString(path, out);
-  out->append(",\"label\":");
-  AppendJsonString(label, out);
-  out->append(",\"kernels\":");
-  Int(kernels, out);
-  out->append(",\"truncated\":");
-  out->append(truncated ? "true" : "false");
-  out->push_back('}');
+// Roll-up sides have no single trace: health is summed over ranks.
+void Side(std::string_view path, std::string_view label, uint64_t kernels, const SideHealth& h,
+          const Trace* single, JsonWriter& w) {
+  w.BeginObject().Key("path").String(path).Key("label").String(label).Key("kernels").Uint(kernels);
+  w.Key("truncated").Bool(h.truncated).Key("dropped").Uint(h.dropped).Key("unmeasured").Uint(h.unmeasured);
+  if (single != nullptr && single->footer && !single->footer->counters.empty()) {
+    w.Key("counters").BeginObject();
+    for (const auto& [name, count] : single->footer->counters) w.Key(name).Uint(count);
+    w.EndObject();
+  }
+  w.EndObject();
 }
 
-void Counts(const DiffCounts& c, std::string* out) {
-  out->append("\"counts\":{\"pairs\":");
-  Int(c.pairs, out);
-  out->append(",\"bitwise_equal\":");    Int(c.bitwise_equal, out);
-  out->append(",\"within_tolerance\":"); Int(c.within_tolerance, out);
-  out->append(",\"diverged\":");         Int(c.diverged, out);
-  out->append(",\"only_a\":");           Int(c.only_a, out);
-  out->append(",\"only_b\":");           Int(c.only_b, out);
-  out->append("},\"match_methods\":{");
-  for (int m = 0; m < kMatchMethodCount; ++m) {
-    if (m) out->push_back(',');
-    out->push_back('"');
-    out->append(MatchMethodName(static_cast<MatchMethod>(m)));
-    out->append("\":");
-    Int(c.by_method[m], out);
-  }
-  out->push_back('}');
+void Counts(const DiffCounts& c, JsonWriter& w) {
+  w.Key("counts").BeginObject().Key("pairs").Uint(c.pairs).Key("bitwise_equal").Uint(c.bitwise_equal);
+  w.Key("within_tolerance").Uint(c.within_tolerance).Key("diverged").Uint(c.diverged);
+  w.Key("only_a").Uint(c.only_a).Key("only_b").Uint(c.only_b).EndObject();
+  w.Key("match_methods").BeginObject();
+  for (int m = 0; m < kMatchMethodCount; ++m) w.Key(MatchMethodName(static_cast<MatchMethod>(m))).Uint(c.by_method[m]);
+  w.EndObject();
 }
 
-void Arg(const Trace& t, const Kernel& k, int32_t buffer, std::string* out) {
-  if (buffer < 0 || static_cast<uint32_t>(buffer) >= k.buffer_count) {
-    out->append("null");
-  } else {
-    Int(t.BuffersOf(k)[buffer].arg, out);
-  }
+const Buffer* BufferAt(const Trace& t, const Kernel& k, int32_t buffer) {
+  if (buffer < 0 || static_cast<uint32_t>(buffer) >= k.buffer_count) return nullptr;
+  return &t.BuffersOf(k)[buffer];
+}
+
+void RankField(int64_t rank, JsonWriter& w) {
+  if (rank >= 0) w.Key("rank").Int(rank);
 }
 
 // `rank` >= 0 adds a "rank" field (roll-up of directory inputs).
-void FirstDivergence(const RankDiff* rd, int64_t rank, std::string* out) {
-  out->append("\"first_divergence\":");
+void FirstDivergence(const RankDiff* rd, int64_t rank, JsonWriter& w) {
+  w.Key("first_divergence");
   if (rd == nullptr || !rd->result->first_divergence) {
-    out->append("null");
+    w.Null();
     return;
   }
   const DiffResult& res = *rd->result;
-  uint32_t i = *res.first_divergence;
+  const uint32_t i = *res.first_divergence;
   const KernelPair& p = res.alignment.pairs[i];
   const PairVerdict& v = res.verdicts[i];
   const Kernel& ka = rd->a->kernels[p.a];
   const Kernel& kb = rd->b->kernels[p.b];
-  out->push_back('{');
-  if (rank >= 0) {
-    out->append("\"rank\":");
-    out->append(std::to_string(rank));
-    out->push_back(',');
-  }
-  out->append("\"a_seq\":");   Int(ka.seq, out);
-  out->append(",\"b_seq\":");  Int(kb.seq, out);
-  out->append(",\"a_name\":"); AppendJsonString(rd->a->Name(ka), out);
-  out->append(",\"b_name\":"); AppendJsonString(rd->b->Name(kb), out);
-  out->append(",\"a_arg\":");  Arg(*rd->a, ka, v.a_buffer, out);
-  out->append(",\"b_arg\":");  Arg(*rd->b, kb, v.b_buffer, out);
-  out->append(",\"rel_diff\":");
-  AppendJsonDouble(v.rel_diff, out);  // null when infinite (e.g. NaN appeared)
-  out->append(",\"kind\":\"");
-  out->append(DivergenceKind(v.status));
-  out->append("\"}");
+  const Buffer* ba = BufferAt(*rd->a, ka, v.a_buffer);
+  const Buffer* bb = BufferAt(*rd->b, kb, v.b_buffer);
+  w.BeginObject();
+  RankField(rank, w);
+  w.Key("a_seq").Uint(ka.seq).Key("b_seq").Uint(kb.seq);
+  w.Key("a_name").String(rd->a->Name(ka)).Key("b_name").String(rd->b->Name(kb));
+  w.Key("a_arg");
+  ba ? w.Uint(ba->arg) : w.Null();
+  w.Key("b_arg");
+  bb ? w.Uint(bb->arg) : w.Null();
+  // Both dtypes: a pair compared as raw bytes says which labels disagreed.
+  if (ba) w.Key("a_dtype").String(DTypeName(ba->dtype));
+  if (bb) w.Key("b_dtype").String(DTypeName(bb->dtype));
+  w.Key("rel_diff").Double(v.rel_diff);  // null when infinite (e.g. NaN appeared)
+  w.Key("score").Double(v.score);        // null when no threshold applies
+  w.Key("kind").String(DivergenceKind(v.status));
+  w.Key("cause").String(CauseName(v.cause));
+  w.EndObject();
 }
 
-void Nonfinite(const Trace* t, std::optional<uint32_t> kernel, int64_t rank, std::string* out) {
+void OriginEntry(const RankDiff& rd, uint32_t i, int64_t rank, JsonWriter& w) {
+  const DiffResult& res = *rd.result;
+  const KernelPair& p = res.alignment.pairs[i];
+  const PairVerdict& v = res.verdicts[i];
+  w.BeginObject();
+  RankField(rank, w);
+  w.Key("a_seq").Uint(rd.a->kernels[p.a].seq).Key("b_seq").Uint(rd.b->kernels[p.b].seq);
+  w.Key("a_name").String(rd.a->Name(rd.a->kernels[p.a])).Key("b_name").String(rd.b->Name(rd.b->kernels[p.b]));
+  w.Key("score").Double(v.score);
+  w.Key("status").String(VerdictName(IsDiverged(v.status) ? Verdict::kDiverged : Verdict::kWithinTolerance));
+  w.Key("descendants").Uint(res.origins.descendants[i]);
+  w.EndObject();
+}
+
+struct RankedPair {
+  const RankDiff* rd;
+  uint32_t pair;
+};
+
+// `origins` of one rank (rank < 0) or rolled up over ranks (rank fields on).
+void WriteOrigins(const std::vector<const RankDiff*>& ranks, bool with_rank, JsonWriter& w) {
+  uint64_t count = 0, diverged = 0;
+  size_t top_n = 0;
+  std::optional<RankedPair> first;
+  uint64_t first_order = 0;
+  std::vector<RankedPair> top;
+  for (const RankDiff* rd : ranks) {
+    const Origins& o = rd->result->origins;
+    count += o.count;
+    diverged += o.diverged;
+    top_n = std::max(top_n, o.top.size());
+    for (uint32_t i : o.top) top.push_back({rd, i});
+    if (o.first) {
+      const uint64_t order = LaunchOrder(rd->a->kernels[rd->result->alignment.pairs[*o.first].a]);
+      if (!first || order < first_order) {
+        first = RankedPair{rd, *o.first};
+        first_order = order;
+      }
+    }
+  }
+  std::stable_sort(top.begin(), top.end(), [](const RankedPair& x, const RankedPair& y) {
+    return x.rd->result->verdicts[x.pair].score > y.rd->result->verdicts[y.pair].score;
+  });
+  if (top.size() > top_n) top.resize(top_n);
+  w.Key("origins").BeginObject().Key("count").Uint(count).Key("diverged").Uint(diverged).Key("first");
+  if (first) {
+    OriginEntry(*first->rd, first->pair, with_rank ? first->rd->rank : -1, w);
+  } else {
+    w.Null();
+  }
+  w.Key("top").BeginArray();
+  for (const RankedPair& t : top) OriginEntry(*t.rd, t.pair, with_rank ? t.rd->rank : -1, w);
+  w.EndArray().EndObject();
+}
+
+void Nonfinite(const Trace* t, std::optional<uint32_t> kernel, int64_t rank, JsonWriter& w) {
   if (t == nullptr || !kernel) {
-    out->append("null");
+    w.Null();
     return;
   }
   const Kernel& k = t->kernels[*kernel];
-  out->push_back('{');
-  if (rank >= 0) {
-    out->append("\"rank\":");
-    out->append(std::to_string(rank));
-    out->push_back(',');
-  }
-  out->append("\"seq\":");
-  Int(k.seq, out);
-  out->append(",\"name\":");
-  AppendJsonString(t->Name(k), out);
-  out->push_back('}');
+  w.BeginObject();
+  RankField(rank, w);
+  w.Key("seq").Uint(k.seq).Key("name").String(t->Name(k)).EndObject();
 }
 
-void WriteTolerance(const Tolerance& t, std::string* out) {
-  out->append("\"tolerance\":{\"rtol\":");
-  AppendJsonDouble(t.rtol, out);
-  out->append(",\"atol\":");
-  AppendJsonDouble(t.atol, out);
-  out->push_back('}');
+void Tolerances(const Tolerance& t, JsonWriter& w) {
+  w.Key("tolerance").BeginObject().Key("rtol").Double(t.rtol).Key("atol").Double(t.atol).EndObject();
 }
 
-void Header(std::string* out) {
-  out->append("{\"format\":\"numtrace-diff-summary\",\"version\":1,");
+void Header(JsonWriter& w) { w.Key("format").String("numtrace-diff-summary").Key("version").Int(1); }
+
+SideHealth Sum(const SideHealth& x, const SideHealth& y) {
+  return {x.truncated || y.truncated, x.dropped + y.dropped, x.unmeasured + y.unmeasured};
 }
 
 // The summary of one rank; `with_rank` for entries of the `ranks` list.
-void RankSummary(const RankDiff& rd, std::string_view path_a, std::string_view path_b,
-                 bool with_rank, std::string* out) {
+void RankSummary(const RankDiff& rd, std::string_view path_a, std::string_view path_b, bool with_rank,
+                 JsonWriter& w) {
   const DiffResult& res = *rd.result;
-  Header(out);
-  if (with_rank) {
-    out->append("\"rank\":");
-    out->append(std::to_string(rd.rank));
-    out->push_back(',');
-  }
-  out->append("\"a\":");
-  Side(path_a, rd.a->label, rd.a->kernels.size(), rd.a->truncated, out);
-  out->append(",\"b\":");
-  Side(path_b, rd.b->label, rd.b->kernels.size(), rd.b->truncated, out);
-  out->push_back(',');
-  WriteTolerance(res.tolerance, out);
-  out->append(",\"verdict\":\"");
-  out->append(VerdictName(res.verdict));
-  out->append("\",");
-  Counts(res.counts, out);
-  out->push_back(',');
-  FirstDivergence(&rd, -1, out);
-  out->append(",\"first_nonfinite\":{\"a\":");
-  Nonfinite(rd.a, res.first_nonfinite_a, -1, out);
-  out->append(",\"b\":");
-  Nonfinite(rd.b, res.first_nonfinite_b, -1, out);
-  out->append("}}");
+  const SideHealth ha = HealthOf(*rd.a), hb = HealthOf(*rd.b);
+  w.BeginObject();
+  Header(w);
+  if (with_rank) w.Key("rank").Int(rd.rank);
+  w.Key("a");
+  Side(path_a, rd.a->label, rd.a->kernels.size(), ha, rd.a, w);
+  w.Key("b");
+  Side(path_b, rd.b->label, rd.b->kernels.size(), hb, rd.b, w);
+  Tolerances(res.tolerance, w);
+  w.Key("verdict").String(VerdictName(res.verdict));
+  w.Key("complete").Bool(ha.complete() && hb.complete());
+  Counts(res.counts, w);
+  FirstDivergence(&rd, -1, w);
+  w.Key("first_nonfinite").BeginObject().Key("a");
+  Nonfinite(rd.a, res.first_nonfinite_a, -1, w);
+  w.Key("b");
+  Nonfinite(rd.b, res.first_nonfinite_b, -1, w);
+  w.EndObject();
+  WriteOrigins({&rd}, false, w);
+  w.EndObject();
 }
 
 // Label of a side across ranks: the common label when every rank agrees.
@@ -156,47 +189,52 @@ std::string_view CommonLabel(const DiffReport& r, bool side_a) {
 
 std::string JsonSummary(const DiffReport& report) {
   std::string out;
+  JsonWriter w(&out);
   if (!report.per_rank && report.ranks.size() == 1) {
-    RankSummary(report.ranks[0], report.path_a, report.path_b, false, &out);
+    RankSummary(report.ranks[0], report.path_a, report.path_b, false, w);
     out.push_back('\n');
     return out;
   }
   RolledUp up = RollUpRanks(report);
-  Header(&out);
-  out.append("\"a\":");
-  Side(report.path_a, CommonLabel(report, true), up.kernels_a, up.truncated_a, &out);
-  out.append(",\"b\":");
-  Side(report.path_b, CommonLabel(report, false), up.kernels_b, up.truncated_b, &out);
-  out.push_back(',');
-  WriteTolerance(report.ranks.empty() ? Tolerance{} : report.ranks[0].result->tolerance, &out);
-  out.append(",\"verdict\":\"");
-  out.append(VerdictName(up.verdict));
-  out.append("\",");
-  Counts(up.counts, &out);
-  out.push_back(',');
+  SideHealth ha, hb;
+  std::vector<const RankDiff*> ranks;
+  for (const RankDiff& rd : report.ranks) {
+    ha = Sum(ha, HealthOf(*rd.a));
+    hb = Sum(hb, HealthOf(*rd.b));
+    ranks.push_back(&rd);
+  }
+  w.BeginObject();
+  Header(w);
+  w.Key("a");
+  Side(report.path_a, CommonLabel(report, true), up.kernels_a, ha, nullptr, w);
+  w.Key("b");
+  Side(report.path_b, CommonLabel(report, false), up.kernels_b, hb, nullptr, w);
+  Tolerances(report.ranks.empty() ? Tolerance{} : report.ranks[0].result->tolerance, w);
+  w.Key("verdict").String(VerdictName(up.verdict));
+  w.Key("complete").Bool(ha.complete() && hb.complete());
+  Counts(up.counts, w);
   const RankDiff* fd = up.first_divergence_rank >= 0 ? &report.ranks[up.first_divergence_rank] : nullptr;
-  FirstDivergence(fd, fd ? fd->rank : -1, &out);
-  out.append(",\"first_nonfinite\":{\"a\":");
+  FirstDivergence(fd, fd ? fd->rank : -1, w);
+  w.Key("first_nonfinite").BeginObject().Key("a");
   if (up.first_nonfinite_a_rank >= 0) {
     const RankDiff& rd = report.ranks[up.first_nonfinite_a_rank];
-    Nonfinite(rd.a, rd.result->first_nonfinite_a, rd.rank, &out);
+    Nonfinite(rd.a, rd.result->first_nonfinite_a, rd.rank, w);
   } else {
-    out.append("null");
+    w.Null();
   }
-  out.append(",\"b\":");
+  w.Key("b");
   if (up.first_nonfinite_b_rank >= 0) {
     const RankDiff& rd = report.ranks[up.first_nonfinite_b_rank];
-    Nonfinite(rd.b, rd.result->first_nonfinite_b, rd.rank, &out);
+    Nonfinite(rd.b, rd.result->first_nonfinite_b, rd.rank, w);
   } else {
-    out.append("null");
+    w.Null();
   }
-  out.append("},\"ranks\":[");
-  for (size_t i = 0; i < report.ranks.size(); ++i) {
-    if (i) out.push_back(',');
-    const RankDiff& rd = report.ranks[i];
-    RankSummary(rd, rd.a->path, rd.b->path, true, &out);
-  }
-  out.append("]}\n");
+  w.EndObject();
+  WriteOrigins(ranks, true, w);
+  w.Key("ranks").BeginArray();
+  for (const RankDiff& rd : report.ranks) RankSummary(rd, rd.a->path, rd.b->path, true, w);
+  w.EndArray().EndObject();
+  out.push_back('\n');
   return out;
 }
 

@@ -1,7 +1,10 @@
 // File: analyzer/report/json_summary.h
 //
-// The `--json` diff summary, exactly as docs/format.md
-// section 2 defines it: what CI scripts and jq read. For directory inputs
+// The `--json` diff summary, exactly as docs/format.md section 2 defines
+// it: what CI scripts and jq read. Besides the verdict and counts it
+// carries each pair's `score` and `cause` where a pair is named, `origins`
+// (where the differences are born), and `complete` with each side's
+// `dropped` and `unmeasured` counts. For directory inputs
 // the top level rolls the ranks up and `ranks` carries one summary per rank
 // (same shape plus `rank`).
 //

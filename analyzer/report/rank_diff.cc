@@ -6,6 +6,55 @@ std::string_view DivergenceKind(PairStatus s) {
   return IsDiverged(s) ? PairStatusName(s) : std::string_view();
 }
 
+SideHealth HealthOf(const Trace& t) {
+  SideHealth h;
+  h.truncated = t.truncated;
+  if (t.footer) {
+    h.dropped = t.footer->dropped;
+    h.unmeasured = t.footer->unmeasured;
+  } else {
+    for (const NoteRecord& n : t.notes) {
+      if (n.kind == "unmeasured") h.unmeasured += n.count.value_or(1);
+    }
+  }
+  return h;
+}
+
+std::string IncompleteReason(const DiffReport& report) {
+  std::string out;
+  for (const RankDiff& rd : report.ranks) {
+    for (const Trace* t : {rd.a, rd.b}) {
+      const SideHealth h = HealthOf(*t);
+      if (h.complete()) continue;
+      if (!out.empty()) out.append("; ");
+      out.append(t == rd.a ? "A (" : "B (").append(t->path).append("):");
+      const char* sep = " ";
+      if (h.truncated) {
+        out.append(sep).append("cut short (no footer)");
+        sep = ", ";
+      }
+      if (h.dropped) {
+        out.append(sep).append("records dropped (").append(std::to_string(h.dropped)).append(")");
+        sep = ", ";
+      }
+      if (h.unmeasured) {
+        out.append(sep).append(std::to_string(h.unmeasured)).append(" kernels ran unmeasured");
+      }
+    }
+  }
+  return out;
+}
+
+std::string CountersText(const Trace& t) {
+  std::string out;
+  if (!t.footer) return out;
+  for (const auto& [name, count] : t.footer->counters) {
+    if (!out.empty()) out.append(", ");
+    out.append(name).append(" ").append(std::to_string(count));
+  }
+  return out;
+}
+
 uint64_t LaunchOrder(const Kernel& k) { return k.launch != kNoValue ? k.launch : k.seq; }
 
 RolledUp RollUpRanks(const DiffReport& report) {

@@ -50,6 +50,23 @@ struct RolledUp {
 };
 RolledUp RollUpRanks(const DiffReport& report);
 
+// How complete one side's trace is (docs/format.md, summary `complete`).
+struct SideHealth {
+  bool truncated = false;   // no footer: the process was cut short
+  uint64_t dropped = 0;     // footer `dropped`: records the writer lost
+  uint64_t unmeasured = 0;  // kernels that ran in captured steps unmeasured:
+                            // footer `unmeasured`, else the notes' counts
+  bool complete() const { return !truncated && dropped == 0 && unmeasured == 0; }
+};
+SideHealth HealthOf(const Trace& t);
+
+// Why the comparison is incomplete, in one line ("A (runA/rank_0...): cut
+// short; B (...): 12 records dropped"), or "" when every side is complete.
+std::string IncompleteReason(const DiffReport& report);
+
+// The footer's capture counters of a trace as "name count, ..." ("" if none).
+std::string CountersText(const Trace& t);
+
 // `kind` of a divergence: "values", "nonfinite" or "layout"; "" when not diverged.
 std::string_view DivergenceKind(PairStatus s);
 

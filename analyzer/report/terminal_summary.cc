@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "analyzer/report/dump_commands.h"
+#include "analyzer/report/terminal_text.h"
 #include "common/names/normalize.h"
 
 namespace numtrace::analyzer {
@@ -15,6 +16,8 @@ constexpr std::string_view kRed = "\033[31m", kGreen = "\033[32m", kYellow = "\0
                            kBold = "\033[1m", kDim = "\033[2m", kReset = "\033[0m";
 constexpr size_t kMaxFullName = 300;
 
+// Builds the summary. Only our own words go in as they are; text from a
+// trace (names, paths, counters) goes through TerminalSafe.
 class Writer {
  public:
   explicit Writer(bool color) : color_(color) {}
@@ -48,7 +51,7 @@ std::string Num(double v) {
   return buf;
 }
 
-std::string Label(const Trace& t, const Kernel& k) { return ShortName(t.Demangled(k)); }
+std::string Label(const Trace& t, const Kernel& k) { return TerminalSafe(ShortName(t.Demangled(k))); }
 
 std::string_view VerdictColor(Verdict v) {
   return v == Verdict::kDiverged ? kRed : v == Verdict::kWithinTolerance ? kYellow : kGreen;
@@ -84,11 +87,27 @@ void PairLine(const RankDiff& rd, uint32_t i, Writer& w) {
   if (lb != Label(*rd.a, ka) || kb.seq != ka.seq) w << "  |  B#" << kb.seq << " " << lb;
   w << "  ";
   if (IsDiverged(v.status)) {
-    w.C(kRed, std::string(PairStatusName(v.status)) + " rel " + Num(v.rel_diff));
+    w.C(kRed, std::string(PairStatusName(v.status)) + " score " + Num(v.score) + " rel " + Num(v.rel_diff));
   } else {
-    w.C(kDim, v.status == PairStatus::kBitwiseEqual ? "equal" : "within tol, rel " + Num(v.rel_diff));
+    w.C(kDim, v.status == PairStatus::kBitwiseEqual ? "equal" : "within tol, score " + Num(v.score));
   }
+  if (v.cause != Cause::kNone) w << " " << CauseName(v.cause);
   w << "\n";
+}
+
+// Both kernels of a pair on two lines, with the deciding buffer.
+void PairBlock(const RankDiff& rd, uint32_t i, Writer& w) {
+  const DiffResult& res = *rd.result;
+  const KernelPair& p = res.alignment.pairs[i];
+  const PairVerdict& v = res.verdicts[i];
+  const Kernel& ka = rd.a->kernels[p.a];
+  const Kernel& kb = rd.b->kernels[p.b];
+  w << "    A seq " << ka.seq << ": ";
+  w.C(kBold, Label(*rd.a, ka));
+  w << "  " << BufferText(*rd.a, ka, v.a_buffer) << "\n";
+  w << "    B seq " << kb.seq << ": ";
+  w.C(kBold, Label(*rd.b, kb));
+  w << "  " << BufferText(*rd.b, kb, v.b_buffer) << "\n";
 }
 
 void FirstDivergence(const RankDiff& rd, const TerminalOptions& opt, Writer& w) {
@@ -98,28 +117,64 @@ void FirstDivergence(const RankDiff& rd, const TerminalOptions& opt, Writer& w) 
   const KernelPair& p = res.alignment.pairs[i];
   const PairVerdict& v = res.verdicts[i];
   const Kernel& ka = rd.a->kernels[p.a];
-  const Kernel& kb = rd.b->kernels[p.b];
   w.C(kBold, "  first divergence");
-  w << " (" << DivergenceKind(v.status) << ", rel diff " << Num(v.rel_diff) << ", matched "
-    << MatchMethodName(p.method) << "):\n";
-  w << "    A seq " << ka.seq << ": ";
-  w.C(kBold, Label(*rd.a, ka));
-  w << "  " << BufferText(*rd.a, ka, v.a_buffer) << "\n";
-  w << "    B seq " << kb.seq << ": ";
-  w.C(kBold, Label(*rd.b, kb));
-  w << "  " << BufferText(*rd.b, kb, v.b_buffer) << "\n";
+  w << " (" << DivergenceKind(v.status) << ", score " << Num(v.score) << ", rel diff " << Num(v.rel_diff)
+    << ", cause " << CauseName(v.cause) << ", matched " << MatchMethodName(p.method) << "):\n";
+  PairBlock(rd, i, w);
   // Full names of templated kernels run to thousands of characters; the
   // HTML report and the JSON summary keep them whole.
   std::string_view full = rd.a->Demangled(ka);
   w.C(kDim, "    A full name: ");
-  w << full.substr(0, kMaxFullName) << (full.size() > kMaxFullName ? "..." : "") << "\n";
+  w << TerminalSafe(full.substr(0, kMaxFullName)) << (full.size() > kMaxFullName ? "..." : "") << "\n";
+  if (v.cause == Cause::kInherited && !res.origins.of_first_divergence.empty()) {
+    const uint32_t o = res.origins.of_first_divergence.front();
+    w << "    inherited from A#" << rd.a->kernels[res.alignment.pairs[o].a].seq << " "
+      << Label(*rd.a, rd.a->kernels[res.alignment.pairs[o].a]);
+    if (res.origins.of_first_divergence.size() > 1) {
+      w << " (and " << static_cast<uint64_t>(res.origins.of_first_divergence.size() - 1) << " more origins)";
+    }
+    w << "\n";
+  } else if (v.cause == Cause::kInherited) {
+    // An input differs, but no paired kernel of A wrote it differently.
+    w << "    inherited from no captured origin (an input was written outside the captured kernels or by an "
+         "unmatched one)\n";
+  }
   const DumpCommands dump = BuildDumpCommands(*rd.a, ka, *rd.b, kb);
   w << "  element view: re-capture both sides with a dump of this launch, then compare:\n";
-  w << "    " << dump.capture_a << "\n    " << dump.capture_b << "\n    " << dump.tensors << "\n";
+  for (const std::string* cmd : {&dump.capture_a, &dump.capture_b, &dump.tensors}) {
+    w << "    " << TerminalSafe(*cmd) << "\n";
+  }
   if (opt.context > 0 && i > 0) {
     w << "  just before it:\n";
     uint32_t from = i > static_cast<uint32_t>(opt.context) ? i - opt.context : 0;
     for (uint32_t j = from; j < i; ++j) PairLine(rd, j, w);
+  }
+}
+
+// The first origin, when it is not the first divergence itself: where the
+// runs really part.
+void FirstOrigin(const RankDiff& rd, Writer& w) {
+  const DiffResult& res = *rd.result;
+  const Origins& o = res.origins;
+  if (!o.first || (res.first_divergence && *res.first_divergence == *o.first)) return;
+  const PairVerdict& v = res.verdicts[*o.first];
+  w.C(kBold, "  first origin");
+  w << " (where the runs part: " << PairStatusName(v.status) << ", score " << Num(v.score) << ", "
+    << static_cast<uint64_t>(o.descendants[*o.first]) << " diverged kernels descend from it):\n";
+  PairBlock(rd, *o.first, w);
+}
+
+void OriginList(const RankDiff& rd, int top, Writer& w) {
+  const Origins& o = rd.result->origins;
+  if (o.count == 0) return;
+  w << "  origins: " << o.count << " kernel(s) introduce a difference (" << o.diverged
+    << " beyond tolerance)\n";
+  int shown = 0;
+  for (uint32_t i : o.top) {
+    if (shown++ >= top) break;
+    const Kernel& k = rd.a->kernels[rd.result->alignment.pairs[i].a];
+    w << "    A#" << k.seq << " " << Label(*rd.a, k) << "  score " << Num(rd.result->verdicts[i].score)
+      << ", fix it and " << static_cast<uint64_t>(o.descendants[i]) << " later divergences go away\n";
   }
 }
 
@@ -143,25 +198,34 @@ void Nonfinite(const RankDiff& rd, Writer& w) {
 
 void Warnings(const RankDiff& rd, Writer& w) {
   for (const Trace* t : {rd.a, rd.b}) {
-    if (t->truncated) {
+    const std::string_view side = t == rd.a ? "A" : "B";
+    const SideHealth h = HealthOf(*t);
+    const std::string path = TerminalSafe(t->path);
+    if (h.truncated) {
       w.C(kYellow, "  warning: ");
-      w << t->path << " is truncated (no footer: the process was cut short)\n";
+      w << path << " is truncated (cut short: no footer, the process was killed)\n";
     }
-    if (t->footer && t->footer->dropped > 0) {
+    if (h.dropped > 0) {
       w.C(kYellow, "  warning: ");
-      w << t->path << " dropped " << t->footer->dropped << " records\n";
+      w << path << ": records dropped (" << h.dropped << ")\n";
     }
+    if (h.unmeasured > 0) {
+      w.C(kYellow, "  warning: ");
+      w << h.unmeasured << " kernels ran unmeasured in " << side << "\n";
+    }
+    const std::string counters = CountersText(*t);
+    if (!counters.empty()) w << "  " << side << " counters: " << TerminalSafe(counters) << "\n";
   }
   for (const std::string& s : rd.result->alignment.warnings) {
     w.C(kYellow, "  warning: ");
-    w << s << "\n";
+    w << TerminalSafe(s) << "\n";
   }
 }
 
 void Top(const RankDiff& rd, int top, Writer& w) {
   const DiffResult& res = *rd.result;
   if (top <= 0 || res.top_divergences.empty()) return;
-  w << "  largest divergences:\n";
+  w << "  largest divergences (by score):\n";
   int shown = 0;
   for (uint32_t i : res.top_divergences) {
     if (shown++ >= top) break;
@@ -182,8 +246,12 @@ std::string TerminalSummary(const DiffReport& report, const TerminalOptions& opt
   RolledUp up = RollUpRanks(report);
   w << "numtrace-diff: ";
   w.C(std::string(VerdictColor(up.verdict)) + std::string(kBold), VerdictName(up.verdict));
-  w << "  (A: " << report.path_a << ", " << up.kernels_a << " kernels; B: " << report.path_b
-    << ", " << up.kernels_b << " kernels)\n";
+  w << "  (A: " << TerminalSafe(report.path_a) << ", " << up.kernels_a << " kernels; B: "
+    << TerminalSafe(report.path_b) << ", " << up.kernels_b << " kernels)\n";
+  if (!IncompleteReason(report).empty()) {
+    w.C(kYellow, "  incomplete: ");
+    w << "a summary of fewer kernels than ran is not a clean bill (see warnings)\n";
+  }
   if (report.per_rank) {
     w << "  " << report.ranks.size() << " ranks\n";
     Counts(up.counts, w);
@@ -199,17 +267,20 @@ std::string TerminalSummary(const DiffReport& report, const TerminalOptions& opt
     bool detail = !report.per_rank || static_cast<int>(r) == up.first_divergence_rank ||
                   static_cast<int>(r) == up.first_nonfinite_a_rank ||
                   static_cast<int>(r) == up.first_nonfinite_b_rank ||
-                  rd.a->truncated || rd.b->truncated;
+                  !HealthOf(*rd.a).complete() || !HealthOf(*rd.b).complete();
     if (!detail) continue;
     if (report.per_rank) {
       w.C(kBold, "rank " + std::to_string(rd.rank));
       if (static_cast<int>(r) == up.first_divergence_rank) w << " (diverges first)";
       w << ":\n";
     }
+    // Where the runs part first; the counts and lists after.
+    FirstDivergence(rd, opt, w);
+    FirstOrigin(rd, w);
     if (!report.per_rank) Counts(rd.result->counts, w);
     Warnings(rd, w);
-    FirstDivergence(rd, opt, w);
     Nonfinite(rd, w);
+    OriginList(rd, opt.top, w);
     Top(rd, opt.top, w);
   }
   return w.Take();

@@ -70,6 +70,14 @@ TEST_P(PlantedLayerTest, FirstDivergenceIsThePerturbedGemm) {
   for (uint32_t i = 0; i < *d.result.first_divergence; ++i) {
     EXPECT_EQ(d.result.verdicts[i].status, analyzer::PairStatus::kBitwiseEqual) << "pair " << i;
   }
+  // Real captured traces: the perturbed GEMM is where the difference is
+  // born, the one origin, and every later divergence descends from it.
+  const auto& r = d.result;
+  EXPECT_EQ(r.verdicts[*r.first_divergence].cause, analyzer::Cause::kOrigin);
+  EXPECT_EQ(r.origins.count, 1u);
+  ASSERT_TRUE(r.origins.first.has_value());
+  EXPECT_EQ(*r.origins.first, *r.first_divergence);
+  EXPECT_EQ(r.origins.descendants[*r.origins.first], r.counts.diverged - 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Layers, PlantedLayerTest, ::testing::Values(1, 2));

@@ -121,5 +121,56 @@ TEST_F(DebugModeDiffTest, TheBinaryGivesTheSameVerdict) {
   EXPECT_EQ(WEXITSTATUS(status), kExitDiverged) << "directories of DebugMode logs, paired by rank";
 }
 
+// The bf16 case: a chain of ops, each reading the previous op's
+// output (Input hashes = that op's Output hash). In B op 5 drifts by 1%
+// (a wrong scale) and every later op inherits it: the first divergence must
+// be op 5 itself, not a later op, and it is the origin of all that follow.
+TEST(DebugModeOrigins, OnePercentBf16DriftIsFirstAtItsOpAndOriginOfTheRest) {
+  const fs::path dir = numtrace::testing::FreshTestDir("debugmode_origins");
+  auto chain = [](double drift_from_5) {
+    std::vector<OpBlock> ops;
+    std::string prev_hash;
+    for (int i = 0; i < 10; ++i) {
+      const double f = i >= 5 ? drift_from_5 : 1.0;
+      char buf[64];
+      OpBlock b;
+      b.key = "layers.0.mlp/op_" + std::to_string(i) + "_mm";
+      b.shape = "torch.Size([64, 64])";
+      b.dtype = "torch.bfloat16";
+      std::snprintf(buf, sizeof(buf), "%.6e", (100.0 + i) * f);
+      b.l2 = buf;
+      std::snprintf(buf, sizeof(buf), "%.6e", -(3.0 + i) * f);
+      b.min = buf;
+      std::snprintf(buf, sizeof(buf), "%.6e", (4.0 + i) * f);
+      b.max = buf;
+      std::snprintf(buf, sizeof(buf), "%.6e", (0.25 + 0.01 * i) * f);
+      b.mean = buf;
+      std::snprintf(buf, sizeof(buf), "%.12e", (5000.0 + 17 * i) * f);
+      b.output_hash = buf;
+      b.input_hashes = prev_hash.empty() ? "1.000000e+00" : prev_hash;
+      prev_hash = b.output_hash;
+      ops.push_back(b);
+    }
+    return ops;
+  };
+  numtrace::testing::WriteFileText(dir / "a.log", DebugModeLogText(chain(1.0)));
+  numtrace::testing::WriteFileText(dir / "b.log", DebugModeLogText(chain(1.01)));
+  const std::string a = (dir / "a.log").string(), b = (dir / "b.log").string(), json = (dir / "s.json").string();
+  const char* argv[] = {"numtrace-diff", a.c_str(), b.c_str(), "--json", json.c_str()};
+  std::ostringstream out, err;
+  ASSERT_EQ(DiffMain(5, argv, out, err, false), kExitDiverged) << err.str() << out.str();
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.load(json).get(doc), simdjson::SUCCESS);
+  EXPECT_EQ(int64_t(doc["counts"]["diverged"]), 5);
+  EXPECT_EQ(int64_t(doc["first_divergence"]["a_seq"]), 5);
+  EXPECT_EQ(std::string_view(doc["first_divergence"]["cause"]), "origin");
+  EXPECT_GT(double(doc["first_divergence"]["score"]), 1.0);
+  EXPECT_EQ(int64_t(doc["origins"]["count"]), 1);
+  EXPECT_EQ(int64_t(doc["origins"]["first"]["a_seq"]), 5);
+  EXPECT_EQ(int64_t(doc["origins"]["first"]["descendants"]), 4);
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace numtrace::analyzer

@@ -218,6 +218,33 @@ TEST_F(DiffCommandTest, DirectoriesArePairedByRank) {
   EXPECT_NE(out_.str().find("truncated"), std::string::npos) << out_.str();
 }
 
+TEST_F(DiffCommandTest, IncompleteComparisonWarnsOnStderrAndStrictExitsOne) {
+  // Same values, but B was cut short (no footer): identical, yet incomplete.
+  WriteTrace(dir_ / "cut.jsonl", {1, 2, 3, 4, 5, 6}, 0, -1, /*footer=*/false);
+  EXPECT_EQ(Run({P("a.jsonl"), P("cut.jsonl"), "--quiet", "--json", P("s.json")}), kExitSame);
+  EXPECT_TRUE(out_.str().empty());
+  ExpectOneErrorLine("incomplete comparison: B (" + P("cut.jsonl") + "): cut short");
+  simdjson::dom::parser parser;
+  auto doc = parser.load(P("s.json"));
+  ASSERT_EQ(doc.error(), simdjson::SUCCESS);
+  EXPECT_FALSE(bool(doc["complete"]));
+  EXPECT_EQ(Run({P("a.jsonl"), P("cut.jsonl"), "--strict"}), kExitDiverged);
+  ExpectOneErrorLine("cut short");
+  // A footer that admits dropped records: "records dropped".
+  WriteTrace(dir_ / "dropped.jsonl", {1, 2, 3, 4, 5, 6}, 0, -1, /*footer=*/false);
+  std::string footer;
+  FooterRecord f;
+  f.kernels = f.launches = 8;
+  f.dropped = 2;
+  AppendJsonLine(f, &footer);
+  std::ofstream(dir_ / "dropped.jsonl", std::ios::app) << footer;
+  EXPECT_EQ(Run({P("dropped.jsonl"), P("a.jsonl"), "--strict", "--quiet"}), kExitDiverged);
+  ExpectOneErrorLine("A (" + P("dropped.jsonl") + "): records dropped (2)");
+  // Complete traces: no warning, --strict changes nothing.
+  EXPECT_EQ(Run({P("a.jsonl"), P("same.jsonl"), "--strict"}), kExitSame);
+  EXPECT_TRUE(err_.str().empty()) << err_.str();
+}
+
 TEST_F(DiffCommandTest, FileAgainstDirectoryIsAnError) {
   fs::create_directories(dir_ / "runB");
   EXPECT_EQ(Run({P("a.jsonl"), P("runB")}), kExitError);

@@ -4,6 +4,7 @@
 // f32, f16 and bf16, take their statistics with a local reference, and check
 // how analyzer/judge/buffer_compare.h classifies them.
 #include "analyzer/judge/buffer_compare.h"
+#include "analyzer/judge/tolerance_model.h"
 
 #include <cmath>
 #include <cstdint>
@@ -131,10 +132,16 @@ Outputs GemmOutputs() {
 TEST(Tolerance, DefaultsAreTheSpecExample) {
   EXPECT_EQ(kDefault.rtol, 1e-5);
   EXPECT_EQ(kDefault.atol, 0);
-  EXPECT_EQ(EffectiveRtol(DType::kF32, 1e-5), 1e-5);
-  EXPECT_EQ(EffectiveRtol(DType::kBF16, 1e-5), 4 * std::ldexp(1.0, -8));
-  EXPECT_EQ(EffectiveRtol(DType::kF16, 1e-5), 4 * std::ldexp(1.0, -11));
-  EXPECT_EQ(EffectiveRtol(DType::kF64, 1e-5), 1e-5);
+  // rtol is the floor; above it the calibrated per-statistic thresholds.
+  EXPECT_EQ(RelativeThreshold(Statistic::kL2, DType::kF32, 1024, 1e-5), 1e-5);
+  EXPECT_EQ(RelativeThreshold(Statistic::kMax, DType::kBF16, 1024, 1e-5), 4 * std::ldexp(1.0, -8));
+  EXPECT_DOUBLE_EQ(RelativeThreshold(Statistic::kL1, DType::kBF16, 1024, 1e-5), 1.625 * std::ldexp(1.0, -8));
+  EXPECT_EQ(RelativeThreshold(Statistic::kMin, DType::kF16, 1024, 1e-5), 4 * std::ldexp(1.0, -11));
+  EXPECT_EQ(RelativeThreshold(Statistic::kSum, DType::kF64, 1, 1e-5), 1e-5);
+  // A one-element aggregate is an element: no tighter than the extremes' rule.
+  EXPECT_GE(RelativeThreshold(Statistic::kL2, DType::kBF16, 1, 0), RelativeThreshold(Statistic::kMax, DType::kBF16, 1, 0));
+  // --rtol loosens every statistic.
+  EXPECT_EQ(RelativeThreshold(Statistic::kL2, DType::kBF16, 1024, 0.05), 0.05);
 }
 
 TEST(Tolerance, GemmSummationOrderIsNoiseInEveryDtype) {
@@ -206,6 +213,16 @@ TEST(CompareBuffers, LayoutNonfiniteIntegerAndAtol) {
   EXPECT_EQ(CompareBuffers(a, b, kDefault).status, PairStatus::kLayoutMismatch);
   b = Measure({1, 2, 3, 4}, DType::kF16);
   EXPECT_EQ(CompareBuffers(a, b, kDefault).status, PairStatus::kLayoutMismatch);
+  // Equal bytes under different labels are equal; different bytes of equal
+  // size under different labels are compared as bytes: diverged, score inf.
+  b = a;
+  b.dtype = DType::kRaw;
+  b.stats.n = 16;
+  EXPECT_EQ(CompareBuffers(a, b, kDefault).status, PairStatus::kBitwiseEqual);
+  b.stats.hash ^= 1;
+  BufferVerdict raw = CompareBuffers(a, b, kDefault);
+  EXPECT_EQ(raw.status, PairStatus::kDiverged);
+  EXPECT_TRUE(std::isinf(raw.score));
   b = a;
   b.stats.hash ^= 1;
   b.stats.nan = 1;
@@ -218,7 +235,10 @@ TEST(CompareBuffers, LayoutNonfiniteIntegerAndAtol) {
   // atol absorbs absolute differences near zero.
   Buffer z1 = Measure({1e-7f, -1e-7f, 0, 0}, DType::kF32), z2 = Measure({2e-7f, -1e-7f, 0, 0}, DType::kF32);
   EXPECT_EQ(CompareBuffers(z1, z2, kDefault).status, PairStatus::kDiverged);
-  EXPECT_EQ(CompareBuffers(z1, z2, Tolerance{1e-5, 1e-6}).status, PairStatus::kWithinTolerance);
+  BufferVerdict loose = CompareBuffers(z1, z2, Tolerance{1e-5, 1e-6});
+  EXPECT_EQ(loose.status, PairStatus::kWithinTolerance);
+  EXPECT_GT(loose.score, 0);
+  EXPECT_LE(loose.score, 1);
 }
 
 }  // namespace

@@ -127,6 +127,58 @@ TEST(Judge, FusedPairComparesOnlyCorrespondingOutputs) {
   EXPECT_EQ(Judge(a, b, al).verdicts[0].status, PairStatus::kLayoutMismatch);
 }
 
+TEST(Judge, FusedTritonKernelsWithRawDtypeAreEqualNotLayout) {
+  // The case: 400 eager kernels in A; in B 16 pairs of them (add,
+  // then mul) are one fused Triton kernel captured without hooks, so its
+  // output is `raw` although its bytes are exactly A's mul output.
+  TraceBuilder ta("a"), tb("b");
+  int fused = 0;
+  for (int i = 0; i < 400; ++i) {
+    const bool fuse_here = i % 25 == 0 && fused < 16;
+    if (fuse_here) {
+      ta.Add("add_kernel", {In(4096, DType::kF32, 1), Out(1000 + i)});
+      ta.Add("mul_kernel", {In(4096, DType::kF32, 1), Out(i)});
+      Buffer raw = Out(i);
+      raw.dtype = DType::kRaw;
+      raw.stats = {};
+      raw.stats.n = raw.bytes;
+      raw.stats.hash = Out(i).stats.hash;
+      tb.Add("triton_poi_fused_add_mul_" + std::to_string(fused), {In(4096, DType::kRaw, 1), raw});
+      ++fused;
+      ++i;
+    } else {
+      ta.Add("k" + std::to_string(i % 7), {In(64), Out(i)});
+      tb.Add("k" + std::to_string(i % 7), {In(64), Out(i)});
+    }
+  }
+  Trace a = ta.Build(), b = tb.Build();
+  ASSERT_EQ(fused, 16);
+  ASSERT_EQ(a.kernels.size(), 400u);
+  DiffResult r = Judge(a, b, Align(a, b));
+  EXPECT_EQ(r.counts.diverged, 0u);
+  EXPECT_FALSE(r.first_divergence);
+  EXPECT_EQ(r.counts.by_method[static_cast<int>(MatchMethod::kValue)], 16u);
+  EXPECT_EQ(r.counts.bitwise_equal, r.counts.pairs);
+  EXPECT_EQ(r.counts.only_a, 16u);  // the add kernels, fused away
+  EXPECT_NE(r.verdict, Verdict::kDiverged);
+}
+
+TEST(Judge, EqualSizeOtherDtypeDifferentBytesIsReportedNotHidden) {
+  TraceBuilder ta("a"), tb("b");
+  ta.Add("triton_poi_fused_0", {Out(1)});
+  Buffer raw = Out(2);
+  raw.dtype = DType::kRaw;
+  raw.stats.n = raw.bytes;
+  tb.Add("triton_poi_fused_0", {raw});
+  Trace a = ta.Build(), b = tb.Build();
+  Alignment al;
+  al.pairs.push_back({0, 0, MatchMethod::kValue});
+  DiffResult r = Judge(a, b, al);
+  EXPECT_EQ(r.verdicts[0].status, PairStatus::kDiverged);
+  EXPECT_EQ(a.buffers[r.verdicts[0].a_buffer].dtype, DType::kF32);
+  EXPECT_EQ(b.buffers[r.verdicts[0].b_buffer].dtype, DType::kRaw);
+}
+
 TEST(Judge, Names) {
   EXPECT_EQ(VerdictName(Verdict::kIdentical), "identical");
   EXPECT_EQ(VerdictName(Verdict::kWithinTolerance), "within_tolerance");

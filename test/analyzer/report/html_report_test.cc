@@ -85,6 +85,38 @@ TEST(HtmlReportTest, DataBlockHasNoMarkupAndParsesBack) {
   EXPECT_EQ(s, (std::vector<int64_t>{0, 1, 2, 6}));  // 6: only in B
 }
 
+TEST(HtmlReportTest, DataNamesItsEnumsAndShowsIncompleteTracesAndCounters) {
+  RankFixture f = Evil();
+  FooterRecord footer;
+  footer.unmeasured = 7;
+  footer.dropped = 2;
+  footer.counters = {{"launches_seen", 120}};
+  f.b().footer = footer;
+  f.a().truncated = true;
+  DiffReport report{"a<b>.jsonl", "b&c.jsonl", false, {f.Diff()}};
+  simdjson::padded_string padded(DataBlock(HtmlReport(report, {})));
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(padded).get(doc), simdjson::SUCCESS);
+  // Row kinds, causes and methods come from the analyzer's lists.
+  std::vector<std::string_view> statuses;
+  for (auto v : simdjson::dom::array(doc["statuses"])) statuses.push_back(v);
+  EXPECT_EQ(statuses, (std::vector<std::string_view>{"bitwise_equal", "within_tolerance", "values", "nonfinite",
+                                                     "layout", "only_a", "only_b"}));
+  EXPECT_EQ(simdjson::dom::array(doc["causes"]).size(), static_cast<size_t>(kCauseCount));
+  EXPECT_EQ(simdjson::dom::array(doc["methods_names"]).size(), static_cast<size_t>(kMatchMethodCount));
+  simdjson::dom::element rank = doc["ranks"].at(0).value();
+  std::string warnings, notes;
+  for (auto w : simdjson::dom::array(rank["warnings"])) warnings.append(std::string_view(w)).append("|");
+  for (auto n : simdjson::dom::array(rank["notes"])) notes.append(std::string_view(n)).append("|");
+  EXPECT_NE(warnings.find("a<b>.jsonl is truncated (cut short"), std::string::npos) << warnings;
+  EXPECT_NE(warnings.find("records dropped (2)"), std::string::npos) << warnings;
+  EXPECT_NE(warnings.find("7 kernels ran unmeasured in B"), std::string::npos) << warnings;
+  EXPECT_EQ(notes, "B counters: launches_seen 120|");
+  EXPECT_EQ(uint64_t(rank["b"]["unmeasured"]), 7u);
+  EXPECT_EQ(uint64_t(rank["counts"]["diverged"]), 1u);
+}
+
 RankFixture Big(int pairs, int diverge_at) {
   RankFixture f(0, "big_a.jsonl", "big_b.jsonl");
   const char* names[] = {"void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>(int)",

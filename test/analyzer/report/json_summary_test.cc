@@ -153,5 +153,76 @@ TEST(JsonSummaryTest, NamesWithQuotesAndControlBytesStayValidJson) {
   EXPECT_EQ(Str(doc["a"]["path"]), "a\"q.jsonl");
 }
 
+TEST(JsonSummaryTest, ScoreCauseAndOrigins) {
+  // Row 1 is an origin within tolerance; rows 2 and 3 read what it wrote
+  // (their inputs differ) and diverge; row 4 is a diverged origin.
+  RankFixture f(0, "a.jsonl", "b.jsonl");
+  f.AddFlowPair("k", PairStatus::kBitwiseEqual, 0, 0x100);
+  f.AddFlowPair("noise", PairStatus::kWithinTolerance, 2e-6, 0x200);
+  f.AddFlowPair("heir1", PairStatus::kDiverged, 1e-3, 0x300, 0x200, 1, 2);
+  f.AddFlowPair("heir2", PairStatus::kDiverged, 1e-4, 0x400, 0x300, 3, 4);
+  f.AddFlowPair("bug", PairStatus::kDiverged, 0.5, 0x500);
+  f.Finish();
+  DiffReport report{"a.jsonl", "b.jsonl", false, {f.Diff()}};
+  simdjson::dom::parser parser;
+  auto doc = Parse(parser, JsonSummary(report));
+  auto fd = doc["first_divergence"];
+  EXPECT_EQ(Str(fd["a_name"]), "heir1");
+  EXPECT_DOUBLE_EQ(double(fd["score"]), 1e-3 / 1e-5);
+  EXPECT_EQ(Str(fd["cause"]), "inherited");
+  EXPECT_EQ(Str(fd["a_dtype"]), "f32");
+  EXPECT_EQ(Str(fd["b_dtype"]), "f32");
+  auto o = doc["origins"];
+  EXPECT_EQ(uint64_t(o["count"]), 2u);
+  EXPECT_EQ(uint64_t(o["diverged"]), 1u);
+  EXPECT_EQ(Str(o["first"]["a_name"]), "noise");
+  EXPECT_EQ(Str(o["first"]["status"]), "within_tolerance");
+  EXPECT_EQ(uint64_t(o["first"]["descendants"]), 2u);
+  simdjson::dom::array top = o["top"];
+  ASSERT_EQ(top.size(), 2u);
+  EXPECT_EQ(Str(top.at(0)["a_name"]), "bug");  // by score
+  EXPECT_EQ(Str(top.at(0)["status"]), "diverged");
+  EXPECT_EQ(uint64_t(top.at(0)["descendants"]), 0u);
+  EXPECT_EQ(uint64_t(top.at(0)["a_seq"]), 4u);
+  EXPECT_TRUE(bool(doc["complete"]));
+}
+
+TEST(JsonSummaryTest, CompleteDroppedUnmeasuredAndCounters) {
+  RankFixture f(0, "a.jsonl", "b.jsonl");
+  f.AddPair("k", "k", PairStatus::kBitwiseEqual, 0);
+  f.Finish();
+  FooterRecord footer;
+  footer.dropped = 3;
+  footer.unmeasured = 5;
+  footer.counters = {{"launches_seen", 120}, {"no_layout", 2}};
+  f.a().footer = footer;
+  NoteRecord note;
+  note.kind = "unmeasured";
+  note.name = "nccl_kernel";
+  note.count = 4;
+  f.b().notes = {note, note};  // no footer in B: the notes' counts add up
+  f.b().truncated = true;
+  DiffReport report{"a.jsonl", "b.jsonl", false, {f.Diff()}};
+  simdjson::dom::parser parser;
+  auto doc = Parse(parser, JsonSummary(report));
+  EXPECT_FALSE(bool(doc["complete"]));
+  EXPECT_EQ(uint64_t(doc["a"]["dropped"]), 3u);
+  EXPECT_EQ(uint64_t(doc["a"]["unmeasured"]), 5u);
+  EXPECT_EQ(uint64_t(doc["a"]["counters"]["launches_seen"]), 120u);
+  EXPECT_EQ(uint64_t(doc["a"]["counters"]["no_layout"]), 2u);
+  EXPECT_EQ(uint64_t(doc["b"]["unmeasured"]), 8u);
+  EXPECT_EQ(uint64_t(doc["b"]["dropped"]), 0u);
+  EXPECT_TRUE(bool(doc["b"]["truncated"]));
+  EXPECT_EQ(IncompleteReason(report),
+            "A (a.jsonl): records dropped (3), 5 kernels ran unmeasured; "
+            "B (b.jsonl): cut short (no footer), 8 kernels ran unmeasured");
+  // Complete when nothing is missing.
+  f.a().footer.reset();
+  f.b().notes.clear();
+  f.b().truncated = false;
+  EXPECT_TRUE(bool(Parse(parser, JsonSummary(report))["complete"]));
+  EXPECT_EQ(IncompleteReason(report), "");
+}
+
 }  // namespace
 }  // namespace numtrace::analyzer

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "analyzer/judge/judge.h"
+#include "analyzer/judge/origins.h"
 #include "analyzer/report/rank_diff.h"
 
 namespace numtrace::analyzer::testing {
@@ -43,7 +44,7 @@ class RankFixture {
     k.buffer_count = 1;
     Buffer b;
     b.arg = 1;
-    b.addr = 0x7f0000000000;
+    b.addr = 0x7f0000000000 + k.seq * 0x10000;  // each kernel its own fresh buffer
     b.bytes = 4096;
     b.dtype = DType::kF32;
     b.role = Role::kOut;
@@ -69,16 +70,40 @@ class RankFixture {
     PairVerdict v;
     v.status = status;
     v.rel_diff = rel;
+    v.score = status == PairStatus::kBitwiseEqual ? 0 : rel / 1e-5;  // as if the rule were rtol 1e-5
     v.a_buffer = v.b_buffer = 0;
     r_.verdicts.push_back(v);
     if (nan_b && !r_.first_nonfinite_b) r_.first_nonfinite_b = ib;
+  }
+  // A pair whose kernels write `out_addr` and, when in_addr != 0, read
+  // in_addr holding contents `in_a` in A and `in_b` in B (data flow for the
+  // origin analysis: the kernel that last wrote in_addr produced it).
+  void AddFlowPair(std::string_view name, PairStatus status, double rel, uint64_t out_addr,
+                   uint64_t in_addr = 0, uint64_t in_a = 0, uint64_t in_b = 0) {
+    AddPair(name, name, status, rel);
+    for (auto [t, content] : {std::pair{&a_, in_a}, std::pair{&b_, in_b}}) {
+      t->buffers.back().addr = out_addr;
+      if (in_addr == 0) continue;
+      Buffer in = t->buffers.back();
+      in.arg = 2;
+      in.addr = in_addr;
+      in.role = Role::kIn;
+      in.stats.hash = content;
+      t->buffers.push_back(in);
+      t->kernels.back().buffer_count++;
+    }
   }
   void AddOnlyA(std::string_view name) { r_.alignment.only_a.push_back(AddKernel(&a_, name, 1)); }
   void AddOnlyB(std::string_view name) { r_.alignment.only_b.push_back(AddKernel(&b_, name, 1)); }
 
   // Fills counts, verdict, first divergence and top list from the pairs with
-  // judge/'s own roll-up (every divergence in the top list).
-  void Finish() { TallyVerdicts(&r_, r_.verdicts.size()); }
+  // judge/'s own roll-up (every divergence in the top list), then causes and
+  // origins (the fixture's kernels read nothing: every difference is an
+  // origin unless a test adds reads).
+  void Finish() {
+    TallyVerdicts(&r_, r_.verdicts.size());
+    AnalyzeOrigins(a_, b_, 10, &r_);
+  }
 
   Trace& a() { return a_; }
   Trace& b() { return b_; }

@@ -34,7 +34,7 @@ TEST(TerminalSummaryTest, NamesVerdictCountsAndFirstDivergence) {
   EXPECT_NE(s.find("pairs 4: 1 bitwise equal, 1 within tolerance, 2 diverged"), std::string::npos) << s;
   EXPECT_NE(s.find("1 only in A, 0 only in B"), std::string::npos) << s;
   EXPECT_NE(s.find("matched by: override 0 exact 4 fuzzy 0 value 0"), std::string::npos) << s;
-  EXPECT_NE(s.find("first divergence (values, rel diff 0.0031"), std::string::npos) << s;
+  EXPECT_NE(s.find("first divergence (values, score 310, rel diff 0.0031"), std::string::npos) << s;
   EXPECT_NE(s.find("A seq 2: cutlass::Kernel<cutlass_80_tensorop_s1688gemm>  arg 1 f32[1024]"), std::string::npos) << s;
   EXPECT_NE(s.find("A full name: void cutlass::Kernel<cutlass_80_tensorop_s1688gemm>(Params)"),
             std::string::npos) << s;
@@ -44,9 +44,9 @@ TEST(TerminalSummaryTest, NamesVerdictCountsAndFirstDivergence) {
   EXPECT_NE(s.find("first NaN/Inf in A: none"), std::string::npos) << s;
   EXPECT_NE(s.find("first NaN/Inf in B: seq 3 norm"), std::string::npos) << s;
   EXPECT_NE(s.find("b.jsonl is truncated"), std::string::npos) << s;
-  EXPECT_NE(s.find("largest divergences:"), std::string::npos) << s;
+  EXPECT_NE(s.find("largest divergences (by score):"), std::string::npos) << s;
   // Largest first: the nonfinite pair (rel 1) before the values pair.
-  EXPECT_LT(s.find("A#3 norm"), s.find("A#2 cutlass::Kernel<", s.find("largest divergences:"))) << s;
+  EXPECT_LT(s.find("A#3 norm"), s.find("A#2 cutlass::Kernel<", s.find("largest divergences (by score):"))) << s;
   EXPECT_EQ(s.find('\033'), std::string::npos) << "no ANSI codes without colour";
 }
 
@@ -93,6 +93,30 @@ TEST(TerminalSummaryTest, RanksListedAndFirstDivergingRankDetailed) {
   EXPECT_NE(s.find("rank 1: diverged, 1 diverged of 1 pairs"), std::string::npos) << s;
   EXPECT_NE(s.find("rank 1 (diverges first)"), std::string::npos) << s;
   EXPECT_NE(s.find("bad_kernel"), std::string::npos) << s;
+}
+
+TEST(TerminalSummaryTest, LeadsWithFirstDivergenceThenFirstOriginAndShowsUnmeasured) {
+  RankFixture f(0, "a.jsonl", "b.jsonl");
+  f.AddFlowPair("noise_gemm", PairStatus::kWithinTolerance, 2e-6, 0x200);
+  f.AddFlowPair("heir", PairStatus::kDiverged, 1e-3, 0x300, 0x200, 1, 2);
+  f.Finish();
+  FooterRecord footer;
+  footer.unmeasured = 7;
+  footer.counters = {{"launches_seen", 120}};
+  f.b().footer = footer;
+  DiffReport report{"a.jsonl", "b.jsonl", false, {f.Diff()}};
+  std::string s = TerminalSummary(report, {.color = false, .top = 5, .context = 2});
+  const size_t fd = s.find("first divergence (values, score 100, rel diff 0.001, cause inherited");
+  const size_t fo = s.find("first origin (where the runs part: within_tolerance");
+  ASSERT_NE(fd, std::string::npos) << s;
+  ASSERT_NE(fo, std::string::npos) << s;
+  EXPECT_LT(fd, fo);
+  EXPECT_LT(fo, s.find("pairs 2:")) << "both lead, the counts come after";
+  EXPECT_NE(s.find("inherited from A#0 noise_gemm"), std::string::npos) << s;
+  EXPECT_NE(s.find("1 diverged kernels descend from it"), std::string::npos) << s;
+  EXPECT_NE(s.find("7 kernels ran unmeasured in B"), std::string::npos) << s;
+  EXPECT_NE(s.find("B counters: launches_seen 120"), std::string::npos) << s;
+  EXPECT_NE(s.find("incomplete:"), std::string::npos) << s;
 }
 
 }  // namespace

@@ -1,0 +1,98 @@
+#include "analyzer/judge/origins.h"
+
+#include <algorithm>
+
+#include "analyzer/judge/data_flow.h"
+
+namespace numtrace::analyzer {
+namespace {
+
+// Sorted union of two origin sets, keeping the earliest kMaxOriginsPerPair.
+void Merge(const std::vector<uint32_t>& from, std::vector<uint32_t>* into) {
+  if (from.empty()) return;
+  std::vector<uint32_t> merged;
+  merged.reserve(std::min(from.size() + into->size(), kMaxOriginsPerPair));
+  std::set_union(from.begin(), from.end(), into->begin(), into->end(), std::back_inserter(merged));
+  if (merged.size() > kMaxOriginsPerPair) merged.resize(kMaxOriginsPerPair);
+  *into = std::move(merged);
+}
+
+}  // namespace
+
+Cause PairCause(const Trace& a, const DataFlow& flow_a, uint32_t ka, const Trace& b, const DataFlow& flow_b,
+                uint32_t kb) {
+  std::vector<uint32_t> ia, ib;  // indices into the traces' buffers
+  auto inputs = [](const Trace& t, const DataFlow& flow, uint32_t k, std::vector<uint32_t>* out) {
+    const Kernel& kernel = t.kernels[k];
+    for (uint32_t bi = kernel.first_buffer; bi < kernel.first_buffer + kernel.buffer_count; ++bi) {
+      if (t.buffers[bi].role == Role::kUnknown) return false;  // what it read was not measured
+      if (flow.Reads(bi)) out->push_back(bi);
+    }
+    return true;
+  };
+  if (!inputs(a, flow_a, ka, &ia) || !inputs(b, flow_b, kb, &ib)) return Cause::kUnknown;
+  if (ia.size() != ib.size()) return Cause::kUnknown;
+  bool differs = false;
+  for (size_t i = 0; i < ia.size(); ++i) {
+    if (a.buffers[ia[i]].bytes != b.buffers[ib[i]].bytes) return Cause::kUnknown;
+    differs |= flow_a.InputHash(ia[i]) != flow_b.InputHash(ib[i]);
+  }
+  return differs ? Cause::kInherited : Cause::kOrigin;
+}
+
+void AnalyzeOrigins(const Trace& a, const Trace& b, size_t top_n, DiffResult* r) {
+  const auto& pairs = r->alignment.pairs;
+  Origins& o = r->origins;
+  o = {};
+  o.descendants.assign(pairs.size(), 0);
+  const DataFlow flow(a), flow_b(b);
+  std::vector<int64_t> pair_of_a(a.kernels.size(), -1);
+  for (uint32_t i = 0; i < pairs.size(); ++i) {
+    pair_of_a[pairs[i].a] = i;
+    PairVerdict& v = r->verdicts[i];
+    v.cause = v.status == PairStatus::kBitwiseEqual ? Cause::kNone
+                                                    : PairCause(a, flow, pairs[i].a, b, flow_b, pairs[i].b);
+    if (v.cause != Cause::kOrigin) continue;
+    ++o.count;
+    if (IsDiverged(v.status)) ++o.diverged;
+    if (!o.first || pairs[i].a < pairs[*o.first].a) o.first = i;
+  }
+
+  // Origins each kernel of A passes on, in launch order.
+  std::vector<std::vector<uint32_t>> from(a.kernels.size());
+  for (uint32_t j = 0; j < a.kernels.size(); ++j) {
+    const int64_t p = pair_of_a[j];
+    if (p >= 0 && r->verdicts[p].cause == Cause::kNone) continue;  // equal outputs stop it
+    if (p >= 0 && r->verdicts[p].cause == Cause::kOrigin) {
+      from[j] = {static_cast<uint32_t>(p)};
+      continue;
+    }
+    for (uint32_t i : flow.Producers(j)) Merge(from[i], &from[j]);
+    if (p >= 0 && IsDiverged(r->verdicts[p].status)) {
+      for (uint32_t origin : from[j]) ++o.descendants[origin];
+    }
+  }
+
+  std::vector<uint32_t> all;
+  for (uint32_t i = 0; i < pairs.size(); ++i) {
+    if (r->verdicts[i].cause == Cause::kOrigin) all.push_back(i);
+  }
+  const size_t n = std::min(top_n, all.size());
+  std::partial_sort(all.begin(), all.begin() + n, all.end(), [&](uint32_t x, uint32_t y) {
+    if (r->verdicts[x].score != r->verdicts[y].score) return r->verdicts[x].score > r->verdicts[y].score;
+    return x < y;
+  });
+  o.top.assign(all.begin(), all.begin() + n);
+
+  o.reach.resize(o.top.size());
+  for (uint32_t j = 0; j < a.kernels.size(); ++j) {
+    const int64_t p = pair_of_a[j];
+    if (p < 0 || !IsDiverged(r->verdicts[p].status) || r->verdicts[p].cause == Cause::kOrigin) continue;
+    for (size_t t = 0; t < o.top.size(); ++t) {
+      if (std::binary_search(from[j].begin(), from[j].end(), o.top[t])) o.reach[t].push_back(static_cast<uint32_t>(p));
+    }
+  }
+  if (r->first_divergence) o.of_first_divergence = from[pairs[*r->first_divergence].a];
+}
+
+}  // namespace numtrace::analyzer
