@@ -139,7 +139,7 @@ void FirstDivergence(const RankDiff& rd, const TerminalOptions& opt, Writer& w) 
     w << "    inherited from no captured origin (an input was written outside the captured kernels or by an "
          "unmatched one)\n";
   }
-  const DumpCommands dump = BuildDumpCommands(*rd.a, ka, *rd.b, kb);
+  const DumpCommands dump = BuildDumpCommands(*rd.a, ka, *rd.b, rd.b->kernels[p.b]);
   w << "  element view: re-capture both sides with a dump of this launch, then compare:\n";
   for (const std::string* cmd : {&dump.capture_a, &dump.capture_b, &dump.tensors}) {
     w << "    " << TerminalSafe(*cmd) << "\n";
