@@ -36,6 +36,7 @@ if [ "$status" -gt 1 ]; then
 fi
 echo
 echo "== the element view: the commands the first-divergence card printed"
+export PATH="$root/build/bin:$PATH"  # they call the `numtrace` command
 grep -A3 "element view:" "$out/diff.txt" | tail -3 | sed 's/^ *//' >"$out/dump_commands.sh"
 [ "$(wc -l <"$out/dump_commands.sh")" = 3 ] || { echo "demo: no dump commands printed" >&2; exit 1; }
 while read -r cmd; do

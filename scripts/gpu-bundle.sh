@@ -18,7 +18,7 @@ say() { echo "gpu-bundle: $*"; }
 
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 # One target at a time: a broken target of another area must not hide the rest.
-targets=(numtrace numtrace-diff numtrace_gpu_samples shim_gpu_test device_bench
+targets=(numtrace numtrace-diff numtrace-cli numtrace_gpu_samples shim_gpu_test device_bench
          shim_cupti_test shim_preload_quiet_test gpu_reduce_kernels_test cupti_holder numtrace_callback_probe)
 missing=()
 for t in "${targets[@]}"; do
@@ -57,11 +57,29 @@ else
   say "WARNING: numtrace-diff missing: diff checks will fail"
 fi
 
+# The numtrace command: beside lib/ as when installed, so it finds
+# lib/libnumtrace.so and share/numtrace/hooks relative to itself; the Debian
+# libraries it needs come from lib/ through the same wrapper as numtrace-diff.
+if [ -e "$build/bin/numtrace" ]; then
+  cp "$build/bin/numtrace" "$out/bin/numtrace.real"
+  ldd "$build/bin/numtrace" | awk '/=> \// {print $3}' | while read -r so; do
+    case "$(basename "$so")" in
+      libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|ld-linux*|libstdc++.so*|libgcc_s.so*) ;;
+      *) cp -L "$so" "$out/lib/" ;;
+    esac
+  done
+  sed 's/numtrace-diff.real/numtrace.real/' "$out/bin/numtrace-diff" >"$out/bin/numtrace"
+  chmod +x "$out/bin/numtrace"
+  mkdir -p "$out/share/numtrace/hooks"
+  cp "$root/scripts/hooks/sitecustomize.py" "$out/share/numtrace/hooks/"
+else
+  say "WARNING: numtrace missing: doctor/twice/across-ranks checks will fail"
+fi
+
 cp "$root/scripts/gpu-check.sh" "$out/scripts/"
 cp "$root/scripts/gpu-check.sh" "$out/"  # run as gpu-bundle/gpu-check.sh
-cp "$root/scripts/numtrace" "$out/scripts/" 2>/dev/null || true
 cp -r "$root/scripts/hooks" "$out/scripts/" 2>/dev/null || true
-cp "$root/test/gpu/torch_transformer.py" "$out/test/"
+cp "$root/test/gpu/torch_transformer.py" "$root/test/gpu/replica_train.py" "$out/test/"
 git -C "$root" rev-parse HEAD >"$out/COMMIT" 2>/dev/null || echo unknown >"$out/COMMIT"
 
 # libnumtrace.so must load with only glibc, libstdc++ and the driver.

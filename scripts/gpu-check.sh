@@ -300,6 +300,56 @@ else
   row "tensor dumps (cuBLAS GEMM)" "skip" "needs a GPU, python3 with torch and the eager trace"
 fi
 
+# --- the numtrace command: doctor, twice, cross-rank ---------------------
+nt="$bin/numtrace"
+if [ $gpu -eq 1 ] && [ -x "$nt" ]; then
+  t 150 "$results/logs/doctor.log" "$nt" doctor -o "$results"
+  rc=$?
+  if [ $rc -eq 0 ] && grep -q 'numtrace can capture here' "$results/logs/doctor.log"; then
+    row "numtrace doctor" "pass" "$(grep -E '^(GPU|CUPTI) ' "$results/logs/doctor.log" | tr -s ' ' | cut -c1-100 | tr '\n' ';')"
+  else
+    row "numtrace doctor" "fail" "exit $rc: $(grep -E 'FAIL|cannot' "$results/logs/doctor.log" | head -2 | tr -s ' ' | tr '\n' ' ' | cut -c1-110)"
+  fi
+  rm -rf "$results/trace-twice-det" "$results/trace-twice-nondet"
+  t 90 "$results/logs/twice-det.log" "$nt" twice -o "$results/trace-twice-det" --steps all -- "$bin/mlp_train" --steps 2
+  rc=$?
+  if [ $rc -eq 0 ]; then row "numtrace twice mlp_train (deterministic)" "pass" "bitwise identical, exit 0"
+  else row "numtrace twice mlp_train (deterministic)" "fail" "exit $rc: $(grep -v '^step' "$results/logs/twice-det.log" | tail -2 | tr '\n' ' ' | cut -c1-100)"; fi
+  t 90 "$results/logs/twice-nondet.log" "$nt" twice -o "$results/trace-twice-nondet" --steps all -- "$bin/mlp_train" --steps 2 --nondeterministic
+  rc=$?
+  # Origins must be the atomics kernels (weight_grad_atomic) only.
+  origins=$(grep -E '^  (rank [0-9]+ )?seq [0-9]+' "$results/logs/twice-nondet.log" | sed -E 's/^ +//')
+  if [ $rc -eq 1 ] && [ -n "$origins" ] && ! grep -qv 'weight_grad_atomic' <<<"$origins"; then
+    row "numtrace twice mlp_train --nondeterministic" "pass" "exit 1, origins: $(wc -l <<<"$origins") weight_grad_atomic launches"
+  elif [ $rc -eq 1 ] && grep -q 'names no origins' "$results/logs/twice-nondet.log"; then
+    row "numtrace twice mlp_train --nondeterministic" "skip" "runs differ (exit 1) but this numtrace-diff gives no origins"
+  else
+    row "numtrace twice mlp_train --nondeterministic" "fail" "exit $rc, origins: $(tr '\n' ';' <<<"$origins" | cut -c1-100)"
+  fi
+  if [ $python_torch -eq 1 ]; then
+    for mode in det nondet; do
+      rm -rf "$results/trace-ranks-$mode"
+      flag=""; want=0; [ $mode = nondet ] && { flag="--nondeterministic"; want=1; }
+      if t 150 "$results/logs/ranks-$mode-run.log" "$nt" run -o "$results/trace-ranks-$mode" --steps all -- \
+           python3 -m torch.distributed.run --nproc-per-node 2 "$bundle/test/replica_train.py" $flag; then
+        t 60 "$results/logs/ranks-$mode.log" "$bin/numtrace-diff" --across-ranks "$results/trace-ranks-$mode" \
+          --json "$results/logs/ranks-$mode.json" -o "$results/logs/ranks-$mode.html" --force
+        rc=$?
+        if [ $rc -eq $want ]; then
+          row "torchrun 2 ranks --across-ranks ($mode)" "pass" "exit $rc: $(grep -E '^verdict|kernels with inputs' "$results/logs/ranks-$mode.log" | tr '\n' ' ' | cut -c1-100)"
+        else
+          row "torchrun 2 ranks --across-ranks ($mode)" "fail" "exit $rc (want $want): $(tail -2 "$results/logs/ranks-$mode.log" | tr '\n' ' ' | cut -c1-100)"
+        fi
+      else
+        row "torchrun 2 ranks --across-ranks ($mode)" "fail" "run: $(tail -1 "$results/logs/ranks-$mode-run.log" | cut -c1-100)"
+      fi
+    done
+  else
+    row "torchrun 2 ranks --across-ranks" "skip" "needs python3 with torch"
+  fi
+else
+  row "numtrace command (doctor, twice, across-ranks)" "skip" "needs a GPU and bin/numtrace"
+fi
 echo "numtrace gpu-check ($(cat "$bundle/COMMIT" 2>/dev/null | cut -c1-12)), $(( $(date +%s) - start )) s, results in $results"
 cat "$table"
 # The device tool brings back at most 8 files from $OUT, 16 MiB each: pack the

@@ -20,6 +20,8 @@ int main(int argc, char** argv) {
                  "with --perturb: move only elements 5, 17 and 300 of that output by N ULPs")
       ->check(CLI::Range(0, 1 << 20));
   app.add_option("--perturb-step", o.perturb_step, "only perturb this step (-1: every step)");
+  app.add_flag("--nondeterministic", o.nondeterministic,
+               "bias gradients by an atomics-style index_add kernel: run-to-run differences");
   app.add_flag("--reorder-gemm", o.reorder_gemm, "sum every GEMM in reverse order (reduction-order noise)");
   app.add_option("--profile-step", o.profile_step, "cuProfilerStart/Stop around this step");
   app.add_option("--kill-after", o.kill_after_launches,

@@ -1,9 +1,11 @@
 #include "sim/mlp_trainer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "sim/sim_launcher.h"
 #include "sim/sim_memory.h"
@@ -22,6 +24,11 @@ constexpr const char* kNllName =
 constexpr const char* kXentBackwardName =
     "_ZN2at6native28softmax_xent_backward_kernelIfEEvPKT_PKlPS2_ii";
 constexpr const char* kReduceRowsName = "_ZN2at6native22reduce_sum_rows_kernelIfEEvPKT_PS2_ii";
+// The bias gradient as index_add_ with atomics computes it (--nondeterministic).
+constexpr const char* kIndexAddName =
+    "void at::native::indexFuncSmallIndex<float, long, unsigned int, 1, 1, -2, true>(at::cuda::"
+    "detail::TensorInfo<float, unsigned int>, at::cuda::detail::TensorInfo<float, unsigned int>, "
+    "at::cuda::detail::TensorInfo<long, unsigned int>, int, int, unsigned int, long, float)";
 constexpr const char* kThresholdBackwardName =
     "_ZN2at6native25threshold_backward_kernelIfEEviNS_6detail5ArrayIPcLi3EEE";
 constexpr const char* kSgdName =
@@ -145,13 +152,22 @@ class Mlp {
     });
   }
 
+  // out[j] = sum_i in[i, j]. Nondeterministic mode adds the rows in an order
+  // drawn per launch from std::random_device, as atomicAdd-based kernels do
+  // on a GPU: the float sum's last bits change from run to run.
   void ReduceRows(const float* in, float* out, int rows, int cols) {
-    launch_.Kernel(kReduceRowsName, {uint32_t(cols), 1, 1}, {128, 1, 1})
+    std::vector<int> order(rows);
+    for (int i = 0; i < rows; ++i) order[i] = i;
+    if (o_.nondeterministic) {
+      std::mt19937 rng(std::random_device{}());
+      std::shuffle(order.begin(), order.end(), rng);
+    }
+    launch_.Kernel(o_.nondeterministic ? kIndexAddName : kReduceRowsName, {uint32_t(cols), 1, 1}, {128, 1, 1})
         .Param(in).Param(out).Param(rows).Param(cols)
         .Run([&] {
           for (int j = 0; j < cols; ++j) {
             float s = 0.0f;
-            for (int i = 0; i < rows; ++i) s += in[i * cols + j];
+            for (int i : order) s += in[i * cols + j];
             out[j] = s;
           }
         });

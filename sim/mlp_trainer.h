@@ -16,6 +16,8 @@
 //                  last place away from zero (bit pattern + N), a bug a
 //                  statistic barely sees and the element view names exactly.
 //   reorder_gemm   sums every GEMM in reverse k order: reduction-order noise.
+//   nondeterministic  bias gradients as an atomics-based index_add kernel: rows
+//                  summed in a random order, so two identical runs differ there.
 //
 // Example:
 //   MlpOptions o; o.steps = 3; o.perturb_layer = 2;
@@ -39,6 +41,7 @@ struct MlpOptions {
   int perturb_step = -1;    // -1 = every step
   int perturb_ulps = 0;     // 0: scale the whole output; N > 0: N ULPs at kPerturbedElements
   bool reorder_gemm = false;
+  bool nondeterministic = false;  // bias gradients summed in a random row order per launch
   int profile_step = -1;    // cuProfilerStart/Stop around this step (-1: none)
   int64_t kill_after_launches = -1;  // SIGKILL the process after this many launches
 };

@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "analyzer/align/aligner.h"
 #include "analyzer/align/override_file.h"
+#include "analyzer/cli/across_ranks_command.h"
 #include "analyzer/cli/atomic_file.h"
 #include "analyzer/cli/tensor_command.h"
 #include "analyzer/judge/judge.h"
@@ -156,8 +157,11 @@ int DiffMain(int argc, const char* const* argv, std::ostream& out, std::ostream&
   CLI::App app{"numtrace-diff: compare two numtrace traces (or per-rank directories) and find "
                "the first kernel where the runs diverge"};
   app.name("numtrace-diff");
-  app.add_option("A", opt.a, "trace file or directory of run A")->required();
-  app.add_option("B", opt.b, "trace file or directory of run B")->required();
+  std::string across_ranks;
+  app.add_option("A", opt.a, "trace file or directory of run A");
+  app.add_option("B", opt.b, "trace file or directory of run B");
+  app.add_option("--across-ranks", across_ranks,
+                 "instead of A B: check one run's ranks against rank 0 (replicas must agree)");
   app.add_option("--json", opt.json_path, "write the JSON diff summary to FILE");
   app.add_option("-o,--html", opt.html_path, "write the self-contained HTML report to FILE");
   app.add_option("--rtol", opt.rtol, "least relative threshold of every statistic (default 1e-5; the "
@@ -178,6 +182,16 @@ int DiffMain(int argc, const char* const* argv, std::ostream& out, std::ostream&
                "A and B are tensor dumps of one launch (dump directories, dump_*.json sidecars or "
                ".npy files): compare them element by element");
   app.add_option("--dtype", dtype, "with --tensors and .npy files: their dtype (f32, bf16, f8e4m3, ...)");
+  app.footer(R"(Exit status: 0 identical or within tolerance, 1 diverged, 2 bad usage or input.
+
+Examples:
+  numtrace-diff runA runB                                  # directories: paired by rank
+  numtrace-diff runA runB --json summary.json -o report.html
+  numtrace-diff runA/rank_0.ntrace.jsonl runB/rank_0.ntrace.jsonl --rtol 1e-3
+  numtrace-diff a_activations.log b_activations.log        # torchtitan DebugMode logs
+  numtrace-diff runA runB --strict --json summary.json      # CI gate: incomplete traces fail
+  numtrace-diff --across-ranks runA --json ranks.json -o ranks.html
+  numtrace-diff --tensors dumpA dumpB -o tensors.html           # element view of one dumped launch)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -189,6 +203,11 @@ int DiffMain(int argc, const char* const* argv, std::ostream& out, std::ostream&
   } catch (const CLI::ParseError& e) {
     return Fail(err, std::string(e.what()) + " (see --help)");
   }
+  if (!across_ranks.empty()) {  // its own code path: analyzer/cli/across_ranks_command.h
+    if (!opt.a.empty()) return Fail(err, "--across-ranks takes one run directory, not A B (see --help)");
+    return RunAcrossRanks({across_ranks, opt.json_path, opt.html_path, opt.top, opt.force, opt.quiet}, out, err);
+  }
+  if (opt.a.empty() || opt.b.empty()) return Fail(err, "A and B are required (see --help)");
   opt.color = color == "always" ? ColorMode::kAlways : color == "never" ? ColorMode::kNever : ColorMode::kAuto;
   if (tensors || !dtype.empty()) {
     if (!tensors) return Fail(err, "--dtype needs --tensors (see --help)");

@@ -11,42 +11,45 @@ namespace {
 // The settings in capture.selector (written by the shim's
 // Config::SelectorText: "mode=M steps=S [launch_skip=N] [launch_count=N]
 // [kernel=F]... [exclude=F]... [min_bytes=N]") that change which launches a
-// run captures, hence its seq numbers, as NUMTRACE_* assignments.
-std::vector<std::string> SelectorEnv(std::string_view selector) {
-  static constexpr std::pair<std::string_view, std::string_view> kKeys[] = {
-      {"mode=", "NUMTRACE_STEP_MODE"},     {"launch_skip=", "NUMTRACE_LAUNCH_SKIP"},
-      {"launch_count=", "NUMTRACE_LAUNCH_COUNT"}, {"kernel=", "NUMTRACE_KERNEL"},
-      {"exclude=", "NUMTRACE_KERNEL_EXCLUDE"},  {"min_bytes=", "NUMTRACE_MIN_BYTES"},
-      {"steps=", ""}};
+// run captures, hence its seq numbers, as `numtrace run` options (`flag`
+// empty: a NUMTRACE_* assignment before the command, no option exists).
+struct SelectorSetting {
+  std::string flag, env, value;
+};
+std::vector<SelectorSetting> SelectorSettings(std::string_view selector) {
+  struct Key {
+    std::string_view key, flag, env;
+  };
+  static constexpr Key kKeys[] = {
+      {"mode=", "--step-mark", ""},          {"launch_skip=", "--launch-skip", ""},
+      {"launch_count=", "--launch-count", ""}, {"kernel=", "--kernel-name", ""},
+      {"exclude=", "--kernel-name-exclude", ""}, {"min_bytes=", "", "NUMTRACE_MIN_BYTES"},
+      {"steps=", "", ""}};
   // Split at " key=" boundaries: a value (a regex) may hold spaces.
-  std::vector<std::pair<std::string_view, std::string>> found;
+  std::vector<SelectorSetting> found;
   size_t pos = 0;
   while (pos < selector.size()) {
-    std::string_view key, var;
-    for (const auto& [k, v] : kKeys) {
-      if (selector.substr(pos).starts_with(k)) key = k, var = v;
+    const Key* key = nullptr;
+    for (const Key& k : kKeys) {
+      if (selector.substr(pos).starts_with(k.key)) key = &k;
     }
     size_t next = selector.size();
-    for (const auto& [k, v] : kKeys) {
-      size_t at = selector.find(" " + std::string(k), pos + 1);
+    for (const Key& k : kKeys) {
+      size_t at = selector.find(" " + std::string(k.key), pos + 1);
       if (at != std::string_view::npos && at < next) next = at;
     }
-    if (!key.empty() && !var.empty()) {
-      std::string value(selector.substr(pos + key.size(), next - pos - key.size()));
+    if (key != nullptr && (!key->flag.empty() || !key->env.empty())) {
+      std::string value(selector.substr(pos + key->key.size(), next - pos - key->key.size()));
       bool merged = false;
-      for (auto& [v2, val] : found) {
-        if (v2 == var) val += ";" + value, merged = true;  // several filters: ';'-separated
+      for (SelectorSetting& f : found) {
+        if (f.flag == key->flag && f.env == key->env) f.value += ";" + value, merged = true;  // ';'-separated list
       }
-      if (!merged) found.emplace_back(var, value);
+      const bool default_mode = key->key == "mode=" && value == "mark";
+      if (!merged && !default_mode) found.push_back({std::string(key->flag), std::string(key->env), value});
     }
     pos = next == selector.size() ? next : next + 1;
   }
-  std::vector<std::string> env;
-  for (const auto& [var, value] : found) {
-    if (var == "NUMTRACE_STEP_MODE" && value == "mark") continue;  // the default
-    env.push_back(std::string(var) + "=" + ShellQuote(value));
-  }
-  return env;
+  return found;
 }
 
 std::string DumpDir(const Trace& t, uint64_t seq) {
@@ -57,17 +60,20 @@ std::string DumpDir(const Trace& t, uint64_t seq) {
 }
 
 std::string Capture(const Trace& t, const Kernel& k, const std::string& out) {
-  std::string cmd;
+  std::string env, options;
   if (t.header.capture) {
-    for (const std::string& e : SelectorEnv(t.header.capture->selector)) cmd += e + " ";
-    if (t.header.capture->outputs == "all") cmd += "NUMTRACE_OUTPUTS=all ";
+    for (const SelectorSetting& f : SelectorSettings(t.header.capture->selector)) {
+      if (f.flag.empty()) env += f.env + "=" + ShellQuote(f.value) + " ";
+      else options += " " + f.flag + " " + ShellQuote(f.value);
+    }
+    if (t.header.capture->outputs == "all") options += " --outputs all";
   }
-  cmd += "scripts/numtrace run --out " + ShellQuote(out);
+  std::string cmd = env + "numtrace run -o " + ShellQuote(out);
   std::string steps;
   if (t.header.capture) {
     for (int64_t s : t.header.capture->steps) steps += (steps.empty() ? "" : ",") + std::to_string(s);
   }
-  cmd += " --steps " + (steps.empty() ? std::string("all") : steps);
+  cmd += " --steps " + (steps.empty() ? std::string("all") : steps) + options;
   if (t.header.run && !t.header.run->label.empty()) cmd += " --label " + ShellQuote(t.header.run->label);
   cmd += " --dump seq:" + std::to_string(k.seq);
   std::string expect(t.Name(k));
@@ -107,7 +113,7 @@ DumpCommands BuildDumpCommands(const Trace& a, const Kernel& ka, const Trace& b,
   const std::string out_a = DumpDir(a, ka.seq), out_b = DumpDir(b, kb.seq);
   c.capture_a = Capture(a, ka, out_a);
   c.capture_b = Capture(b, kb, out_b);
-  c.tensors = "scripts/numtrace diff --tensors " + ShellQuote(out_a + "/" + DumpSidecarName(a.rank, ka.seq)) +
+  c.tensors = "numtrace diff --tensors " + ShellQuote(out_a + "/" + DumpSidecarName(a.rank, ka.seq)) +
               " " + ShellQuote(out_b + "/" + DumpSidecarName(b.rank, kb.seq));
   return c;
 }

@@ -2,7 +2,7 @@
 //
 // The element-level follow-up of a first divergence: ready-to-run commands
 // that re-capture each side with a tensor dump of exactly that launch
-// (`scripts/numtrace run ... --dump seq:N`), and the `--tensors` diff of the
+// (`numtrace run -o DIR ... --dump seq:N`), and the `--tensors` diff of the
 // two dumps. Built from what each trace's header recorded: the command line
 // (run.argv), the captured steps and step selection (capture.steps,
 // capture.selector, capture.outputs) and the label, so the re-run numbers
@@ -13,9 +13,9 @@
 //
 // Example:
 //   DumpCommands c = BuildDumpCommands(trace_a, kernel_a, trace_b, kernel_b);
-//   c.capture_a;  // "scripts/numtrace run --out runA-dump-seq41 --steps 2 --label A
-//                 //  --dump seq:41 --dump-expect 'k@4096,2560' -- python train.py"
-//   c.tensors;    // "scripts/numtrace diff --tensors runA-dump-seq41/dump_0_41.json ..."
+//   c.capture_a;  // "numtrace run -o runA-dump-seq41 --steps 2 --label A
+//                 //  --dump seq:41 --dump-expect k@4096,2560 -- python train.py"
+//   c.tensors;    // "numtrace diff --tensors runA-dump-seq41/dump_0_41.json ..."
 #ifndef NUMTRACE_ANALYZER_REPORT_DUMP_COMMANDS_H_
 #define NUMTRACE_ANALYZER_REPORT_DUMP_COMMANDS_H_
 

@@ -1,24 +1,21 @@
 #!/usr/bin/env bash
-# The launcher sets the environment it promises and rejects bad usage with
-# exit 2 and one line.
+# scripts/numtrace forwards to the built numtrace command (whose verbs are
+# tested in test/launcher), exit codes included.
+#   launcher_test.sh SOURCE_DIR BUILD_DIR
 set -euo pipefail
-src="$1"
+src="$1" build="$(cd "$2" && pwd)"
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
-touch "$tmp/libnumtrace.so"
-out="$(NUMTRACE_LIB="$tmp/libnumtrace.so" "$src/scripts/numtrace" run --out "$tmp/o" --steps 3-4 --label A -- \
-       sh -c 'echo "$LD_PRELOAD|$NUMTRACE_OUTPUT_DIR|$NUMTRACE_STEPS|$NUMTRACE_LABEL"')"
-[ "$out" = "$tmp/libnumtrace.so|$tmp/o|3-4|A" ] || { echo "run env wrong: $out"; exit 1; }
-out="$(NUMTRACE_LIB="$tmp/libnumtrace.so" "$src/scripts/numtrace" run --injection -- sh -c 'echo "${LD_PRELOAD:-}|$CUDA_INJECTION64_PATH"')"
-[ "$out" = "|$tmp/libnumtrace.so" ] || { echo "injection env wrong: $out"; exit 1; }
-# One allocation per tensor for PyTorch, unless the user chose otherwise.
-out="$(unset PYTORCH_CUDA_ALLOC_CONF; NUMTRACE_LIB="$tmp/libnumtrace.so" "$src/scripts/numtrace" run -- sh -c 'echo "$PYTORCH_CUDA_ALLOC_CONF"')"
-[ "$out" = "backend:cudaMallocAsync" ] || { echo "alloc conf not set: $out"; exit 1; }
-out="$(PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True NUMTRACE_LIB="$tmp/libnumtrace.so" \
-       "$src/scripts/numtrace" run -- sh -c 'echo "$PYTORCH_CUDA_ALLOC_CONF"' 2>"$tmp/err")"
-[ "$out" = "expandable_segments:True" ] && grep -q "caching-allocator segments" "$tmp/err" || {
-  echo "user alloc conf not kept or not warned: $out"; exit 1; }
+export NUMTRACE_BUILD_DIR="$build"
+"$src/scripts/numtrace" --version | grep -q '^numtrace [0-9]' || { echo "--version not forwarded"; exit 1; }
+out="$("$src/scripts/numtrace" run -o "$tmp/o" --steps 3-4 --label A -- \
+       sh -c 'echo "$LD_PRELOAD|$NUMTRACE_OUTPUT_DIR|$NUMTRACE_STEPS|$NUMTRACE_LABEL"' 2>/dev/null | sed -n 1p)"
+[ "$out" = "$build/lib/libnumtrace.so|$tmp/o|3-4|A" ] || { echo "run env wrong: $out"; exit 1; }
 set +e
-"$src/scripts/numtrace" run --bogus -- true 2>"$tmp/err"; rc=$?
+"$src/scripts/numtrace" run -o "$tmp/p" -- sh -c 'exit 5' >/dev/null 2>&1; rc=$?
+"$src/scripts/numtrace" bogus 2>"$tmp/err"; rc2=$?
+NUMTRACE_BUILD_DIR="$tmp/none" "$src/scripts/numtrace" --version 2>"$tmp/err3"; rc3=$?
 set -e
-[ "$rc" = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] || { echo "bad option: rc=$rc $(cat "$tmp/err")"; exit 1; }
-echo "launcher_test: 5 passed, 0 failed"
+[ "$rc" = 5 ] || { echo "job exit status not passed through: $rc"; exit 1; }
+[ "$rc2" = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] || { echo "bad verb: rc=$rc2 $(cat "$tmp/err")"; exit 1; }
+[ "$rc3" = 2 ] && grep -q 'not built' "$tmp/err3" || { echo "missing build: rc=$rc3"; exit 1; }
+echo "launcher_test: 4 passed, 0 failed"

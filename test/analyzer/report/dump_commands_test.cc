@@ -42,22 +42,22 @@ TEST(DumpCommandsTest, ReproducesTheCaptureWithTheDumpOfThatLaunch) {
   b.kernels[0].seq = 42;
   DumpCommands c = BuildDumpCommands(a, a.kernels[0], b, b.kernels[0]);
   EXPECT_EQ(c.capture_a,
-            "scripts/numtrace run --out runs/a-dump-seq41 --steps 2 --label eager --dump seq:41 "
+            "numtrace run -o runs/a-dump-seq41 --steps 2 --label eager --dump seq:41 "
             "--dump-expect _Z4gemmPfS_@4096,2560 -- python train.py --lr 1e-3");
   EXPECT_EQ(c.capture_b,
-            "NUMTRACE_STEP_MODE='nvtx:train step' NUMTRACE_KERNEL='gemm;regex:^add' NUMTRACE_KERNEL_EXCLUDE=nccl "
-            "scripts/numtrace run --out runs/b-dump-seq42 --steps all --dump seq:42 "
+            "numtrace run -o runs/b-dump-seq42 --steps all --step-mark 'nvtx:train step' "
+            "--kernel-name 'gemm;regex:^add' --kernel-name-exclude nccl --dump seq:42 "
             "--dump-expect _Z4gemmPfS_@4096,2560 -- python train.py --compile 'it'\\''s'");
   EXPECT_EQ(c.tensors,
-            "scripts/numtrace diff --tensors runs/a-dump-seq41/dump_0_41.json runs/b-dump-seq42/dump_0_42.json");
+            "numtrace diff --tensors runs/a-dump-seq41/dump_0_41.json runs/b-dump-seq42/dump_0_42.json");
 }
 
 TEST(DumpCommandsTest, TraceInTheCurrentDirectoryAndWithoutArgv) {
-  Trace a = TraceWith("rank_0.ntrace.jsonl", {}, "", {2}, "");
+  Trace a = TraceWith("rank_0.ntrace.jsonl", {}, "mode=mark steps=2 min_bytes=4096", {2}, "");
   a.header.capture->outputs = "all";
   DumpCommands c = BuildDumpCommands(a, a.kernels[0], a, a.kernels[0]);
   EXPECT_EQ(c.capture_a,
-            "NUMTRACE_OUTPUTS=all scripts/numtrace run --out numtrace-dump-seq41 --steps 2 --dump seq:41 "
+            "NUMTRACE_MIN_BYTES=4096 numtrace run -o numtrace-dump-seq41 --steps 2 --outputs all --dump seq:41 "
             "--dump-expect _Z4gemmPfS_@4096,2560 -- YOUR_COMMAND");
 }
 

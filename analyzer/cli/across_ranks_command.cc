@@ -1,0 +1,82 @@
+#include "analyzer/cli/across_ranks_command.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <memory>
+
+#include "analyzer/cli/atomic_file.h"
+#include "analyzer/cli/diff_command.h"
+#include "analyzer/ranks/cross_rank_report.h"
+#include "analyzer/read/input.h"
+
+namespace numtrace::analyzer {
+namespace {
+
+int Fail(std::ostream& err, std::string message) {
+  std::replace(message.begin(), message.end(), '\n', ' ');
+  err << "numtrace-diff: " << message << "\n";
+  return kExitError;
+}
+
+int Fail(std::ostream& err, const absl::Status& s) {
+  return Fail(err, std::string(s.message().data(), s.message().size()));
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::string>> RankTraceFiles(const std::string& dir) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    return absl::InvalidArgumentError(dir + ": --across-ranks needs a run directory (rank_<R>.ntrace.jsonl files)");
+  }
+  // Pairing the directory with itself applies the reader's own rules: which
+  // files are traces, the rank of each, the largest file when a rank has several.
+  absl::StatusOr<std::vector<RankPair>> pairs = PairInputs(dir, dir);
+  if (!pairs.ok()) return pairs.status();
+  std::vector<std::string> paths;
+  for (const RankPair& p : *pairs) paths.push_back(p.path_a);
+  if (paths.size() < 2) {
+    return absl::InvalidArgumentError(dir + ": " + std::to_string(paths.size()) +
+                                      " rank trace(s); --across-ranks needs at least two");
+  }
+  return paths;
+}
+
+int RunAcrossRanks(const AcrossRanksOptions& opt, std::ostream& out, std::ostream& err) {
+  for (const std::string* path : {&opt.json_path, &opt.html_path}) {
+    std::error_code ec;
+    if (!path->empty() && std::filesystem::exists(*path, ec) && !opt.force) {
+      return Fail(err, *path + ": output file exists (use --force to overwrite)");
+    }
+  }
+  absl::StatusOr<std::vector<std::string>> files = RankTraceFiles(opt.dir);
+  if (!files.ok()) return Fail(err, files.status());
+  std::vector<std::unique_ptr<Trace>> traces;
+  std::vector<const Trace*> views;
+  for (const std::string& path : *files) {
+    absl::StatusOr<Trace> t = ReadAnyTrace(path);
+    if (!t.ok()) return Fail(err, t.status());
+    traces.push_back(std::make_unique<Trace>(*std::move(t)));
+    views.push_back(traces.back().get());
+  }
+  CrossRankResult result = CompareAcrossRanks(views);
+  if (!opt.json_path.empty()) {
+    if (absl::Status s = WriteFileAtomically(opt.json_path, CrossRankJson(result, opt.dir)); !s.ok()) {
+      return Fail(err, s);
+    }
+  }
+  if (!opt.html_path.empty()) {
+    if (absl::Status s = WriteFileAtomically(opt.html_path, CrossRankHtml(result, opt.dir)); !s.ok()) {
+      return Fail(err, s);
+    }
+  }
+  if (!opt.quiet) {
+    out << CrossRankTerminal(result, opt.dir, std::max(opt.top, 0));
+    if (!opt.json_path.empty()) out << "summary written to " << opt.json_path << "\n";
+    if (!opt.html_path.empty()) out << "report written to " << opt.html_path << "\n";
+  }
+  out.flush();
+  return result.mismatches.empty() ? kExitSame : kExitDiverged;
+}
+
+}  // namespace numtrace::analyzer

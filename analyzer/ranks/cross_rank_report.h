@@ -1,0 +1,29 @@
+// File: analyzer/ranks/cross_rank_report.h
+//
+// The cross-rank check's three outputs: a terminal table (one row per rank,
+// then the replica mismatches and the first NaN/Inf), the JSON document
+// `numtrace-cross-rank` (docs/format.md section 7, cross-rank summary), and a
+// self-contained HTML page with a rank selector.
+//
+// Example:
+//   std::cout << CrossRankTerminal(result, "run", /*top=*/10);
+//   WriteFileAtomically("ranks.json", CrossRankJson(result, "run"));
+#ifndef NUMTRACE_ANALYZER_RANKS_CROSS_RANK_REPORT_H_
+#define NUMTRACE_ANALYZER_RANKS_CROSS_RANK_REPORT_H_
+
+#include <string>
+
+#include "analyzer/ranks/cross_rank.h"
+
+namespace numtrace::analyzer {
+
+// "consistent" or "replicas_differ".
+std::string CrossRankVerdict(const CrossRankResult& r);
+
+std::string CrossRankTerminal(const CrossRankResult& r, const std::string& dir, int top);
+std::string CrossRankJson(const CrossRankResult& r, const std::string& dir);
+std::string CrossRankHtml(const CrossRankResult& r, const std::string& dir);
+
+}  // namespace numtrace::analyzer
+
+#endif  // NUMTRACE_ANALYZER_RANKS_CROSS_RANK_REPORT_H_

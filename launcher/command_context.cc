@@ -1,0 +1,44 @@
+#include "launcher/command_context.h"
+
+#include <algorithm>
+
+#include "CLI/CLI.hpp"
+
+namespace numtrace::launcher {
+
+int FailLine(const CommandContext& ctx, std::string_view verb, std::string_view message) {
+  std::string line(message);
+  std::replace(line.begin(), line.end(), '\n', ' ');
+  ctx.err << "numtrace " << verb << ": " << line << "\n";
+  ctx.err.flush();
+  return kExitUsage;
+}
+
+// Debian's Abseil has its own string_view type, hence the copy.
+int FailLine(const CommandContext& ctx, std::string_view verb, const absl::Status& status) {
+  return FailLine(ctx, verb, std::string(status.message().data(), status.message().size()));
+}
+
+bool ParseArgs(CLI::App& app, const std::vector<std::string>& args, const CommandContext& ctx,
+               int* exit_code) {
+  std::vector<const char*> argv;
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  try {
+    app.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::CallForHelp&) {
+    ctx.out << app.help();
+    *exit_code = kExitOk;
+    return false;
+  } catch (const CLI::CallForAllHelp&) {
+    ctx.out << app.help();
+    *exit_code = kExitOk;
+    return false;
+  } catch (const CLI::ParseError& e) {
+    *exit_code = FailLine(ctx, app.get_name().substr(app.get_name().find(' ') + 1),
+                          std::string(e.what()) + " (see --help)");
+    return false;
+  }
+  return true;
+}
+
+}  // namespace numtrace::launcher

@@ -1,0 +1,53 @@
+// File: launcher/command_context.h
+//
+// What every verb of the numtrace command gets: its streams, the process
+// environment and where its parts are. main.cc fills it from the real
+// process; tests fill it by hand and drive a verb in process.
+//
+// Exit codes shared by the verbs: 0 success (or, for diff/twice, the runs
+// agree), 1 the runs differ (diff, twice) or a check failed (doctor), 2 bad
+// usage or an input/output problem, with one line on stderr saying what and
+// where. `run` passes the job's own exit status through.
+#ifndef NUMTRACE_LAUNCHER_COMMAND_CONTEXT_H_
+#define NUMTRACE_LAUNCHER_COMMAND_CONTEXT_H_
+
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "launcher/environment.h"
+#include "launcher/install_layout.h"
+
+namespace CLI {
+class App;
+}
+
+namespace numtrace::launcher {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitDiffer = 1;
+inline constexpr int kExitUsage = 2;
+
+struct CommandContext {
+  std::ostream& out;
+  std::ostream& err;
+  Environment env;
+  InstallLayout layout;
+  bool stdout_is_tty = false;
+};
+
+// Prints "numtrace VERB: message" as one line on err; returns kExitUsage.
+int FailLine(const CommandContext& ctx, std::string_view verb, std::string_view message);
+int FailLine(const CommandContext& ctx, std::string_view verb, const absl::Status& status);
+
+// Parses `args` (args[0] is the verb's name) with `app`. Returns true when
+// the verb should go on; otherwise *exit_code is set (0 after --help, 2 after
+// a parse error, reported in one line).
+bool ParseArgs(CLI::App& app, const std::vector<std::string>& args, const CommandContext& ctx,
+               int* exit_code);
+
+}  // namespace numtrace::launcher
+
+#endif  // NUMTRACE_LAUNCHER_COMMAND_CONTEXT_H_

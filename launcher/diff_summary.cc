@@ -1,0 +1,106 @@
+#include "launcher/diff_summary.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "simdjson.h"
+
+namespace numtrace::launcher {
+namespace {
+
+using simdjson::dom::element;
+using simdjson::dom::object;
+
+std::string Str(const object& o, const char* key) {
+  std::string_view v;
+  return o[key].get_string().get(v) ? std::string() : std::string(v);
+}
+uint64_t U64(const object& o, const char* key) {
+  uint64_t v = 0;
+  return o[key].get_uint64().get(v) ? 0 : v;
+}
+double F64(const object& o, const char* key) {
+  double v = 0;
+  return o[key].get_double().get(v) ? 0 : v;
+}
+
+OriginView ReadOrigin(const object& o, int64_t rank) {
+  OriginView v;
+  v.rank = rank;
+  v.a_seq = U64(o, "a_seq");
+  v.a_name = Str(o, "a_name");
+  v.score = F64(o, "score");
+  v.status = Str(o, "status");
+  v.descendants = U64(o, "descendants");
+  return v;
+}
+
+// One rank's origins (or the whole file's, for a file pair).
+void ReadOrigins(const object& s, int64_t rank, DiffSummaryView* view) {
+  object origins;
+  if (!s["origins"].get_object().get(origins)) {
+    view->has_origins = true;
+    view->origin_count += U64(origins, "count");
+    simdjson::dom::array top;
+    if (!origins["top"].get_array().get(top)) {
+      for (element e : top) {
+        object o;
+        if (!e.get_object().get(o)) view->origins.push_back(ReadOrigin(o, rank));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<DiffSummaryView> ParseDiffSummary(const std::string& json,
+                                                 const std::string& path) {
+  simdjson::dom::parser parser;
+  object root;
+  if (parser.parse(json).get_object().get(root)) {
+    return absl::InvalidArgumentError(path + ": not a JSON object");
+  }
+  if (Str(root, "format") != "numtrace-diff-summary") {
+    return absl::InvalidArgumentError(path + ": not a numtrace-diff summary (format field)");
+  }
+  DiffSummaryView view;
+  view.verdict = Str(root, "verdict");
+  simdjson::dom::array ranks;
+  if (!root["ranks"].get_array().get(ranks)) {
+    for (element e : ranks) {
+      object r;
+      if (e.get_object().get(r)) continue;
+      int64_t rank = 0;
+      if (r["rank"].get_int64().get(rank)) rank = 0;
+      ReadOrigins(r, rank, &view);
+    }
+  }
+  // A file pair, or a directory summary that rolls origins up only at the top.
+  if (!view.has_origins) ReadOrigins(root, -1, &view);
+  // For directories the top level names the rank whose divergence comes first.
+  object first;
+  if (!root["first_divergence"].get_object().get(first)) {
+    FirstDivergenceView f;
+    int64_t rank = -1;
+    if (first["rank"].get_int64().get(rank)) rank = -1;
+    f.rank = rank;
+    f.a_seq = U64(first, "a_seq");
+    f.a_name = Str(first, "a_name");
+    f.b_seq = U64(first, "b_seq");
+    f.b_name = Str(first, "b_name");
+    f.kind = Str(first, "kind");
+    f.cause = Str(first, "cause");
+    view.first_divergence = f;
+  }
+  return view;
+}
+
+absl::StatusOr<DiffSummaryView> ReadDiffSummary(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(path + ": cannot open the diff summary");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ParseDiffSummary(ss.str(), path);
+}
+
+}  // namespace numtrace::launcher

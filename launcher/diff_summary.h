@@ -1,0 +1,60 @@
+// File: launcher/diff_summary.h
+//
+// The parts of numtrace-diff's JSON summary (docs/format.md section 2) that
+// `numtrace twice` reports: the verdict, the first
+// divergence with its `cause`, and `origins` - kernels whose outputs differ
+// although every input they read is bitwise equal. For a directory pair the
+// per-rank entries of `ranks` are read, each origin keeping its rank.
+//
+// A summary written before `origins` existed reads fine: has_origins is
+// false and the caller says so.
+//
+// Example:
+//   absl::StatusOr<DiffSummaryView> s = ReadDiffSummary("hunt/summary.json");
+//   for (const OriginView& o : s->origins) use(o.rank, o.a_seq, o.a_name);
+#ifndef NUMTRACE_LAUNCHER_DIFF_SUMMARY_H_
+#define NUMTRACE_LAUNCHER_DIFF_SUMMARY_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace numtrace::launcher {
+
+struct OriginView {
+  int64_t rank = -1;       // -1 for a file pair
+  uint64_t a_seq = 0;
+  std::string a_name;
+  double score = 0;
+  std::string status;      // "within_tolerance" or "diverged"
+  uint64_t descendants = 0;
+};
+
+struct FirstDivergenceView {
+  int64_t rank = -1;
+  uint64_t a_seq = 0;
+  std::string a_name;
+  uint64_t b_seq = 0;      // run B's side, for a dump of that launch
+  std::string b_name;
+  std::string kind;        // values, nonfinite, layout
+  std::string cause;       // origin, inherited, unknown; empty when absent
+};
+
+struct DiffSummaryView {
+  std::string verdict;     // identical, within_tolerance, diverged
+  bool has_origins = false;
+  uint64_t origin_count = 0;
+  std::vector<OriginView> origins;  // the `top` lists of every rank
+  std::optional<FirstDivergenceView> first_divergence;
+};
+
+[[nodiscard]] absl::StatusOr<DiffSummaryView> ReadDiffSummary(const std::string& path);
+[[nodiscard]] absl::StatusOr<DiffSummaryView> ParseDiffSummary(const std::string& json,
+                                                               const std::string& path_for_messages);
+
+}  // namespace numtrace::launcher
+
+#endif  // NUMTRACE_LAUNCHER_DIFF_SUMMARY_H_

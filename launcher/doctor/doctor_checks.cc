@@ -1,0 +1,245 @@
+#include "launcher/doctor/doctor_checks.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <system_error>
+
+namespace numtrace::launcher {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string CudaVersion(int v) {
+  return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+}
+
+// CUresult values worth a word; the rest are printed as numbers.
+std::string CuInitMeaning(int r) {
+  switch (r) {
+    case 100: return "no CUDA-capable device is detected";
+    case 35: return "the driver is older than the CUDA runtime it was asked for";
+    case 3: return "the driver could not initialise (CUDA_ERROR_NOT_INITIALIZED)";
+    case 999: return "unknown driver error";
+    default: return "CUresult " + std::to_string(r);
+  }
+}
+
+CheckRow OutputDirRow(const std::string& dir) {
+  CheckRow row{"output directory", CheckStatus::kOk, "", ""};
+  std::error_code ec;
+  fs::path p = fs::absolute(dir.empty() ? "." : dir, ec);
+  // The directory itself, or the nearest parent that exists (run creates the rest).
+  fs::path probe = p;
+  while (!probe.empty() && !fs::exists(probe, ec)) probe = probe.parent_path();
+  if (probe.empty() || !fs::is_directory(probe, ec)) {
+    row.status = CheckStatus::kFail;
+    row.found = p.string() + ": no existing parent directory";
+    row.fix = "choose another -o DIR";
+    return row;
+  }
+  fs::path test = probe / (".numtrace-doctor." + std::to_string(getpid()));
+  {
+    std::ofstream f(test);
+    f << "x";
+    if (!f) {
+      row.status = CheckStatus::kFail;
+      row.found = probe.string() + " is not writable";
+      row.fix = "choose a writable -o DIR (traces need room: about 1 KB per captured launch)";
+      return row;
+    }
+  }
+  fs::remove(test, ec);
+  row.found = p.string() + (probe == p ? " is writable" : " can be created in " + probe.string());
+  return row;
+}
+
+}  // namespace
+
+std::string_view CheckStatusName(CheckStatus s) {
+  switch (s) {
+    case CheckStatus::kOk: return "ok";
+    case CheckStatus::kWarn: return "warn";
+    case CheckStatus::kFail: return "FAIL";
+    case CheckStatus::kSkip: return "skip";
+  }
+  return "?";
+}
+
+bool ReductionKernelsCover(const std::string& gencode, int major, int minor, std::string* what) {
+  static const std::regex kCode("code=\\[?([a-z0-9_,]+)\\]?");
+  static const std::regex kArch("(sm|compute)_([0-9]+)[a-z]?");
+  bool covered = false;
+  std::string list;
+  for (std::sregex_iterator it(gencode.begin(), gencode.end(), kCode), end; it != end; ++it) {
+    const std::string codes = (*it)[1];
+    for (std::sregex_iterator a(codes.begin(), codes.end(), kArch); a != end; ++a) {
+      const int n = std::stoi((*a)[2]);
+      const int m = n / 10, mi = n % 10;
+      const bool ptx = (*a)[1] == "compute";
+      list += (list.empty() ? "" : " ") + std::string(ptx ? "compute_" : "sm_") + std::to_string(n);
+      if (ptx ? (m < major || (m == major && mi <= minor)) : (m == major && mi <= minor)) covered = true;
+    }
+  }
+  if (what) *what = list.empty() ? "no architecture" : list;
+  return covered;
+}
+
+DoctorReport RunDoctorChecks(SystemProbe& probe, const DoctorInputs& in) {
+  DoctorReport report;
+  std::vector<CheckRow>& rows = report.rows;
+
+  LibraryFacts lib = probe.Library(in.layout);
+  if (lib.loads) {
+    rows.push_back({"libnumtrace.so loads", CheckStatus::kOk,
+                    in.layout.library + " (version " + lib.version + ")", ""});
+  } else {
+    rows.push_back({"libnumtrace.so loads", CheckStatus::kFail, in.layout.library + ": " + lib.error,
+                    "reinstall numtrace (the library belongs in ../lib beside bin/numtrace) or set "
+                    "NUMTRACE_LIB"});
+  }
+
+  DriverFacts drv = probe.Driver();
+  bool gpu_ok = false;
+  int cc_major = 0, cc_minor = 0;
+  if (!drv.found) {
+    rows.push_back({"CUDA driver", CheckStatus::kFail, "no CUDA driver: libcuda.so.1 not found (" + drv.error + ")",
+                    "capture needs a machine with an NVIDIA GPU and its driver; numtrace diff and "
+                    "show work without one"});
+    rows.push_back({"GPU", CheckStatus::kSkip, "needs the CUDA driver", ""});
+    rows.push_back({"reduction kernels", CheckStatus::kSkip, "needs a GPU", ""});
+  } else if (drv.init_result != 0) {
+    rows.push_back({"CUDA driver", CheckStatus::kFail,
+                    drv.path + ": cuInit failed: " + CuInitMeaning(drv.init_result),
+                    "check nvidia-smi, CUDA_VISIBLE_DEVICES and the device files (/dev/nvidia*)"});
+    rows.push_back({"GPU", CheckStatus::kSkip, "the driver did not initialise", ""});
+    rows.push_back({"reduction kernels", CheckStatus::kSkip, "needs a GPU", ""});
+  } else {
+    rows.push_back({"CUDA driver", CheckStatus::kOk,
+                    drv.path + ", supports CUDA " + CudaVersion(drv.version), ""});
+    if (drv.gpus.empty()) {
+      rows.push_back({"GPU", CheckStatus::kFail, "the driver sees no GPU",
+                      "check CUDA_VISIBLE_DEVICES and nvidia-smi"});
+      rows.push_back({"reduction kernels", CheckStatus::kSkip, "needs a GPU", ""});
+    } else {
+      std::string list;
+      for (const GpuFacts& g : drv.gpus) {
+        list += (list.empty() ? "" : "; ") + std::to_string(g.index) + ": " + g.name + " (sm_" +
+                std::to_string(g.cc_major) + std::to_string(g.cc_minor) + ")";
+      }
+      rows.push_back({"GPU", CheckStatus::kOk, list, ""});
+      gpu_ok = true;
+      cc_major = drv.gpus[0].cc_major;
+      cc_minor = drv.gpus[0].cc_minor;
+      std::string what;
+      bool all = true;
+      for (const GpuFacts& g : drv.gpus) all = all && ReductionKernelsCover(in.gencode, g.cc_major, g.cc_minor, &what);
+      if (all) {
+        rows.push_back({"reduction kernels", CheckStatus::kOk, "embedded " + what + ": cover every GPU here", ""});
+      } else {
+        rows.push_back({"reduction kernels", CheckStatus::kFail,
+                        "embedded " + what + ": not sm_" + std::to_string(cc_major) + std::to_string(cc_minor),
+                        "rebuild with -DNUMTRACE_CUDA_GENCODE naming this GPU's architecture"});
+      }
+    }
+  }
+
+  CuptiFacts cupti = probe.Cupti(in.env);
+  if (cupti.found) {
+    rows.push_back({"CUPTI", CheckStatus::kOk,
+                    cupti.path + (cupti.version ? " (API version " + std::to_string(cupti.version) + ")" : ""),
+                    ""});
+  } else {
+    rows.push_back({"CUPTI", CheckStatus::kFail, "libcupti not found; tried " + cupti.tried,
+                    "set NUMTRACE_CUPTI_LIB to a libcupti.so (the CUDA toolkit's, or PyTorch's in "
+                    "site-packages/nvidia/cuda_cupti/lib)"});
+  }
+
+  if (gpu_ok && lib.loads && cupti.found) {
+    SubscriberFacts sub = probe.Subscriber(in.layout, in.env);
+    if (!sub.ran) {
+      rows.push_back({"CUPTI subscriber free", CheckStatus::kFail, "the CUDA test child failed: " + sub.message,
+                      "CUDA failed under the library: run a small CUDA program with `numtrace run "
+                      "-o /tmp/t -- PROGRAM` and read numtrace's stderr line (NUMTRACE_LOG_LEVEL=info)"});
+    } else if (sub.held) {
+      rows.push_back({"CUPTI subscriber free", CheckStatus::kFail, sub.message,
+                      "run without torch.profiler / Nsight / compute-sanitizer (one CUPTI client per "
+                      "process); unset CUDA_INJECTION64_PATH if a tool set it"});
+    } else {
+      rows.push_back({"CUPTI subscriber free", CheckStatus::kOk,
+                      "a CUDA child under the library subscribed" +
+                          (sub.message.empty() ? std::string() : " (" + sub.message + ")"),
+                      ""});
+    }
+  } else {
+    rows.push_back({"CUPTI subscriber free", CheckStatus::kSkip,
+                    gpu_ok ? "needs the library and CUPTI" : "needs a GPU (starts a CUDA child under the library)",
+                    ""});
+  }
+
+  rows.push_back(OutputDirRow(in.output_dir));
+
+  CheckRow alloc{"allocator setting", CheckStatus::kOk, "", "", false};
+  const std::string* conf = in.env.Find("PYTORCH_CUDA_ALLOC_CONF");
+  if (conf == nullptr || conf->empty()) {
+    alloc.found = "PYTORCH_CUDA_ALLOC_CONF unset: numtrace run sets backend:cudaMallocAsync";
+  } else if (conf->find("cudaMallocAsync") != std::string::npos) {
+    alloc.found = "PYTORCH_CUDA_ALLOC_CONF=" + *conf;
+  } else {
+    alloc.status = CheckStatus::kWarn;
+    alloc.found = "PYTORCH_CUDA_ALLOC_CONF=" + *conf + ": buffers will be caching-allocator segments";
+    alloc.fix = "unset it (numtrace run then sets backend:cudaMallocAsync) to measure tensors";
+  }
+  rows.push_back(alloc);
+
+  PythonFacts py = probe.Python(in.layout, in.env);
+  if (!py.python) {
+    rows.push_back({"torch", CheckStatus::kSkip, "no python3 (" + py.error + ")", "", false});
+    rows.push_back({"triton", CheckStatus::kSkip, "no python3", "", false});
+    rows.push_back({"PyTorch hooks attach", CheckStatus::kSkip, "no python3", "", false});
+  } else {
+    if (py.torch_version.empty()) {
+      rows.push_back({"torch", CheckStatus::kWarn, py.interpreter + " cannot import torch" +
+                                                       (py.torch_error.empty() ? "" : ": " + py.torch_error),
+                      "only needed for PyTorch jobs: use the job's own python (NUMTRACE_PYTHON=...)", false});
+    } else {
+      rows.push_back({"torch", CheckStatus::kOk,
+                      py.torch_version + (py.torch_cuda ? ", CUDA available" : ", CUDA NOT available"), "",
+                      false});
+    }
+    rows.push_back({"triton", py.triton_version.empty() ? CheckStatus::kWarn : CheckStatus::kOk,
+                    py.triton_version.empty() ? "not importable" : py.triton_version,
+                    py.triton_version.empty() ? "only torch.compile needs it" : "", false});
+    if (py.torch_version.empty()) {
+      rows.push_back({"PyTorch hooks attach", CheckStatus::kSkip, "needs torch", "", false});
+    } else if (py.step_hook && (py.triton_version.empty() || py.triton_hook)) {
+      rows.push_back({"PyTorch hooks attach", CheckStatus::kOk,
+                      std::string("optimizer step hook") + (py.triton_hook ? " and Triton dtype hook" : ""), "",
+                      false});
+    } else {
+      rows.push_back({"PyTorch hooks attach", CheckStatus::kWarn,
+                      std::string("step hook ") + (py.step_hook ? "yes" : "no") + ", Triton hook " +
+                          (py.triton_hook ? "yes" : "no") + (py.error.empty() ? "" : " (" + py.error + ")"),
+                      "mark steps another way: --step-mark profiler|nvtx:RE|launches:N", false});
+    }
+  }
+
+  int failed = 0;
+  for (const CheckRow& r : rows) failed += r.required && r.status == CheckStatus::kFail;
+  report.can_capture = failed == 0;
+  if (!drv.found) {
+    report.verdict = "numtrace cannot capture on this machine: no CUDA driver (libcuda.so.1 not found). "
+                     "numtrace diff and numtrace show work here.";
+  } else if (failed > 0) {
+    report.verdict = "numtrace cannot capture here: " + std::to_string(failed) +
+                     (failed == 1 ? " check failed" : " checks failed") + " (see the table).";
+  } else {
+    report.verdict = "numtrace can capture here.";
+  }
+  return report;
+}
+
+}  // namespace numtrace::launcher

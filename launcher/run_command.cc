@@ -1,0 +1,66 @@
+#include "launcher/run_command.h"
+
+#include <unistd.h>
+
+#include "CLI/CLI.hpp"
+#include "launcher/child_process.h"
+#include "launcher/dump_from_summary.h"
+#include "launcher/output_dir.h"
+#include "launcher/rank_listing.h"
+#include "launcher/run_environment.h"
+
+namespace numtrace::launcher {
+
+absl::StatusOr<CaptureOutcome> CaptureJob(const RunOptions& options, const CommandContext& ctx) {
+  if (access(ctx.layout.library.c_str(), R_OK) != 0) {
+    return absl::NotFoundError(ctx.layout.library +
+                               ": libnumtrace.so not found beside this numtrace (reinstall, or set "
+                               "NUMTRACE_LIB)");
+  }
+  absl::StatusOr<std::string> dir = PrepareOutputDir(options.output_dir, options.force);
+  if (!dir.ok()) return dir.status();
+  std::vector<std::string> warnings;
+  Environment env = RunEnvironment(options, *dir, ctx.env, ctx.layout, &warnings);
+  for (const std::string& w : warnings) ctx.err << "numtrace run: " << w << "\n";
+  ctx.out.flush();
+  ctx.err.flush();
+  ChildResult child = RunChild(options.command, env);
+  if (!child.started) return absl::NotFoundError(child.error);
+  CaptureOutcome outcome;
+  outcome.dir = *dir;
+  outcome.exit_code = child.exit_code;
+  if (child.exit_code != 0) {
+    ctx.err << "numtrace run: the job exited with status " << child.exit_code << "\n";
+  }
+  outcome.traces = ListRankTraces(*dir, ctx.out);
+  ctx.out.flush();
+  return outcome;
+}
+
+int RunCommandMain(const std::vector<std::string>& args, const CommandContext& ctx) {
+  RunOptions options;
+  CLI::App app{"numtrace run: capture a job's kernels with libnumtrace.so loaded"};
+  app.name("numtrace run");
+  AddRunOptions(&app, &options);
+  app.footer(R"(The library is loaded by absolute path (LD_PRELOAD, or with --injection
+CUDA_INJECTION64_PATH); PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync is set
+unless you set it yourself; the PyTorch hooks (a step mark after every
+optimizer.step(), Triton dtypes) go on PYTHONPATH when CMD looks like Python.
+The job's exit status is passed through. All settings: docs/configuration.md.
+
+Examples:
+  numtrace run -o runA --steps 2 --label eager -- python train.py
+  numtrace run -o runB --steps 2 --label compiled -- python train.py --compile
+  numtrace run -o runF --steps 3 -- ./run_train.sh          # torchrun: one trace per rank
+  numtrace run -o runK --steps all --kernel-name 'regex:^triton_' --launch-count 100 -- python t.py
+  numtrace run -o runD --steps 2 --dump 'seq:412' -- python train.py    # tensors of one launch
+  numtrace run -o dumpB --steps 2 --dump-first-divergence summary.json --side b -- python train.py --compile)");
+  int code = 0;
+  if (!ParseArgs(app, args, ctx, &code)) return code;
+  if (absl::Status s = ResolveDumpFromSummary(&options); !s.ok()) return FailLine(ctx, "run", s);
+  absl::StatusOr<CaptureOutcome> outcome = CaptureJob(options, ctx);
+  if (!outcome.ok()) return FailLine(ctx, "run", outcome.status());
+  return outcome->exit_code;
+}
+
+}  // namespace numtrace::launcher

@@ -1,0 +1,38 @@
+// File: launcher/run_command.h
+//
+// `numtrace run -o DIR [capture options] -- CMD...`: runs CMD with
+// libnumtrace.so loaded (environment rules: launcher/run_environment.h),
+// passes its exit status through, then prints one line per rank
+// (launcher/rank_listing.h).
+//
+// Example:
+//   numtrace run -o runA --steps 2 --label eager -- python train.py
+#ifndef NUMTRACE_LAUNCHER_RUN_COMMAND_H_
+#define NUMTRACE_LAUNCHER_RUN_COMMAND_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "launcher/command_context.h"
+#include "launcher/run_options.h"
+
+namespace numtrace::launcher {
+
+struct CaptureOutcome {
+  std::string dir;     // absolute output directory
+  int exit_code = 0;   // the job's
+  int traces = 0;      // trace files found afterwards
+};
+
+// Prepares DIR, runs the job, lists the traces. An error (bad DIR, missing
+// library, CMD not found) is a Status; a job that fails is not.
+[[nodiscard]] absl::StatusOr<CaptureOutcome> CaptureJob(const RunOptions& options,
+                                                        const CommandContext& ctx);
+
+// args[0] == "run". Returns the job's exit status, or 2 on a usage error.
+int RunCommandMain(const std::vector<std::string>& args, const CommandContext& ctx);
+
+}  // namespace numtrace::launcher
+
+#endif  // NUMTRACE_LAUNCHER_RUN_COMMAND_H_

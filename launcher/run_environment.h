@@ -1,0 +1,44 @@
+// File: launcher/run_environment.h
+//
+// The environment `numtrace run` gives the job - a pure function, so tests
+// check every rule without starting anything:
+//   * the library by absolute path: LD_PRELOAD=LIB[:old], or with
+//     --injection CUDA_INJECTION64_PATH=LIB;
+//   * NUMTRACE_OUTPUT_DIR (absolute) and one NUMTRACE_* per option given;
+//   * PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync when unset (one driver
+//     allocation per tensor, numerics unchanged); a user's own setting is kept,
+//     with a warning when it does not use cudaMallocAsync;
+//   * the PyTorch hooks' folder first on PYTHONPATH, and NUMTRACE_LIB_PATH,
+//     when CMD looks like Python (or --torch-hooks), never with --no-torch-hooks.
+//
+// Example:
+//   std::vector<std::string> warnings;
+//   Environment job = RunEnvironment(options, EnvironmentFromProcess(), layout, &warnings);
+#ifndef NUMTRACE_LAUNCHER_RUN_ENVIRONMENT_H_
+#define NUMTRACE_LAUNCHER_RUN_ENVIRONMENT_H_
+
+#include <string>
+#include <vector>
+
+#include "launcher/environment.h"
+#include "launcher/install_layout.h"
+#include "launcher/run_options.h"
+
+namespace numtrace::launcher {
+
+inline constexpr const char kAllocatorSetting[] = "backend:cudaMallocAsync";
+
+// True when CMD is a Python job: its program is python*, torchrun,
+// accelerate, deepspeed or pytest, a *.py file, or a script whose first 64
+// KiB name python or torchrun (a torchtitan run_train.sh); `env A=1 CMD`
+// is judged by CMD.
+bool LooksLikePython(const std::vector<std::string>& command);
+
+// `output_dir_absolute` is options.output_dir made absolute by the caller.
+Environment RunEnvironment(const RunOptions& options, const std::string& output_dir_absolute,
+                           const Environment& base, const InstallLayout& layout,
+                           std::vector<std::string>* warnings);
+
+}  // namespace numtrace::launcher
+
+#endif  // NUMTRACE_LAUNCHER_RUN_ENVIRONMENT_H_

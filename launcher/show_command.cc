@@ -1,0 +1,177 @@
+#include "launcher/show_command.h"
+
+#include <charconv>
+#include <cinttypes>
+#include <cstdio>
+#include <fstream>
+#include <regex>
+
+#include "CLI/CLI.hpp"
+#include "analyzer/read/input.h"
+#include "simdjson.h"
+
+namespace numtrace::launcher {
+namespace {
+
+std::optional<uint64_t> ParseU64(std::string_view s) {
+  uint64_t v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size() || s.empty()) return std::nullopt;
+  return v;
+}
+
+std::string Number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+struct Selection {
+  std::optional<std::regex> kernel;
+  SeqRange seq;
+};
+
+bool Selected(const Selection& s, uint64_t seq, std::string_view name, std::string_view demangled) {
+  if (seq < s.seq.first || seq > s.seq.last) return false;
+  if (!s.kernel) return true;
+  return std::regex_search(name.begin(), name.end(), *s.kernel) ||
+         std::regex_search(demangled.begin(), demangled.end(), *s.kernel);
+}
+
+void PrintBuffer(const analyzer::Buffer& b, std::ostream& out) {
+  const BufferStats& s = b.stats;
+  out << "    arg " << b.arg << "  " << DTypeName(b.dtype) << " (" << DTypeSourceName(b.dtype_from)
+      << ")  " << RoleName(b.role) << "  " << b.bytes << " B  n=" << s.n;
+  if (s.nan || s.inf || s.ninf) out << "  NaN=" << s.nan << " +Inf=" << s.inf << " -Inf=" << s.ninf;
+  if (s.zero) out << "  zero=" << s.zero;
+  if (s.sub) out << "  subnormal=" << s.sub;
+  if (b.dtype != DType::kRaw) {
+    if (s.has_range) out << "  min=" << Number(s.min) << " max=" << Number(s.max);
+    out << "  sum=" << Number(s.sum) << " l2=" << Number(s.l2);
+  }
+  char hash[24];
+  std::snprintf(hash, sizeof hash, "%016" PRIx64, s.hash);
+  out << "  hash=" << hash << "\n";
+}
+
+int ShowReadable(const std::string& path, const Selection& sel, const CommandContext& ctx) {
+  absl::StatusOr<analyzer::Trace> trace = analyzer::ReadAnyTrace(path);
+  if (!trace.ok()) return FailLine(ctx, "show", trace.status());
+  const analyzer::Trace& t = *trace;
+  std::ostream& out = ctx.out;
+  out << path << ": label " << t.label << ", rank " << t.rank << ", " << t.kernels.size()
+      << " kernels" << (t.truncated ? ", TRUNCATED (no footer)" : "");
+  if (t.footer && t.footer->dropped) out << ", " << t.footer->dropped << " dropped";
+  if (t.footer && t.footer->unmeasured) out << ", " << t.footer->unmeasured << " unmeasured";
+  out << "\n";
+  if (t.header.device) {
+    const DeviceInfo& d = *t.header.device;
+    out << "device " << d.index << ": " << d.name << " (cc " << d.cc << "), driver " << d.driver << ", CUDA "
+        << d.cuda << "\n";
+  }
+  if (t.header.capture) {
+    out << "captured steps:";
+    for (int64_t s : t.header.capture->steps) out << " " << s;
+    out << "; outputs " << t.header.capture->outputs;
+    if (!t.header.capture->selector.empty()) out << "; " << t.header.capture->selector;
+    out << "\n";
+  }
+  size_t shown = 0;
+  for (const analyzer::Kernel& k : t.kernels) {
+    if (!Selected(sel, k.seq, t.Name(k), t.Demangled(k))) continue;
+    ++shown;
+    out << "seq " << k.seq;
+    if (k.step >= 0) out << "  step " << k.step;
+    out << "  " << t.Demangled(k) << "  grid " << k.grid[0] << "x" << k.grid[1] << "x" << k.grid[2]
+        << " block " << k.block[0] << "x" << k.block[1] << "x" << k.block[2] << "\n";
+    for (const analyzer::Buffer& b : t.BuffersOf(k)) PrintBuffer(b, out);
+  }
+  for (const NoteRecord& n : t.notes) out << "note (" << n.level << "): " << n.msg << "\n";
+  out << shown << " of " << t.kernels.size() << " kernels shown\n";
+  return kExitOk;
+}
+
+// Prints the selected kernel lines verbatim. The trace is read first, so a
+// malformed file fails the same way as without --json.
+int ShowJson(const std::string& path, const Selection& sel, const CommandContext& ctx) {
+  absl::StatusOr<analyzer::Trace> trace = analyzer::ReadAnyTrace(path);
+  if (!trace.ok()) return FailLine(ctx, "show", trace.status());
+  if (trace->source != analyzer::TraceSource::kNumtrace) {
+    return FailLine(ctx, "show", path + ": --json needs a numtrace trace (this is a DebugMode log)");
+  }
+  std::ifstream in(path);
+  simdjson::ondemand::parser parser;
+  std::string line;
+  while (std::getline(in, line)) {
+    simdjson::padded_string padded(line);
+    simdjson::ondemand::document doc;
+    if (parser.iterate(padded).get(doc)) continue;
+    std::string_view type;
+    if (doc["type"].get_string().get(type) || type != "kernel") continue;
+    uint64_t seq = 0;
+    if (doc["seq"].get_uint64().get(seq) || seq >= trace->kernels.size()) continue;
+    const analyzer::Kernel& k = trace->kernels[seq];
+    if (Selected(sel, seq, trace->Name(k), trace->Demangled(k))) ctx.out << line << "\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+std::optional<SeqRange> ParseSeqRange(const std::string& text) {
+  SeqRange r;
+  size_t dots = text.find("..");
+  if (dots == std::string::npos) {
+    std::optional<uint64_t> v = ParseU64(text);
+    if (!v) return std::nullopt;
+    r.first = r.last = *v;
+    return r;
+  }
+  std::string_view a(text.data(), dots), b(text.data() + dots + 2, text.size() - dots - 2);
+  if (a.empty() && b.empty()) return std::nullopt;
+  if (!a.empty()) {
+    std::optional<uint64_t> v = ParseU64(a);
+    if (!v) return std::nullopt;
+    r.first = *v;
+  }
+  if (!b.empty()) {
+    std::optional<uint64_t> v = ParseU64(b);
+    if (!v) return std::nullopt;
+    r.last = *v;
+  }
+  if (r.first > r.last) return std::nullopt;
+  return r;
+}
+
+int ShowCommandMain(const std::vector<std::string>& args, const CommandContext& ctx) {
+  std::string path, kernel, seq;
+  bool json = false;
+  CLI::App app{"numtrace show: a trace as a readable listing (kernels, buffers, dtypes, stats)"};
+  app.name("numtrace show");
+  app.add_option("TRACE", path, "a trace file (rank_R.ntrace.jsonl) or DebugMode log")->required();
+  app.add_option("--kernel", kernel, "only kernels whose name or demangled name matches this regex");
+  app.add_option("--seq", seq, "only launches with seq N, or in N..M (N.. and ..M too)");
+  app.add_flag("--json", json, "print the selected kernel records as the file holds them (JSONL)");
+  app.footer(R"(Examples:
+  numtrace show runA/rank_0.ntrace.jsonl
+  numtrace show runA/rank_0.ntrace.jsonl --kernel 'sgemm|gemm' --seq 10..40
+  numtrace show runA/rank_0.ntrace.jsonl --seq 412 --json | jq .buffers)");
+  int code = 0;
+  if (!ParseArgs(app, args, ctx, &code)) return code;
+  Selection sel;
+  if (!seq.empty()) {
+    std::optional<SeqRange> r = ParseSeqRange(seq);
+    if (!r) return FailLine(ctx, "show", "--seq '" + seq + "' is not N, N..M, N.. or ..M");
+    sel.seq = *r;
+  }
+  if (!kernel.empty()) {
+    try {
+      sel.kernel.emplace(kernel, std::regex::ECMAScript | std::regex::optimize);
+    } catch (const std::regex_error& e) {
+      return FailLine(ctx, "show", "--kernel '" + kernel + "' is not a valid regex: " + e.what());
+    }
+  }
+  return json ? ShowJson(path, sel, ctx) : ShowReadable(path, sel, ctx);
+}
+
+}  // namespace numtrace::launcher

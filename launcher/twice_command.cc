@@ -1,0 +1,127 @@
+#include "launcher/twice_command.h"
+
+#include <cstdio>
+#include <filesystem>
+
+#include "CLI/CLI.hpp"
+#include "analyzer/cli/diff_command.h"
+#include "launcher/origin_hints.h"
+#include "launcher/output_dir.h"
+#include "launcher/run_command.h"
+
+namespace numtrace::launcher {
+namespace {
+
+void PrintKernel(int64_t rank, uint64_t seq, const std::string& name, std::ostream& out) {
+  out << "  ";
+  if (rank >= 0) out << "rank " << rank << " ";
+  out << "seq " << seq << "  " << name;
+}
+
+void PrintHint(const std::string& name, std::ostream& out) {
+  if (const OriginHint* h = HintForKernel(name)) {
+    out << "      " << h->family << ": " << h->hint << "\n";
+  } else {
+    out << "      no known family: look at its tensors with `numtrace run --dump` on that launch\n";
+  }
+}
+
+}  // namespace
+
+void PrintOrigins(const DiffSummaryView& s, std::ostream& out) {
+  if (!s.has_origins) {
+    out << "this numtrace-diff's summary names no origins (no `origins` field)";
+    if (s.first_divergence) {
+      out << "; the first divergence:\n";
+      PrintKernel(s.first_divergence->rank, s.first_divergence->a_seq, s.first_divergence->a_name, out);
+      out << "  (" << s.first_divergence->kind << ")\n";
+      PrintHint(s.first_divergence->a_name, out);
+    } else {
+      out << "\n";
+    }
+    return;
+  }
+  if (s.origins.empty()) {
+    out << "no origin found: no kernel's outputs differ while its inputs were equal (the "
+           "difference comes from outside the captured steps, or inputs were not comparable)\n";
+    if (s.first_divergence) {
+      out << "first divergence:";
+      PrintKernel(s.first_divergence->rank, s.first_divergence->a_seq, s.first_divergence->a_name, out);
+      out << "  (cause " << (s.first_divergence->cause.empty() ? "unknown" : s.first_divergence->cause)
+          << ")\n";
+    }
+    return;
+  }
+  out << s.origin_count << (s.origin_count == 1 ? " origin" : " origins")
+      << ": kernels whose inputs were bitwise equal in both runs but whose outputs were not\n";
+  for (const OriginView& o : s.origins) {
+    PrintKernel(o.rank, o.a_seq, o.a_name, out);
+    char score[32];
+    std::snprintf(score, sizeof score, "%.3g", o.score);
+    out << "  (" << o.status << ", score " << score << ", " << o.descendants
+        << " later diverged kernels follow from it)\n";
+    PrintHint(o.a_name, out);
+  }
+}
+
+int TwiceCommandMain(const std::vector<std::string>& args, const CommandContext& ctx) {
+  RunOptions options;
+  CLI::App app{"numtrace twice: run a job twice with identical settings and find where the runs "
+               "part (the nondeterminism hunt)"};
+  app.name("numtrace twice");
+  AddRunOptions(&app, &options);
+  app.footer(R"(Writes DIR/run1, DIR/run2 (one capture each), DIR/summary.json and
+DIR/report.html. Capture early steps (or all of a short job): an origin must
+lie inside the captured steps to be named. Exit 0 when the runs are bitwise
+identical, 1 when not, 2 on errors.
+
+Examples:
+  numtrace twice -o hunt --steps 0 -- python train.py
+  numtrace twice -o hunt --steps all -- numtrace-sim --steps 2 --nondeterministic
+  numtrace twice -o hunt --steps 1 --kernel-name regex:gemm -- torchrun --nproc-per-node 2 train.py)");
+  int code = 0;
+  if (!ParseArgs(app, args, ctx, &code)) return code;
+
+  absl::StatusOr<std::string> dir = PrepareOutputDir(options.output_dir, options.force);
+  if (!dir.ok()) return FailLine(ctx, "twice", dir.status());
+  const std::string run_dirs[2] = {*dir + "/run1", *dir + "/run2"};
+  for (int i = 0; i < 2; ++i) {
+    ctx.out << "== run " << (i + 1) << " of 2: " << run_dirs[i] << "\n";
+    RunOptions once = options;
+    once.output_dir = run_dirs[i];
+    once.force = false;  // never mix with an earlier hunt's traces
+    if (once.label.empty()) once.label = "run" + std::to_string(i + 1);
+    absl::StatusOr<CaptureOutcome> outcome = CaptureJob(once, ctx);
+    if (!outcome.ok()) return FailLine(ctx, "twice", outcome.status());
+    if (outcome->exit_code != 0) {
+      return FailLine(ctx, "twice", "the job exited with status " + std::to_string(outcome->exit_code) +
+                                        " in run " + std::to_string(i + 1) + "; fix it before the hunt");
+    }
+    if (outcome->traces == 0) return FailLine(ctx, "twice", "run " + std::to_string(i + 1) + " captured nothing");
+  }
+
+  analyzer::DiffCommandOptions diff;
+  diff.a = run_dirs[0];
+  diff.b = run_dirs[1];
+  diff.json_path = *dir + "/summary.json";
+  diff.html_path = *dir + "/report.html";
+  diff.force = true;  // ours: written by this hunt in its own DIR
+  diff.quiet = true;
+  int diff_code = analyzer::RunDiffCommand(diff, ctx.out, ctx.err, ctx.stdout_is_tty);
+  if (diff_code == analyzer::kExitError) return kExitUsage;
+
+  absl::StatusOr<DiffSummaryView> summary = ReadDiffSummary(diff.json_path);
+  if (!summary.ok()) return FailLine(ctx, "twice", summary.status());
+  ctx.out << "== verdict: ";
+  if (summary->verdict == "identical") {
+    ctx.out << "the two runs are bitwise identical\n";
+  } else {
+    ctx.out << "the two runs differ (" << summary->verdict << ")\n";
+    PrintOrigins(*summary, ctx.out);
+  }
+  ctx.out << "report: " << diff.html_path << "  summary: " << diff.json_path << "\n";
+  ctx.out.flush();
+  return summary->verdict == "identical" ? kExitOk : kExitDiffer;
+}
+
+}  // namespace numtrace::launcher

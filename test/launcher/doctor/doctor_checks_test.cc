@@ -1,0 +1,183 @@
+#include "launcher/doctor/doctor_checks.h"
+
+#include <dlfcn.h>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "launcher/doctor/doctor_command.h"
+#include "launcher/doctor/system_probe.h"
+#include "test/launcher/launcher_test_util.h"
+
+namespace numtrace::launcher {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::TempDir;
+using testing::TestContext;
+
+constexpr const char kGencode[] =
+    "-gencode=arch=compute_80,code=sm_80 -gencode=arch=compute_90,code=sm_90 "
+    "-gencode=arch=compute_100,code=[sm_100,compute_100]";
+
+// Canned facts: an H200 machine where everything works, changed per test.
+class FakeProbe : public SystemProbe {
+ public:
+  LibraryFacts library{true, "0.1.0", ""};
+  DriverFacts driver{true, "/usr/lib/libcuda.so.1", "", 0, 13000, {{0, "NVIDIA H200", 9, 0}}};
+  CuptiFacts cupti{true, "/usr/local/cuda/lib64/libcupti.so.13", 130001, ""};
+  SubscriberFacts subscriber{true, false, ""};
+  PythonFacts python{true, "python3", "2.11.0+cu130", "", true, "3.6.0", true, true, ""};
+  int subscriber_calls = 0;
+
+  LibraryFacts Library(const InstallLayout&) override { return library; }
+  DriverFacts Driver() override { return driver; }
+  CuptiFacts Cupti(const Environment&) override { return cupti; }
+  SubscriberFacts Subscriber(const InstallLayout&, const Environment&) override {
+    ++subscriber_calls;
+    return subscriber;
+  }
+  PythonFacts Python(const InstallLayout&, const Environment&) override { return python; }
+};
+
+DoctorInputs Inputs(const std::string& dir) {
+  DoctorInputs in;
+  in.layout = LayoutFromBinDir("/opt/nt/bin", Environment());
+  in.output_dir = dir;
+  in.gencode = kGencode;
+  return in;
+}
+
+const CheckRow& Row(const DoctorReport& r, const std::string& name) {
+  for (const CheckRow& row : r.rows) {
+    if (row.name == name) return row;
+  }
+  static const CheckRow none = [] {
+    CheckRow r;
+    r.name = "<missing>";
+    return r;
+  }();
+  ADD_FAILURE() << "no row " << name;
+  return none;
+}
+
+TEST(DoctorChecks, AWorkingGpuMachineCanCapture) {
+  TempDir tmp;
+  FakeProbe probe;
+  DoctorReport r = RunDoctorChecks(probe, Inputs(tmp.path()));
+  EXPECT_TRUE(r.can_capture) << FormatDoctorReport(r);
+  EXPECT_EQ(r.verdict, "numtrace can capture here.");
+  EXPECT_THAT(Row(r, "CUDA driver").found, HasSubstr("supports CUDA 13.0"));
+  EXPECT_THAT(Row(r, "GPU").found, HasSubstr("NVIDIA H200 (sm_90)"));
+  EXPECT_EQ(Row(r, "reduction kernels").status, CheckStatus::kOk);
+  EXPECT_EQ(Row(r, "CUPTI subscriber free").status, CheckStatus::kOk);
+  EXPECT_EQ(probe.subscriber_calls, 1);
+}
+
+TEST(DoctorChecks, NoDriverSaysExactlyThatAndCannotCapture) {
+  TempDir tmp;
+  FakeProbe probe;
+  probe.driver = DriverFacts{};
+  probe.driver.error = "libcuda.so.1: cannot open shared object file";
+  DoctorReport r = RunDoctorChecks(probe, Inputs(tmp.path()));
+  EXPECT_FALSE(r.can_capture);
+  EXPECT_EQ(r.verdict,
+            "numtrace cannot capture on this machine: no CUDA driver (libcuda.so.1 not found). "
+            "numtrace diff and numtrace show work here.");
+  EXPECT_EQ(Row(r, "CUDA driver").status, CheckStatus::kFail);
+  EXPECT_THAT(Row(r, "CUDA driver").fix, HasSubstr("NVIDIA GPU and its driver"));
+  EXPECT_EQ(Row(r, "GPU").status, CheckStatus::kSkip);
+  EXPECT_EQ(Row(r, "CUPTI subscriber free").status, CheckStatus::kSkip);
+  EXPECT_EQ(probe.subscriber_calls, 0);  // no CUDA child without a driver
+}
+
+TEST(DoctorChecks, AHeldCuptiFailsWithTheHoldersLineAndWhatToDo) {
+  TempDir tmp;
+  FakeProbe probe;
+  probe.subscriber = {true, true, "numtrace: CUPTI is already in use by kineto (one subscriber ...)"};
+  DoctorReport r = RunDoctorChecks(probe, Inputs(tmp.path()));
+  EXPECT_FALSE(r.can_capture);
+  EXPECT_THAT(Row(r, "CUPTI subscriber free").found, HasSubstr("already in use by kineto"));
+  EXPECT_THAT(Row(r, "CUPTI subscriber free").fix, HasSubstr("torch.profiler"));
+  EXPECT_EQ(r.verdict, "numtrace cannot capture here: 1 check failed (see the table).");
+}
+
+TEST(DoctorChecks, ACudaChildThatFailsUnderTheLibraryIsAFailure) {
+  TempDir tmp;
+  FakeProbe probe;
+  probe.subscriber = {false, false, "exit 1: numtrace __cuda-child: CUDA call failed with CUresult 2"};
+  DoctorReport r = RunDoctorChecks(probe, Inputs(tmp.path()));
+  EXPECT_FALSE(r.can_capture);
+  EXPECT_THAT(Row(r, "CUPTI subscriber free").found, HasSubstr("CUresult 2"));
+  EXPECT_THAT(Row(r, "CUPTI subscriber free").fix, HasSubstr("NUMTRACE_LOG_LEVEL=info"));
+}
+
+TEST(DoctorChecks, AnUncoveredGpuArchitectureFails) {
+  TempDir tmp;
+  FakeProbe probe;
+  probe.driver.gpus = {{0, "Tesla T4", 7, 5}};
+  DoctorReport r = RunDoctorChecks(probe, Inputs(tmp.path()));
+  EXPECT_FALSE(r.can_capture);
+  EXPECT_EQ(Row(r, "reduction kernels").status, CheckStatus::kFail);
+  EXPECT_THAT(Row(r, "reduction kernels").found, HasSubstr("not sm_75"));
+}
+
+TEST(DoctorChecks, MissingCuptiAndUnwritableDirectoryFail) {
+  FakeProbe probe;
+  probe.cupti = CuptiFacts{false, "", 0, "libcupti.so.13: not found"};
+  DoctorReport r = RunDoctorChecks(probe, Inputs("/proc/numtrace-cannot-write-here"));
+  EXPECT_FALSE(r.can_capture);
+  EXPECT_EQ(Row(r, "CUPTI").status, CheckStatus::kFail);
+  EXPECT_THAT(Row(r, "CUPTI").fix, HasSubstr("NUMTRACE_CUPTI_LIB"));
+  EXPECT_EQ(Row(r, "output directory").status, CheckStatus::kFail);
+  EXPECT_EQ(r.verdict, "numtrace cannot capture here: 2 checks failed (see the table).");
+}
+
+TEST(DoctorChecks, TorchProblemsWarnButDoNotStopCapture) {
+  TempDir tmp;
+  FakeProbe probe;
+  probe.python.torch_version.clear();
+  probe.python.torch_error = "ModuleNotFoundError";
+  DoctorInputs in = Inputs(tmp.path());
+  in.env.Set("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True");
+  DoctorReport r = RunDoctorChecks(probe, in);
+  EXPECT_TRUE(r.can_capture);
+  EXPECT_EQ(Row(r, "torch").status, CheckStatus::kWarn);
+  EXPECT_EQ(Row(r, "allocator setting").status, CheckStatus::kWarn);
+  EXPECT_EQ(Row(r, "PyTorch hooks attach").status, CheckStatus::kSkip);
+}
+
+TEST(ReductionKernelsCover, SassWithinAMajorAndPtxForNewerGpus) {
+  std::string what;
+  EXPECT_TRUE(ReductionKernelsCover(kGencode, 9, 0, &what));
+  EXPECT_EQ(what, "sm_80 sm_90 sm_100 compute_100");
+  EXPECT_TRUE(ReductionKernelsCover(kGencode, 8, 6, &what));    // sm_80 SASS runs on 8.6
+  EXPECT_TRUE(ReductionKernelsCover(kGencode, 12, 0, &what));   // compute_100 PTX JIT
+  EXPECT_FALSE(ReductionKernelsCover(kGencode, 7, 5, &what));
+  EXPECT_FALSE(ReductionKernelsCover("", 9, 0, &what));
+}
+
+TEST(DoctorCommand, OnThisMachineWithoutADriverItSaysSoAndExits1) {
+  if (void* h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL)) {
+    dlclose(h);
+    GTEST_SKIP() << "this machine has a CUDA driver; the no-driver answer is checked with fakes above";
+  }
+  TestContext t;
+  t.ctx.env.Set("NUMTRACE_PYTHON", "/nonexistent/python3");
+  MachineProbe probe;
+  TempDir tmp;
+  EXPECT_EQ(DoctorCommandMain({"doctor", "-o", tmp.path()}, t.ctx, probe), 1);
+  EXPECT_THAT(t.out.str(), HasSubstr("no CUDA driver: libcuda.so.1 not found"));
+  EXPECT_THAT(t.out.str(), HasSubstr("numtrace cannot capture on this machine: no CUDA driver"));
+  // The library of this build loads (in a child, inert).
+  EXPECT_THAT(t.out.str(), HasSubstr("libnumtrace.so loads   ok"));
+}
+
+TEST(DoctorCommand, HelpShowsExamples) {
+  TestContext t;
+  FakeProbe probe;
+  EXPECT_EQ(DoctorCommandMain({"doctor", "--help"}, t.ctx, probe), 0);
+  EXPECT_THAT(t.out.str(), HasSubstr("Examples:"));
+}
+
+}  // namespace
+}  // namespace numtrace::launcher

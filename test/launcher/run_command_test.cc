@@ -1,0 +1,108 @@
+#include "launcher/run_command.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "launcher/output_dir.h"
+#include "test/launcher/launcher_test_util.h"
+
+namespace numtrace::launcher {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::TempDir;
+using testing::TestContext;
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST(RunCommand, PassesTheJobsExitStatusThroughAndSaysNothingWasCaptured) {
+  TempDir tmp;
+  TestContext t;
+  int code = RunCommandMain({"run", "-o", tmp / "r", "--", "sh", "-c", "exit 7"}, t.ctx);
+  EXPECT_EQ(code, 7);
+  EXPECT_THAT(t.err.str(), HasSubstr("exited with status 7"));
+  EXPECT_THAT(t.out.str(), HasSubstr("no trace was written in"));
+}
+
+TEST(RunCommand, TheJobSeesTheLibraryAndSettings) {
+  TempDir tmp;
+  TestContext t;
+  const std::string seen = tmp / "env.txt";
+  int code = RunCommandMain({"run", "-o", tmp / "r", "--steps", "1", "--label", "A", "--dump", "seq:3", "--",
+                             "sh", "-c", "echo \"$LD_PRELOAD|$NUMTRACE_OUTPUT_DIR|$NUMTRACE_STEPS|$NUMTRACE_LABEL|$NUMTRACE_DUMP\" > " + seen},
+                            t.ctx);
+  ASSERT_EQ(code, 0) << t.err.str();
+  EXPECT_EQ(Slurp(seen), t.ctx.layout.library + "|" + (tmp / "r") + "|1|A|seq:3\n");
+}
+
+TEST(RunCommand, RefusesAnExistingNonEmptyDirectoryUnlessForced) {
+  TempDir tmp;
+  std::filesystem::create_directories(tmp / "r");
+  std::ofstream(tmp / "r/old.txt") << "x";
+  TestContext t;
+  EXPECT_EQ(RunCommandMain({"run", "-o", tmp / "r", "--", "true"}, t.ctx), 2);
+  EXPECT_THAT(t.err.str(), HasSubstr("not empty"));
+  const std::string err = t.err.str();
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  TestContext forced;
+  EXPECT_EQ(RunCommandMain({"run", "-o", tmp / "r", "--force", "--", "true"}, forced.ctx), 0);
+}
+
+TEST(RunCommand, AMissingCommandOrLibraryIsOneLineAndExit2) {
+  TempDir tmp;
+  TestContext t;
+  EXPECT_EQ(RunCommandMain({"run", "-o", tmp / "r", "--", "no-such-program-xyz"}, t.ctx), 2);
+  EXPECT_THAT(t.err.str(), HasSubstr("no-such-program-xyz"));
+  TestContext nolib;
+  nolib.ctx.layout.library = tmp / "missing/libnumtrace.so";
+  EXPECT_EQ(RunCommandMain({"run", "-o", tmp / "s", "--", "true"}, nolib.ctx), 2);
+  EXPECT_THAT(nolib.err.str(), HasSubstr("libnumtrace.so not found"));
+  TestContext usage;
+  EXPECT_EQ(RunCommandMain({"run", "--", "true"}, usage.ctx), 2);  // -o is required
+}
+
+TEST(RunCommand, ListsOneLinePerRankAfterTheJob) {
+  TempDir tmp;
+  TestContext t;
+  int code = RunCommandMain({"run", "-o", tmp / "r", "--steps", "1", "--", testing::BuildBin() + "/numtrace-sim",
+                             "--steps", "2"},
+                            t.ctx);
+  ASSERT_EQ(code, 0) << t.err.str();
+  EXPECT_THAT(t.out.str(), HasSubstr("rank 0: 15 kernels captured, complete: " + (tmp / "r") +
+                                         "/rank_0.ntrace.jsonl"));
+}
+
+TEST(RunCommand, AJobKilledMidCaptureIsListedAsTruncatedAndItsSignalPassedThrough) {
+  TempDir tmp;
+  TestContext t;
+  int code = RunCommandMain({"run", "-o", tmp / "r", "--steps", "all", "--", testing::BuildBin() + "/numtrace-sim",
+                             "--steps", "2", "--kill-after", "20"},
+                            t.ctx);
+  EXPECT_EQ(code, 128 + 9);  // SIGKILL, as a shell reports it
+  EXPECT_THAT(t.out.str(), HasSubstr("kernels captured, TRUNCATED (no footer: the process was cut short)"));
+}
+
+TEST(RunCommand, HelpShowsExamples) {
+  TestContext t;
+  EXPECT_EQ(RunCommandMain({"run", "--help"}, t.ctx), 0);
+  EXPECT_THAT(t.out.str(), HasSubstr("Examples:"));
+  EXPECT_THAT(t.out.str(), HasSubstr("numtrace run -o runA"));
+}
+
+TEST(OutputDir, CreatesMissingDirectoriesAndReturnsAnAbsolutePath) {
+  TempDir tmp;
+  absl::StatusOr<std::string> dir = PrepareOutputDir(tmp / "a/b", false);
+  ASSERT_TRUE(dir.ok());
+  EXPECT_EQ(*dir, tmp / "a/b");
+  EXPECT_TRUE(std::filesystem::is_directory(*dir));
+  std::ofstream(tmp / "file") << "x";
+  EXPECT_FALSE(PrepareOutputDir(tmp / "file", true).ok());  // not a directory
+}
+
+}  // namespace
+}  // namespace numtrace::launcher

@@ -1,0 +1,93 @@
+#include "launcher/show_command.h"
+
+#include <sstream>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "test/launcher/launcher_test_util.h"
+
+namespace numtrace::launcher {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using testing::TestContext;
+
+const std::string kTrace = std::string(NUMTRACE_SOURCE_DIR) + "/examples/basic/run_a/rank_0.ntrace.jsonl";
+
+int CountLines(const std::string& s, const std::string& prefix) {
+  std::istringstream in(s);
+  int n = 0;
+  for (std::string line; std::getline(in, line);) n += line.rfind(prefix, 0) == 0;
+  return n;
+}
+
+TEST(ParseSeqRange, AcceptsSingleClosedAndOpenRanges) {
+  EXPECT_EQ(ParseSeqRange("7")->first, 7u);
+  EXPECT_EQ(ParseSeqRange("7")->last, 7u);
+  EXPECT_EQ(ParseSeqRange("3..9")->last, 9u);
+  EXPECT_EQ(ParseSeqRange("3..")->last, UINT64_MAX);
+  EXPECT_EQ(ParseSeqRange("..4")->first, 0u);
+  EXPECT_FALSE(ParseSeqRange("9..3"));
+  EXPECT_FALSE(ParseSeqRange(".."));
+  EXPECT_FALSE(ParseSeqRange("x"));
+  EXPECT_FALSE(ParseSeqRange("-1"));
+}
+
+TEST(ShowCommand, ListsKernelsWithTheirBuffersDtypesAndStats) {
+  TestContext t;
+  ASSERT_EQ(ShowCommandMain({"show", kTrace, "--seq", "0..4"}, t.ctx), 0) << t.err.str();
+  const std::string out = t.out.str();
+  EXPECT_THAT(out, HasSubstr("label A, rank 0"));
+  EXPECT_THAT(out, HasSubstr("device 0: NVIDIA H200 (cc 9.0), driver 580.159, CUDA 13.0"));
+  EXPECT_THAT(out, HasSubstr("captured steps: 1 2 3; outputs changed; all kernels"));
+  EXPECT_EQ(CountLines(out, "seq "), 5);
+  EXPECT_THAT(out, HasSubstr("seq 0  step 1  void at::native::vectorized_elementwise_kernel"));
+  EXPECT_THAT(out, HasSubstr("    arg "));
+  EXPECT_THAT(out, HasSubstr("hash="));
+  EXPECT_THAT(out, HasSubstr("5 of "));
+}
+
+TEST(ShowCommand, KernelRegexSelectsByName) {
+  TestContext t;
+  ASSERT_EQ(ShowCommandMain({"show", kTrace, "--kernel", "FillFunctor"}, t.ctx), 0);
+  const std::string out = t.out.str();
+  EXPECT_GT(CountLines(out, "seq "), 0);
+  std::istringstream in(out);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("seq ", 0) == 0) {
+      EXPECT_THAT(line, HasSubstr("FillFunctor"));
+    }
+  }
+}
+
+TEST(ShowCommand, JsonPrintsTheSelectedRecordsAsTheFileHoldsThem) {
+  TestContext t;
+  ASSERT_EQ(ShowCommandMain({"show", kTrace, "--seq", "2..3", "--json"}, t.ctx), 0);
+  const std::string out = t.out.str();
+  EXPECT_EQ(CountLines(out, "{\"type\":\"kernel\",\"seq\":2,"), 1);
+  EXPECT_EQ(CountLines(out, "{\"type\":\"kernel\",\"seq\":3,"), 1);
+  EXPECT_EQ(CountLines(out, "{"), 2);
+}
+
+TEST(ShowCommand, BadInputIsOneLineAndExit2) {
+  TestContext t;
+  EXPECT_EQ(ShowCommandMain({"show", "/no/such/trace.jsonl"}, t.ctx), 2);
+  EXPECT_EQ(CountLines(t.err.str(), "numtrace show: "), 1);
+  TestContext bad_seq;
+  EXPECT_EQ(ShowCommandMain({"show", kTrace, "--seq", "5..1"}, bad_seq.ctx), 2);
+  EXPECT_THAT(bad_seq.err.str(), HasSubstr("--seq '5..1'"));
+  TestContext bad_re;
+  EXPECT_EQ(ShowCommandMain({"show", kTrace, "--kernel", "("}, bad_re.ctx), 2);
+  EXPECT_THAT(bad_re.err.str(), HasSubstr("not a valid regex"));
+  EXPECT_THAT(bad_re.out.str(), Not(HasSubstr("seq ")));
+}
+
+TEST(ShowCommand, HelpShowsExamples) {
+  TestContext t;
+  EXPECT_EQ(ShowCommandMain({"show", "--help"}, t.ctx), 0);
+  EXPECT_THAT(t.out.str(), HasSubstr("Examples:"));
+}
+
+}  // namespace
+}  // namespace numtrace::launcher

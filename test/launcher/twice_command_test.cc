@@ -1,0 +1,155 @@
+#include "launcher/twice_command.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "launcher/diff_summary.h"
+#include "launcher/origin_hints.h"
+#include "test/launcher/launcher_test_util.h"
+
+namespace numtrace::launcher {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::TempDir;
+using testing::TestContext;
+
+constexpr const char kIndexAdd[] =
+    "void at::native::indexFuncSmallIndex<float, long, unsigned int, 1, 1, -2, true>(at::cuda::detail::"
+    "TensorInfo<float, unsigned int>)";
+
+TEST(OriginHints, KnownFamiliesGetTheirHint) {
+  const OriginHint* h = HintForKernel(kIndexAdd);
+  ASSERT_NE(h, nullptr);
+  EXPECT_THAT(std::string(h->hint), HasSubstr("torch.use_deterministic_algorithms(True)"));
+  EXPECT_EQ(std::string(HintForKernel("void at::native::embedding_backward_feature_kernel<float>")->family),
+            "embedding backward with atomics");
+  EXPECT_EQ(std::string(HintForKernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)")->family),
+            "NCCL collective");
+  EXPECT_EQ(std::string(HintForKernel("void cutlass::Kernel2<cutlass_80_tensorop_s1688gemm_splitK_64x64>")->family),
+            "split-K GEMM");
+  EXPECT_EQ(std::string(HintForKernel("weight_grad_atomic")->family), "atomics");
+  EXPECT_EQ(HintForKernel("void at::native::softmax_warp_forward<float>"), nullptr);
+}
+
+constexpr const char kSummaryWithOrigins[] = R"({"format":"numtrace-diff-summary","version":1,
+ "verdict":"within_tolerance",
+ "first_divergence":null,
+ "origins":{"count":1,"diverged":0,
+   "first":{"a_seq":12,"b_seq":12,"a_name":"IDX","b_name":"IDX","score":0.02,"status":"within_tolerance","descendants":0},
+   "top":[{"a_seq":12,"b_seq":12,"a_name":"IDX","b_name":"IDX","score":0.02,"status":"within_tolerance","descendants":5}]}})";
+
+TEST(DiffSummary, ReadsOriginsPerTheContractAndPrintsAHintPerOrigin) {
+  std::string json = kSummaryWithOrigins;
+  json.replace(json.find("IDX"), 3, kIndexAdd);
+  json.replace(json.find("IDX"), 3, kIndexAdd);
+  json.replace(json.find("IDX"), 3, kIndexAdd);
+  json.replace(json.find("IDX"), 3, kIndexAdd);
+  absl::StatusOr<DiffSummaryView> s = ParseDiffSummary(json, "s.json");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_TRUE(s->has_origins);
+  ASSERT_EQ(s->origins.size(), 1u);
+  EXPECT_EQ(s->origins[0].a_seq, 12u);
+  EXPECT_EQ(s->origins[0].descendants, 5u);
+  std::ostringstream out;
+  PrintOrigins(*s, out);
+  EXPECT_THAT(out.str(), HasSubstr("1 origin: kernels whose inputs were bitwise equal"));
+  EXPECT_THAT(out.str(), HasSubstr("seq 12  void at::native::indexFuncSmallIndex"));
+  EXPECT_THAT(out.str(), HasSubstr("index_add/scatter with atomics: "));
+}
+
+TEST(DiffSummary, PerRankOriginsKeepTheirRank) {
+  std::string json = R"({"format":"numtrace-diff-summary","version":1,"verdict":"diverged",
+    "first_divergence":{"rank":1,"a_seq":4,"a_name":"k","kind":"values","cause":"origin"},
+    "ranks":[{"rank":0,"origins":{"count":0,"diverged":0,"first":null,"top":[]}},
+             {"rank":1,"origins":{"count":1,"diverged":1,"first":null,
+               "top":[{"a_seq":4,"a_name":"k","score":3,"status":"diverged","descendants":1}]}}]})";
+  absl::StatusOr<DiffSummaryView> s = ParseDiffSummary(json, "s.json");
+  ASSERT_TRUE(s.ok());
+  ASSERT_EQ(s->origins.size(), 1u);
+  EXPECT_EQ(s->origins[0].rank, 1);
+  EXPECT_EQ(s->first_divergence->cause, "origin");
+  std::ostringstream out;
+  PrintOrigins(*s, out);
+  EXPECT_THAT(out.str(), HasSubstr("rank 1 seq 4  k"));
+  EXPECT_THAT(out.str(), HasSubstr("no known family"));
+}
+
+TEST(DiffSummary, OriginsRolledUpOnlyAtTheTopOfADirectorySummaryAreRead) {
+  absl::StatusOr<DiffSummaryView> s = ParseDiffSummary(
+      R"({"format":"numtrace-diff-summary","version":1,"verdict":"diverged","ranks":[{"rank":0}],
+          "origins":{"count":1,"diverged":1,"top":[{"a_seq":2,"a_name":"k","score":2,"status":"diverged"}]}})",
+      "s.json");
+  ASSERT_TRUE(s.ok());
+  EXPECT_TRUE(s->has_origins);
+  ASSERT_EQ(s->origins.size(), 1u);
+  EXPECT_EQ(s->origins[0].a_seq, 2u);
+}
+
+TEST(DiffSummary, ASummaryWithoutOriginsSaysSo) {
+  absl::StatusOr<DiffSummaryView> s = ParseDiffSummary(
+      R"({"format":"numtrace-diff-summary","version":1,"verdict":"diverged",
+          "first_divergence":{"a_seq":3,"a_name":"weight_grad_atomic","kind":"values"}})", "s.json");
+  ASSERT_TRUE(s.ok());
+  EXPECT_FALSE(s->has_origins);
+  std::ostringstream out;
+  PrintOrigins(*s, out);
+  EXPECT_THAT(out.str(), HasSubstr("names no origins"));
+  EXPECT_THAT(out.str(), HasSubstr("atomics: "));
+  EXPECT_FALSE(ParseDiffSummary("{\"format\":\"other\"}", "x.json").ok());
+  EXPECT_FALSE(ParseDiffSummary("not json", "x.json").ok());
+}
+
+std::vector<std::string> SimCommand(bool nondeterministic) {
+  std::vector<std::string> c = {"--", testing::BuildBin() + "/numtrace-sim", "--steps", "2"};
+  if (nondeterministic) c.push_back("--nondeterministic");
+  return c;
+}
+
+TEST(TwiceCommand, IdenticalRunsExitZero) {
+  TempDir tmp;
+  TestContext t;
+  std::vector<std::string> args = {"twice", "-o", tmp / "hunt", "--steps", "all"};
+  for (const std::string& a : SimCommand(false)) args.push_back(a);
+  EXPECT_EQ(TwiceCommandMain(args, t.ctx), 0) << t.err.str();
+  EXPECT_THAT(t.out.str(), HasSubstr("the two runs are bitwise identical"));
+  EXPECT_TRUE(std::filesystem::exists(tmp / "hunt/summary.json"));
+  EXPECT_TRUE(std::filesystem::exists(tmp / "hunt/report.html"));
+}
+
+TEST(TwiceCommand, NondeterministicRunsDifferAndTheOriginIsTheAtomicsKernel) {
+  TempDir tmp;
+  TestContext t;
+  std::vector<std::string> args = {"twice", "-o", tmp / "hunt", "--steps", "all"};
+  for (const std::string& a : SimCommand(true)) args.push_back(a);
+  EXPECT_EQ(TwiceCommandMain(args, t.ctx), 1) << t.err.str();
+  EXPECT_THAT(t.out.str(), HasSubstr("the two runs differ"));
+  absl::StatusOr<DiffSummaryView> s = ReadDiffSummary(tmp / "hunt/summary.json");
+  ASSERT_TRUE(s.ok());
+  if (!s->has_origins) {
+    GTEST_SKIP() << "numtrace-diff's JSON summary has no `origins` field yet (docs/format.md, diff "
+                    "summary; the origins work): the origin check turns on when it lands";
+  }
+  ASSERT_FALSE(s->origins.empty());
+  EXPECT_THAT(s->origins[0].a_name, HasSubstr("indexFuncSmallIndex"));
+  for (const OriginView& o : s->origins) EXPECT_THAT(o.a_name, HasSubstr("indexFuncSmallIndex"));
+  EXPECT_THAT(t.out.str(), HasSubstr("index_add/scatter with atomics: torch.use_deterministic_algorithms(True)"));
+}
+
+TEST(TwiceCommand, AFailingJobStopsTheHuntWithExit2) {
+  TempDir tmp;
+  TestContext t;
+  EXPECT_EQ(TwiceCommandMain({"twice", "-o", tmp / "hunt", "--", "sh", "-c", "exit 3"}, t.ctx), 2);
+  EXPECT_THAT(t.err.str(), HasSubstr("exited with status 3 in run 1"));
+}
+
+TEST(TwiceCommand, HelpShowsExamples) {
+  TestContext t;
+  EXPECT_EQ(TwiceCommandMain({"twice", "--help"}, t.ctx), 0);
+  EXPECT_THAT(t.out.str(), HasSubstr("Examples:"));
+}
+
+}  // namespace
+}  // namespace numtrace::launcher
