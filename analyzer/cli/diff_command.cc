@@ -16,6 +16,7 @@
 #include "analyzer/align/override_file.h"
 #include "analyzer/cli/across_ranks_command.h"
 #include "analyzer/cli/output_file.h"
+#include "analyzer/cli/tensor_command.h"
 #include "analyzer/judge/judge.h"
 #include "analyzer/read/input.h"
 #include "analyzer/report/html_report.h"
@@ -190,6 +191,12 @@ int DiffMain(int argc, const char* const* argv, std::ostream& out, std::ostream&
   app.add_flag("-q,--quiet", opt.quiet, "print nothing; the exit code tells the verdict");
   app.add_flag("--strict", opt.strict, "exit 1 when the comparison is incomplete (a trace cut short, "
                "records dropped, kernels unmeasured), whatever the verdict");
+  bool tensors = false;
+  std::string dtype;
+  app.add_flag("--tensors", tensors,
+               "A and B are tensor dumps of one launch (dump directories, dump_*.json sidecars or "
+               ".npy files): compare them element by element");
+  app.add_option("--dtype", dtype, "with --tensors and .npy files: their dtype (f32, bf16, f8e4m3, ...)");
   app.footer(R"(Exit status: 0 identical or within tolerance, 1 diverged, 2 bad usage or input.
 
 Examples:
@@ -198,7 +205,8 @@ Examples:
   numtrace-diff runA/rank_0.ntrace.jsonl runB/rank_0.ntrace.jsonl --rtol 1e-3
   numtrace-diff a_activations.log b_activations.log        # torchtitan DebugMode logs
   numtrace-diff runA runB --strict --json summary.json      # CI gate: incomplete traces fail
-  numtrace-diff --across-ranks runA --json ranks.json -o ranks.html)");
+  numtrace-diff --across-ranks runA --json ranks.json -o ranks.html
+  numtrace-diff --tensors dumpA dumpB -o tensors.html           # element view of one dumped launch)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -219,6 +227,18 @@ Examples:
   // Reading reports running out of memory itself (naming the file); this
   // catches what comes after: aligning, judging, the reports.
   try {
+    if (tensors || !dtype.empty()) {
+      if (!tensors) return Fail(err, "--dtype needs --tensors (see --help)");
+      if (!opt.override_path.empty()) return Fail(err, "--override does not apply to --tensors (see --help)");
+      TensorCommandOptions t{opt.a, opt.b, opt.json_path, opt.html_path, std::nullopt,
+                             opt.rtol, opt.atol, opt.force, opt.quiet, opt.color};
+      if (!dtype.empty()) {
+        DType d;
+        if (!ParseDType(dtype, &d)) return Fail(err, "--dtype '" + dtype + "' is not a trace dtype (f32, bf16, ...)");
+        t.dtype = d;
+      }
+      return RunTensorCommand(t, out, err, stdout_is_tty);
+    }
     return RunDiffCommand(opt, out, err, stdout_is_tty);
   } catch (const std::bad_alloc&) {
     return Fail(err, "out of memory after reading both inputs (aligning, judging or writing the "

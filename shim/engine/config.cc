@@ -321,6 +321,33 @@ std::optional<Config> ParseConfig(const GetEnvFn& getenv, std::string* error) {
     if (!n || *n == 0) return fail("NUMTRACE_QUEUE_RECORDS", *v, "a count N >= 1");
     c.queue_records = *n;
   }
+  // Tensor dumps: which launches, where, and how many bytes at most.
+  if (auto v = get("NUMTRACE_DUMP")) {
+    std::string accepted;
+    auto sel = ParseDumpSelection(Trim(*v), &accepted);
+    if (!sel) return fail("NUMTRACE_DUMP", *v, accepted);
+    c.dump = std::move(*sel);
+  }
+  if (auto v = get("NUMTRACE_DUMP_EXPECT")) {
+    auto e = ParseDumpExpectation(Trim(*v));
+    const bool one_launch =
+        c.dump && ((c.dump->form == DumpSelection::Form::kSeq && c.dump->seqs.size() == 1) ||
+                   c.dump->form == DumpSelection::Form::kNameCount);
+    if (!e || !one_launch) {
+      return fail("NUMTRACE_DUMP_EXPECT", *v,
+                  "NAME@BYTES,BYTES,... with NUMTRACE_DUMP naming one launch (seq:N or NAME#K)");
+    }
+    c.dump_expect = std::move(*e);
+  }
+  if (auto v = get("NUMTRACE_DUMP_DIR")) {
+    if (Trim(*v).empty()) return fail("NUMTRACE_DUMP_DIR", *v, "a directory path");
+    c.dump_dir = std::string(*v);
+  }
+  if (auto v = get("NUMTRACE_DUMP_MAX_BYTES")) {
+    auto n = ParseByteSize(*v);
+    if (!n || *n == 0) return fail("NUMTRACE_DUMP_MAX_BYTES", *v, "a size of at least 1 byte, like 512MiB or 4G");
+    c.dump_max_bytes = *n;
+  }
   return c;
 }
 

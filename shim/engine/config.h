@@ -23,6 +23,8 @@
 #include <utility>
 #include <vector>
 
+#include "shim/engine/dump_selector.h"
+
 namespace numtrace::shim {
 
 // How launches are grouped into numbered steps (NUMTRACE_STEP_MODE).
@@ -88,6 +90,11 @@ struct Config {
   bool strict = false;                            // NUMTRACE_STRICT (ParseBool)
   uint64_t queue_records = 65536;                 // NUMTRACE_QUEUE_RECORDS
   bool enabled = true;                            // NUMTRACE_ENABLE (ParseBool): off = silent, inert
+  // Tensor dumps (dump_selector.h, tensor_dumper.h; docs/format.md section 5).
+  std::optional<DumpSelection> dump;              // NUMTRACE_DUMP
+  std::optional<DumpExpectation> dump_expect;     // NUMTRACE_DUMP_EXPECT
+  std::string dump_dir;                           // NUMTRACE_DUMP_DIR (empty: output_dir)
+  uint64_t dump_max_bytes = 4ull << 30;           // NUMTRACE_DUMP_MAX_BYTES
 
   // Free text for the header's capture.selector.
   std::string SelectorText() const;

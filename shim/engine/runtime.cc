@@ -137,6 +137,7 @@ EventSink* Runtime::Start(std::unique_ptr<Device> device, std::optional<DeviceIn
   device_ = std::move(device);
   writer_ = std::make_unique<TraceWriter>(std::move(options));
   engine_ = std::make_unique<Engine>(config_, device_.get(), writer_.get());
+  if (config_.dump) engine_->EnableDumps(RankFromEnv(getenv_));
   for (const auto& [name, dtypes] : early_annotations_) engine_->Annotate(name, dtypes);
   early_annotations_.clear();
   for (; early_marks_ > 0; --early_marks_) engine_->OnStepMark();
