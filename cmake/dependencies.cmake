@@ -3,6 +3,7 @@
 find_package(Threads REQUIRED)
 find_package(absl CONFIG REQUIRED)        # analyzer only: Status/StatusOr, containers, strings
 find_package(simdjson CONFIG REQUIRED)    # analyzer only: trace and JSON reading
+find_package(ZLIB REQUIRED)                # analyzer only: gzip-compressed traces
 find_package(fmt CONFIG REQUIRED)
 find_package(spdlog CONFIG REQUIRED)      # shim uses spdlog::spdlog_header_only
 find_package(CLI11 CONFIG QUIET)

@@ -86,6 +86,8 @@ absl::StatusOr<DiffSummaryView> ParseDiffSummary(const std::string& json,
     f.rank = rank;
     f.a_seq = U64(first, "a_seq");
     f.a_name = Str(first, "a_name");
+    f.b_seq = U64(first, "b_seq");
+    f.b_name = Str(first, "b_name");
     f.kind = Str(first, "kind");
     f.cause = Str(first, "cause");
     view.first_divergence = f;

@@ -37,6 +37,8 @@ struct FirstDivergenceView {
   int64_t rank = -1;
   uint64_t a_seq = 0;
   std::string a_name;
+  uint64_t b_seq = 0;      // run B's side, for a dump of that launch
+  std::string b_name;
   std::string kind;        // values, nonfinite, layout
   std::string cause;       // origin, inherited, unknown; empty when absent
 };

@@ -13,7 +13,7 @@ constexpr OriginHint kFamilies[] = {
      "torch.use_deterministic_algorithms(True) makes embedding backward deterministic"},
     {"index_add/scatter with atomics",
      "indexFunc|index_add|index_put|indexing_backward|scatter|gather_backward|put_kernel",
-     "index_add/scatter/index_put accumulate with atomics: torch.use_deterministic_algorithms(True)"},
+     "its sums land in thread-scheduling order: torch.use_deterministic_algorithms(True)"},
     {"split-K GEMM", "splitk|split_k|splitkreduce|gemv2t|gemmk1|reduce_1block",
      "cuBLAS split-K sums partial products in varying order: CUBLAS_WORKSPACE_CONFIG=:4096:8 and "
      "torch.use_deterministic_algorithms(True)"},

@@ -4,6 +4,7 @@
 
 #include "CLI/CLI.hpp"
 #include "launcher/child_process.h"
+#include "launcher/dump_from_summary.h"
 #include "launcher/output_dir.h"
 #include "launcher/rank_listing.h"
 #include "launcher/run_environment.h"
@@ -52,9 +53,11 @@ Examples:
   numtrace run -o runB --steps 2 --label compiled -- python train.py --compile
   numtrace run -o runF --steps 3 -- ./run_train.sh          # torchrun: one trace per rank
   numtrace run -o runK --steps all --kernel-name 'regex:^triton_' --launch-count 100 -- python t.py
-  numtrace run -o runD --steps 2 --dump 'seq:412' -- python train.py    # tensors of one launch)");
+  numtrace run -o runD --steps 2 --dump 'seq:412' -- python train.py    # tensors of one launch
+  numtrace run -o dumpB --steps 2 --dump-first-divergence summary.json --side b -- python train.py --compile)");
   int code = 0;
   if (!ParseArgs(app, args, ctx, &code)) return code;
+  if (absl::Status s = ResolveDumpFromSummary(&options); !s.ok()) return FailLine(ctx, "run", s);
   absl::StatusOr<CaptureOutcome> outcome = CaptureJob(options, ctx);
   if (!outcome.ok()) return FailLine(ctx, "run", outcome.status());
   return outcome->exit_code;

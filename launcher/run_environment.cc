@@ -63,6 +63,7 @@ Environment RunEnvironment(const RunOptions& o, const std::string& output_dir_ab
       {&o.label, "NUMTRACE_LABEL"},
       {&o.dump, "NUMTRACE_DUMP"},
       {&o.dump_dir, "NUMTRACE_DUMP_DIR"},
+      {&o.dump_expect, "NUMTRACE_DUMP_EXPECT"},
   };
   for (const auto& [value, name] : settings) {
     if (!value->empty()) env.Set(name, *value);

@@ -23,6 +23,13 @@ void AddRunOptions(CLI::App* app, RunOptions* o) {
   app->add_option("--label", o->label, "label written in the trace header (NUMTRACE_LABEL)");
   app->add_option("--dump", o->dump, "tensor dumps of the selected launches (NUMTRACE_DUMP)");
   app->add_option("--dump-dir", o->dump_dir, "where dumps go (NUMTRACE_DUMP_DIR; default DIR)");
+  app->add_option("--dump-expect", o->dump_expect,
+                  "NAME@BYTES,...: the kernel and buffer sizes the trace recorded at the dumped launch; "
+                  "another launch gets a note (NUMTRACE_DUMP_EXPECT)");
+  app->add_option("--dump-first-divergence", o->dump_first_divergence,
+                  "SUMMARY.json of numtrace diff --json: dump its first divergence (with --side a|b)");
+  app->add_option("--side", o->side, "a or b: which run's launch --dump-first-divergence dumps")
+      ->check(CLI::IsMember({"a", "b"}));
   app->add_flag("--torch-hooks", o->torch_hooks,
                 "put the PyTorch hooks on PYTHONPATH even if CMD does not look like Python");
   app->add_flag("--no-torch-hooks", o->no_torch_hooks, "never put the PyTorch hooks on PYTHONPATH");

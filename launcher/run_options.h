@@ -32,6 +32,9 @@ struct RunOptions {
   std::string label;           // NUMTRACE_LABEL
   std::string dump;            // NUMTRACE_DUMP (docs/format.md section 5)
   std::string dump_dir;        // NUMTRACE_DUMP_DIR
+  std::string dump_expect;     // NUMTRACE_DUMP_EXPECT: NAME@BYTES,... the trace recorded
+  std::string dump_first_divergence;  // SUMMARY.json: dump its first divergence (dump_from_summary.h)
+  std::string side;                   // a or b, with dump_first_divergence
   bool torch_hooks = false;    // --torch-hooks: hooks even if CMD does not look like Python
   bool no_torch_hooks = false; // --no-torch-hooks
   bool injection = false;      // --injection: CUDA_INJECTION64_PATH instead of LD_PRELOAD

@@ -16,6 +16,9 @@ int main(int argc, char** argv) {
   app.add_option("--seed", o.seed, "data and weight seed");
   app.add_option("--perturb", o.perturb_layer, "scale layer N's forward GEMM output by 1.001")
       ->check(CLI::Range(0, 2));
+  app.add_option("--perturb-ulps", o.perturb_ulps,
+                 "with --perturb: move only elements 5, 17 and 300 of that output by N ULPs")
+      ->check(CLI::Range(0, 1 << 20));
   app.add_option("--perturb-step", o.perturb_step, "only perturb this step (-1: every step)");
   app.add_flag("--nondeterministic", o.nondeterministic,
                "bias gradients by an atomics-style index_add kernel: run-to-run differences");

@@ -139,7 +139,14 @@ class Mlp {
           c[i * n + j] = acc;
         }
       }
-      if (perturb) {
+      if (perturb && o_.perturb_ulps > 0) {
+        for (int i : kPerturbedElements) {
+          uint32_t bits;
+          std::memcpy(&bits, &c[i], 4);
+          bits += static_cast<uint32_t>(o_.perturb_ulps);  // magnitude up, sign kept
+          std::memcpy(&c[i], &bits, 4);
+        }
+      } else if (perturb) {
         for (int i = 0; i < m * n; ++i) c[i] *= 1.001f;
       }
     });

@@ -11,6 +11,10 @@
 // Planted changes make two runs differ in known ways:
 //   perturb_layer  scales that layer's forward GEMM output by (1 + 1e-3), as a
 //                  wrong scale factor would: a real divergence at that kernel.
+//   perturb_ulps   with perturb_layer: instead of scaling, moves only the
+//                  elements kPerturbedElements of that output N units in the
+//                  last place away from zero (bit pattern + N), a bug a
+//                  statistic barely sees and the element view names exactly.
 //   reorder_gemm   sums every GEMM in reverse k order: reduction-order noise.
 //   nondeterministic  bias gradients as an atomics-based index_add kernel: rows
 //                  summed in a random order, so two identical runs differ there.
@@ -35,6 +39,7 @@ struct MlpOptions {
   float lr = 0.1f;
   int perturb_layer = 0;    // 0 = none, 1 or 2
   int perturb_step = -1;    // -1 = every step
+  int perturb_ulps = 0;     // 0: scale the whole output; N > 0: N ULPs at kPerturbedElements
   bool reorder_gemm = false;
   bool nondeterministic = false;  // bias gradients summed in a random row order per launch
   int profile_step = -1;    // cuProfilerStart/Stop around this step (-1: none)
@@ -51,6 +56,9 @@ inline constexpr const char* kTritonBiasReluName = "triton_poi_fused_addmm_relu_
 inline constexpr const char* kTritonBiasReluDTypes = "f32,f32,raw";
 
 MlpResult TrainMlp(const MlpOptions& options, shim::EventSink* sink);
+
+// The flat indices perturb_ulps moves (inside both layers' outputs).
+inline constexpr int kPerturbedElements[] = {5, 17, 300};
 
 // Names of the forward GEMM of each layer, for tests that look for them.
 inline constexpr const char* kForwardGemmName = "ampere_sgemm_64x32_sliced1x4_nn";

@@ -36,6 +36,16 @@ struct Task {
   int level;
 };
 
+// What the leaf score reads of one kernel, gathered once per window so the
+// 64x64 score loop touches no trace data.
+struct Candidate {
+  const KernelKeys* keys;
+  const Buffer* primary;  // the primary output; nullptr when there is none
+};
+
+bool CloseOutputs(const Buffer* u, const Buffer* v);
+int ScoreOf(const Candidate& a, const Candidate& b);
+
 class AlignerImpl {
  public:
   AlignerImpl(const Trace& a, const Trace& b, const AlignOptions& options) : options_(options) {
@@ -54,13 +64,15 @@ class AlignerImpl {
   void ApplyOverrides(std::vector<KernelPair>* forced);
   void Solve(Task root);
   bool Anchor(const Task& t, std::vector<Task>* stack);
+  void DropStrayContentAnchors(const Task& t, const std::vector<std::pair<uint32_t, uint32_t>>& cand,
+                               std::vector<uint32_t>* chain) const;
   void Leaf(uint32_t a0, uint32_t a1, uint32_t b0, uint32_t b1);
   void DynamicLeaf(uint32_t a0, uint32_t a1, uint32_t b0, uint32_t b1);
   void MatchWindow(uint32_t a0, uint32_t a1, uint32_t b0, uint32_t b1,
                    std::vector<std::pair<uint32_t, uint32_t>>* picked, std::vector<bool>* by_name) const;
   void GreedyLeaf(uint32_t a0, uint32_t a1, uint32_t b0, uint32_t b1);
-  int Score(uint32_t pa, uint32_t pb) const;
-  bool CloseOutputs(uint32_t pa, uint32_t pb) const;
+  Candidate CandidateA(uint32_t pa) const;
+  Candidate CandidateB(uint32_t pb) const;
   void Pair(uint32_t pa, uint32_t pb, bool by_name);
 
   const AlignOptions& options_;
@@ -78,28 +90,24 @@ void AlignerImpl::Pair(uint32_t pa, uint32_t pb, bool by_name) {
   result_.pairs.push_back({a_.seq[pa], b_.seq[pb], m});
 }
 
-bool AlignerImpl::CloseOutputs(uint32_t pa, uint32_t pb) const {
-  const KernelKeys& x = KA(pa);
-  const KernelKeys& y = KB(pb);
-  if (x.primary_output < 0 || y.primary_output < 0) return false;
-  const Trace& ta = *a_.trace;
-  const Trace& tb = *b_.trace;
-  const Buffer& u = ta.BuffersOf(ta.kernels[a_.seq[pa]])[x.primary_output];
-  const Buffer& v = tb.BuffersOf(tb.kernels[b_.seq[pb]])[y.primary_output];
-  if (u.dtype != v.dtype || u.dtype == DType::kRaw || u.stats.n != v.stats.n || u.stats.n == 0) return false;
+// Whether two primary outputs hold close statistics (a fused or re-ordered
+// kernel computing the same values); false when either has none.
+bool CloseOutputs(const Buffer* u, const Buffer* v) {
+  if (u == nullptr || v == nullptr) return false;
+  if (u->dtype != v->dtype || u->dtype == DType::kRaw || u->stats.n != v->stats.n || u->stats.n == 0) return false;
   auto rel = [](double p, double q) {
     double s = std::max(std::fabs(p), std::fabs(q));
     return s == 0 ? 0.0 : std::fabs(p - q) / s;
   };
-  double l1 = std::max(u.stats.l1, v.stats.l1);
-  double dsum = l1 == 0 ? 0 : std::fabs(u.stats.sum - v.stats.sum) / l1;
-  return rel(u.stats.l2, v.stats.l2) <= kCloseStats && rel(u.stats.l1, v.stats.l1) <= kCloseStats &&
+  double l1 = std::max(u->stats.l1, v->stats.l1);
+  double dsum = l1 == 0 ? 0 : std::fabs(u->stats.sum - v->stats.sum) / l1;
+  return rel(u->stats.l2, v->stats.l2) <= kCloseStats && rel(u->stats.l1, v->stats.l1) <= kCloseStats &&
          dsum <= kCloseStats;
 }
 
-int AlignerImpl::Score(uint32_t pa, uint32_t pb) const {
-  const KernelKeys& x = KA(pa);
-  const KernelKeys& y = KB(pb);
+int ScoreOf(const Candidate& a, const Candidate& b) {
+  const KernelKeys& x = *a.keys;
+  const KernelKeys& y = *b.keys;
   int s = 0;
   if (x.level[kKeyNameLayout] == y.level[kKeyNameLayout]) s = kScoreNameLayout;
   else if (x.level[kKeyName] == y.level[kKeyName]) s = kScoreName;
@@ -109,10 +117,22 @@ int AlignerImpl::Score(uint32_t pa, uint32_t pb) const {
   else if (x.level[kKeyFamily] == y.level[kKeyFamily]) s = kScoreFamily;
   if (x.primary_output >= 0 && y.primary_output >= 0 && x.primary_hash == y.primary_hash) {
     s += kScoreEqualOutput;
-  } else if (CloseOutputs(pa, pb)) {
+  } else if (CloseOutputs(a.primary, b.primary)) {
     s += kScoreCloseOutput;
   }
   return s;
+}
+
+Candidate AlignerImpl::CandidateA(uint32_t pa) const {
+  const KernelKeys& k = KA(pa);
+  const Trace& t = *a_.trace;
+  return {&k, k.primary_output < 0 ? nullptr : &t.BuffersOf(t.kernels[a_.seq[pa]])[k.primary_output]};
+}
+
+Candidate AlignerImpl::CandidateB(uint32_t pb) const {
+  const KernelKeys& k = KB(pb);
+  const Trace& t = *b_.trace;
+  return {&k, k.primary_output < 0 ? nullptr : &t.BuffersOf(t.kernels[b_.seq[pb]])[k.primary_output]};
 }
 
 // Patience step: keys unique on both sides of the task become anchors (the
@@ -153,6 +173,8 @@ bool AlignerImpl::Anchor(const Task& t, std::vector<Task>* stack) {
   std::vector<uint32_t> chain;
   for (uint32_t k = tails.back(); k != UINT32_MAX; k = prev[k]) chain.push_back(k);
   std::reverse(chain.begin(), chain.end());
+  if (t.level == kKeyNameLayoutContent) DropStrayContentAnchors(t, cand, &chain);
+  if (chain.empty()) return false;
   uint32_t pa = t.a0, pb = t.b0;
   for (uint32_t k : chain) {
     auto [i, j] = cand[k];
@@ -163,6 +185,34 @@ bool AlignerImpl::Anchor(const Task& t, std::vector<Task>* stack) {
   }
   if (pa < t.a1 || pb < t.b1) stack->push_back({pa, t.a1, pb, t.b1, 0});
   return true;
+}
+
+// Equal content is strong evidence, but a coincidence is possible - a scalar
+// loss that repeats its value 200 steps later. Such an anchor shifts the
+// alignment: it pairs step 211 of A with step 1 of B and strands every
+// kernel in between (two 400-step runs of one program: 3,150 kernels
+// unmatched on each side). Runs of the same program keep their offset (b - a)
+// from anchor to anchor; an anchor whose offset differs from both neighbours
+// while they agree with each other (the task's ends count as neighbours) is
+// such a stray and is dropped - its kernels are paired by the coarser keys.
+void AlignerImpl::DropStrayContentAnchors(const Task& t,
+                                          const std::vector<std::pair<uint32_t, uint32_t>>& cand,
+                                          std::vector<uint32_t>* chain) const {
+  auto offset = [](int64_t a, int64_t b) { return b - a; };
+  const int64_t start = offset(t.a0, t.b0), end = offset(t.a1, t.b1);
+  std::vector<uint32_t> kept;
+  kept.reserve(chain->size());
+  for (size_t k = 0; k < chain->size(); ++k) {
+    const auto [i, j] = cand[(*chain)[k]];
+    const int64_t mine = offset(i, j);
+    const int64_t before = kept.empty() ? start : offset(cand[kept.back()].first, cand[kept.back()].second);
+    const int64_t after = k + 1 < chain->size()
+                              ? offset(cand[(*chain)[k + 1]].first, cand[(*chain)[k + 1]].second)
+                              : end;
+    if (mine != before && mine != after && before == after) continue;
+    kept.push_back((*chain)[k]);
+  }
+  chain->swap(kept);
 }
 
 void AlignerImpl::Solve(Task root) {
@@ -207,9 +257,12 @@ void AlignerImpl::MatchWindow(uint32_t a0, uint32_t a1, uint32_t b0, uint32_t b1
                               std::vector<std::pair<uint32_t, uint32_t>>* picked,
                               std::vector<bool>* by_name) const {
   const uint32_t na = a1 - a0, nb = b1 - b0;
+  std::vector<Candidate> rows(na), cols(nb);
+  for (uint32_t i = 0; i < na; ++i) rows[i] = CandidateA(a0 + i);
+  for (uint32_t j = 0; j < nb; ++j) cols[j] = CandidateB(b0 + j);
   std::vector<int> score(static_cast<size_t>(na) * nb);
   for (uint32_t i = 0; i < na; ++i) {
-    for (uint32_t j = 0; j < nb; ++j) score[i * nb + j] = Score(a0 + i, b0 + j);
+    for (uint32_t j = 0; j < nb; ++j) score[i * nb + j] = ScoreOf(rows[i], cols[j]);
   }
   std::vector<int> dp(static_cast<size_t>(na + 1) * (nb + 1), 0);
   auto at = [&](uint32_t i, uint32_t j) -> int& { return dp[i * (nb + 1) + j]; };

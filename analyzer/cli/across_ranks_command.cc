@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <memory>
 
-#include "analyzer/cli/atomic_file.h"
+#include "analyzer/cli/output_file.h"
 #include "analyzer/cli/diff_command.h"
 #include "analyzer/ranks/cross_rank_report.h"
 #include "analyzer/read/input.h"
@@ -43,12 +43,11 @@ absl::StatusOr<std::vector<std::string>> RankTraceFiles(const std::string& dir) 
 }
 
 int RunAcrossRanks(const AcrossRanksOptions& opt, std::ostream& out, std::ostream& err) {
-  for (const std::string* path : {&opt.json_path, &opt.html_path}) {
-    std::error_code ec;
-    if (!path->empty() && std::filesystem::exists(*path, ec) && !opt.force) {
-      return Fail(err, *path + ": output file exists (use --force to overwrite)");
-    }
-  }
+  // The same rule as numtrace-diff A B (output_file.h): never an input, a
+  // device or a file that appeared meanwhile.
+  const std::vector<OutputSpec> outputs = {{"--json", opt.json_path}, {"--html", opt.html_path}};
+  if (absl::Status s = CheckOutputs(outputs, {opt.dir}, opt.force); !s.ok()) return Fail(err, s);
+  const bool stdout_taken = opt.json_path == kStdoutPath || opt.html_path == kStdoutPath;
   absl::StatusOr<std::vector<std::string>> files = RankTraceFiles(opt.dir);
   if (!files.ok()) return Fail(err, files.status());
   std::vector<std::unique_ptr<Trace>> traces;
@@ -61,16 +60,16 @@ int RunAcrossRanks(const AcrossRanksOptions& opt, std::ostream& out, std::ostrea
   }
   CrossRankResult result = CompareAcrossRanks(views);
   if (!opt.json_path.empty()) {
-    if (absl::Status s = WriteFileAtomically(opt.json_path, CrossRankJson(result, opt.dir)); !s.ok()) {
+    if (absl::Status s = WriteOutput(opt.json_path, CrossRankJson(result, opt.dir), opt.force, out); !s.ok()) {
       return Fail(err, s);
     }
   }
   if (!opt.html_path.empty()) {
-    if (absl::Status s = WriteFileAtomically(opt.html_path, CrossRankHtml(result, opt.dir)); !s.ok()) {
+    if (absl::Status s = WriteOutput(opt.html_path, CrossRankHtml(result, opt.dir), opt.force, out); !s.ok()) {
       return Fail(err, s);
     }
   }
-  if (!opt.quiet) {
+  if (!opt.quiet && !stdout_taken) {
     out << CrossRankTerminal(result, opt.dir, std::max(opt.top, 0));
     if (!opt.json_path.empty()) out << "summary written to " << opt.json_path << "\n";
     if (!opt.html_path.empty()) out << "report written to " << opt.html_path << "\n";

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -14,7 +15,8 @@
 #include "analyzer/align/aligner.h"
 #include "analyzer/align/override_file.h"
 #include "analyzer/cli/across_ranks_command.h"
-#include "analyzer/cli/atomic_file.h"
+#include "analyzer/cli/output_file.h"
+#include "analyzer/cli/tensor_command.h"
 #include "analyzer/judge/judge.h"
 #include "analyzer/read/input.h"
 #include "analyzer/report/html_report.h"
@@ -46,9 +48,30 @@ struct RankData {
 // Reads both traces of a rank, B on a second thread (parsing dominates).
 absl::Status ReadPair(const RankPair& pair, RankData* data) {
   absl::StatusOr<Trace> b_or = absl::UnknownError("not read");
-  std::thread reader_b([&] { b_or = ReadAnyTrace(pair.path_b); });
-  absl::StatusOr<Trace> a_or = ReadAnyTrace(pair.path_a);
-  reader_b.join();
+  std::optional<std::thread> reader_b;
+  // Whatever escapes a reader (it reports running out of memory itself)
+  // must not end the process through a joinable thread or a thread's throw.
+  auto read_b = [&] {
+    try {
+      b_or = ReadAnyTrace(pair.path_b);
+    } catch (...) {
+      b_or = absl::ResourceExhaustedError("out of memory");
+    }
+  };
+  try {
+    reader_b.emplace(read_b);
+  } catch (const std::system_error&) {
+    // No thread to be had (a process or address-space limit): read B after A.
+  }
+  absl::StatusOr<Trace> a_or = absl::UnknownError("not read");
+  try {
+    a_or = ReadAnyTrace(pair.path_a);
+  } catch (...) {
+    if (reader_b) reader_b->join();
+    throw;
+  }
+  if (reader_b) reader_b->join();
+  else read_b();
   if (!a_or.ok()) return a_or.status();
   if (!b_or.ok()) return b_or.status();
   data->a = *std::move(a_or);
@@ -61,22 +84,13 @@ absl::Status ReadPair(const RankPair& pair, RankData* data) {
 int RunDiffCommand(const DiffCommandOptions& opt, std::ostream& out, std::ostream& err,
                    bool stdout_is_tty) {
   namespace fs = std::filesystem;
-  // Refuse before any work: a long diff must not end in "file exists".
-  for (const std::string* path : {&opt.json_path, &opt.html_path}) {
-    if (path->empty()) continue;
-    std::error_code ec;
-    if (fs::exists(*path, ec) && !opt.force) {
-      return Fail(err, *path + ": output file exists (use --force to overwrite)");
-    }
-    if (fs::is_directory(*path, ec)) return Fail(err, *path + ": output path is a directory");
-    fs::path parent = fs::path(*path).parent_path();
-    if (!parent.empty() && !fs::is_directory(parent, ec)) {
-      return Fail(err, *path + ": output directory " + parent.string() + " does not exist");
-    }
+  // Refuse before any work: a long diff must not end in "file exists", and
+  // no output may replace an input (docs in output_file.h).
+  const std::vector<OutputSpec> outputs = {{"--json", opt.json_path}, {"--html", opt.html_path}};
+  if (absl::Status s = CheckOutputs(outputs, {opt.a, opt.b, opt.override_path}, opt.force); !s.ok()) {
+    return Fail(err, s);
   }
-  if (!opt.json_path.empty() && opt.json_path == opt.html_path) {
-    return Fail(err, opt.json_path + ": --json and --html name the same file");
-  }
+  const bool stdout_taken = opt.json_path == kStdoutPath || opt.html_path == kStdoutPath;
 
   AlignOptions align_options;
   if (!opt.override_path.empty()) {
@@ -110,18 +124,20 @@ int RunDiffCommand(const DiffCommandOptions& opt, std::ostream& out, std::ostrea
   for (const auto& r : ranks) report.ranks.push_back({r->rank, &r->a, &r->b, &r->result});
 
   if (!opt.json_path.empty()) {
-    if (absl::Status s = WriteFileAtomically(opt.json_path, JsonSummary(report)); !s.ok()) {
+    if (absl::Status s = WriteOutput(opt.json_path, JsonSummary(report), opt.force, out); !s.ok()) {
       return Fail(err, s);
     }
   }
   if (!opt.html_path.empty()) {
     HtmlOptions html_options;
     html_options.top = std::max(opt.top, 0);
-    if (absl::Status s = WriteFileAtomically(opt.html_path, HtmlReport(report, html_options)); !s.ok()) {
+    if (absl::Status s = WriteOutput(opt.html_path, HtmlReport(report, html_options), opt.force, out);
+        !s.ok()) {
       return Fail(err, s);
     }
   }
-  if (!opt.quiet) {
+  // An output on standard output owns it: no summary mixed into the JSON.
+  if (!opt.quiet && !stdout_taken) {
     TerminalOptions term;
     term.color = ShouldUseColor(opt.color, stdout_is_tty);
     term.top = std::max(opt.top, 0);
@@ -161,20 +177,26 @@ int DiffMain(int argc, const char* const* argv, std::ostream& out, std::ostream&
   app.add_option("B", opt.b, "trace file or directory of run B");
   app.add_option("--across-ranks", across_ranks,
                  "instead of A B: check one run's ranks against rank 0 (replicas must agree)");
-  app.add_option("--json", opt.json_path, "write the JSON diff summary to FILE");
-  app.add_option("-o,--html", opt.html_path, "write the self-contained HTML report to FILE");
+  app.add_option("--json", opt.json_path, "write the JSON diff summary to FILE (- for standard output)");
+  app.add_option("-o,--html", opt.html_path, "write the self-contained HTML report to FILE (- for standard output)");
   app.add_option("--rtol", opt.rtol, "least relative threshold of every statistic (default 1e-5; the "
                  "calibrated per-dtype thresholds apply above it, a larger value loosens all)")->check(kTolerance);
   app.add_option("--atol", opt.atol, "absolute slack added to every threshold (default 0)")->check(kTolerance);
   app.add_option("--override", opt.override_path, "file of forced pairs: lines 'A_KEY, B_KEY'");
   app.add_option("--top", opt.top, "largest divergences listed (default 10)")
       ->check(CLI::Range(0, 1000000));
-  app.add_flag("--force", opt.force, "overwrite existing output files");
+  app.add_flag("--force", opt.force, "replace existing output files (never an input, never a non-regular file)");
   app.add_option("--color", color, "auto, always or never (auto: only on a terminal, unless NO_COLOR)")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   app.add_flag("-q,--quiet", opt.quiet, "print nothing; the exit code tells the verdict");
   app.add_flag("--strict", opt.strict, "exit 1 when the comparison is incomplete (a trace cut short, "
                "records dropped, kernels unmeasured), whatever the verdict");
+  bool tensors = false;
+  std::string dtype;
+  app.add_flag("--tensors", tensors,
+               "A and B are tensor dumps of one launch (dump directories, dump_*.json sidecars or "
+               ".npy files): compare them element by element");
+  app.add_option("--dtype", dtype, "with --tensors and .npy files: their dtype (f32, bf16, f8e4m3, ...)");
   app.footer(R"(Exit status: 0 identical or within tolerance, 1 diverged, 2 bad usage or input.
 
 Examples:
@@ -183,7 +205,8 @@ Examples:
   numtrace-diff runA/rank_0.ntrace.jsonl runB/rank_0.ntrace.jsonl --rtol 1e-3
   numtrace-diff a_activations.log b_activations.log        # torchtitan DebugMode logs
   numtrace-diff runA runB --strict --json summary.json      # CI gate: incomplete traces fail
-  numtrace-diff --across-ranks runA --json ranks.json -o ranks.html)");
+  numtrace-diff --across-ranks runA --json ranks.json -o ranks.html
+  numtrace-diff --tensors dumpA dumpB -o tensors.html           # element view of one dumped launch)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -201,7 +224,28 @@ Examples:
   }
   if (opt.a.empty() || opt.b.empty()) return Fail(err, "A and B are required (see --help)");
   opt.color = color == "always" ? ColorMode::kAlways : color == "never" ? ColorMode::kNever : ColorMode::kAuto;
-  return RunDiffCommand(opt, out, err, stdout_is_tty);
+  // Reading reports running out of memory itself (naming the file); this
+  // catches what comes after: aligning, judging, the reports.
+  try {
+    if (tensors || !dtype.empty()) {
+      if (!tensors) return Fail(err, "--dtype needs --tensors (see --help)");
+      if (!opt.override_path.empty()) return Fail(err, "--override does not apply to --tensors (see --help)");
+      TensorCommandOptions t{opt.a, opt.b, opt.json_path, opt.html_path, std::nullopt,
+                             opt.rtol, opt.atol, opt.force, opt.quiet, opt.color};
+      if (!dtype.empty()) {
+        DType d;
+        if (!ParseDType(dtype, &d)) return Fail(err, "--dtype '" + dtype + "' is not a trace dtype (f32, bf16, ...)");
+        t.dtype = d;
+      }
+      return RunTensorCommand(t, out, err, stdout_is_tty);
+    }
+    return RunDiffCommand(opt, out, err, stdout_is_tty);
+  } catch (const std::bad_alloc&) {
+    return Fail(err, "out of memory after reading both inputs (aligning, judging or writing the "
+                     "reports); the diff needs more memory than this process may use");
+  } catch (const std::exception& e) {  // never an abort: one line, exit 2
+    return Fail(err, std::string("internal error: ") + e.what());
+  }
 }
 
 }  // namespace numtrace::analyzer

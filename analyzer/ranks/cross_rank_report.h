@@ -7,7 +7,7 @@
 //
 // Example:
 //   std::cout << CrossRankTerminal(result, "run", /*top=*/10);
-//   WriteFileAtomically("ranks.json", CrossRankJson(result, "run"));
+//   WriteOutput("ranks.json", CrossRankJson(result, "run"), force, std::cout);
 #ifndef NUMTRACE_ANALYZER_RANKS_CROSS_RANK_REPORT_H_
 #define NUMTRACE_ANALYZER_RANKS_CROSS_RANK_REPORT_H_
 

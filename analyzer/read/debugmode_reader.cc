@@ -3,11 +3,12 @@
 #include <bit>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <optional>
 #include <vector>
 
 #include "absl/status/status.h"
-#include "analyzer/read/file_contents.h"
+#include "analyzer/read/line_reader.h"
 #include "analyzer/read/trace_file_name.h"
 #include "analyzer/read/text_util.h"
 
@@ -15,21 +16,108 @@ namespace numtrace::analyzer {
 namespace {
 
 // One `[key]` block as written, before it becomes a Kernel.
+// Reused from block to block (cleared, capacity kept): lines are streamed,
+// so the block owns copies of the strings it keeps.
 struct Block {
   uint64_t line = 0;
-  std::string_view key;
+  std::string key;
   std::vector<uint64_t> numel;  // one per parsed shape
-  std::vector<std::string_view> dtypes;
+  std::vector<DType> dtypes;
   std::vector<double> l1, l2, min, max, mean, out_hash;
   std::vector<std::optional<double>> in_hashes;
+  uint32_t keys_seen = 0;     // bit per StatKey
+  bool blank_after = false;   // a blank line followed its last line
+
+  void Reset(uint64_t at, std::string_view k) {
+    line = at;
+    key.assign(k);
+    numel.clear();
+    dtypes.clear();
+    l1.clear(); l2.clear(); min.clear(); max.clear(); mean.clear(); out_hash.clear();
+    in_hashes.clear();
+    keys_seen = 0;
+    blank_after = false;
+  }
 };
 
-bool ParseDouble(std::string_view s, double* out) {
+// The "Key:" lines a block may hold; the bits of Block::keys_seen.
+enum StatKey : uint32_t {
+  kShape = 1, kDtype = 2, kL1 = 4, kL2 = 8, kMin = 16, kMax = 32, kMean = 64,
+  kOutputHash = 128, kInputHashes = 256, kLocation = 512, kPhase = 1024, kOtherKey = 2048,
+};
+
+enum class NumberResult { kOk, kNotANumber, kOutOfRange };
+
+// A whole token as a double; "nan", "inf", "-inf" included. A finite
+// spelling beyond double's range (1e999) is out of range, not infinity:
+// the tracer never writes one.
+// The tracer writes "%.6e" ("-3.000000e+00") and repr() of doubles: most are
+// a mantissa below 2^53 and a small power of ten, both exact doubles, so one
+// multiplication or division rounds correctly (Clinger's fast path). Several
+// times faster than from_chars, which takes everything else.
+bool FastDouble(std::string_view s, double* out) {
+  static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                      1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                      1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  size_t i = 0;
+  const bool negative = i < s.size() && s[i] == '-';
+  if (negative) ++i;
+  uint64_t mantissa = 0;
+  int digits = 0, exp10 = 0;
+  bool any = false;
+  // Up to 19 significant digits fit a uint64 without overflow.
+  for (; i < s.size() && IsDigit(s[i]); ++i, any = true) {
+    if (mantissa != 0 || s[i] != '0') ++digits;
+    mantissa = mantissa * 10 + static_cast<uint64_t>(s[i] - '0');
+    if (digits > 19) return false;
+  }
+  if (i < s.size() && s[i] == '.') {
+    for (++i; i < s.size() && IsDigit(s[i]); ++i, any = true) {
+      if (mantissa != 0 || s[i] != '0') ++digits;
+      mantissa = mantissa * 10 + static_cast<uint64_t>(s[i] - '0');
+      --exp10;
+      if (digits > 19) return false;
+    }
+  }
+  if (mantissa > (uint64_t{1} << 53)) return false;  // not exact as a double
+  if (!any) return false;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    bool exp_negative = false;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) exp_negative = s[i++] == '-';
+    int e = 0;
+    const size_t first = i;
+    for (; i < s.size() && IsDigit(s[i]) && e < 1000; ++i) e = e * 10 + (s[i] - '0');
+    if (i == first) return false;
+    exp10 += exp_negative ? -e : e;
+  }
+  if (i != s.size() || exp10 < -22 || exp10 > 22) return false;
+  double v = static_cast<double>(mantissa);  // exact: below 2^53
+  v = exp10 < 0 ? v / kPow10[-exp10] : v * kPow10[exp10];
+  *out = negative ? -v : v;
+  return true;
+}
+
+NumberResult ParseDouble(std::string_view s, double* out) {
   s = Trim(s);
   if (!s.empty() && s[0] == '+') s.remove_prefix(1);
-  if (s.empty()) return false;
+  if (s.empty()) return NumberResult::kNotANumber;
+  if (FastDouble(s, out)) return NumberResult::kOk;
   auto r = std::from_chars(s.data(), s.data() + s.size(), *out);
-  return r.ec == std::errc() && r.ptr == s.data() + s.size();
+  if (r.ptr != s.data() + s.size()) return NumberResult::kNotANumber;
+  if (r.ec == std::errc::result_out_of_range) return NumberResult::kOutOfRange;
+  return r.ec == std::errc() ? NumberResult::kOk : NumberResult::kNotANumber;
+}
+
+// Calls f(token) for each comma-separated piece, without allocating.
+template <typename F>
+void ForEachToken(std::string_view value, F&& f) {
+  while (true) {
+    size_t comma = value.find(',');
+    f(value.substr(0, comma));
+    if (comma == std::string_view::npos) return;
+    value.remove_prefix(comma + 1);
+  }
 }
 
 // "1.0, 2.5" -> {1.0, 2.5}; brackets of a printed list are ignored.
@@ -38,50 +126,76 @@ absl::Status ParseNumbers(std::string_view field, std::string_view value, std::v
   if (ConsumePrefix(&value, "[") || ConsumePrefix(&value, "(")) {
     if (!value.empty()) value.remove_suffix(1);
   }
-  for (std::string_view token : Split(value, ',')) {
+  absl::Status status;
+  ForEachToken(value, [&](std::string_view token) {
+    if (!status.ok()) return;
     double v;
-    if (!ParseDouble(token, &v)) {
-      return absl::InvalidArgumentError(
-          Cat(field, ": not a number: \"", Trim(token).substr(0, 40), "\""));
+    switch (ParseDouble(token, &v)) {
+      case NumberResult::kOk: out->push_back(v); return;
+      case NumberResult::kOutOfRange:
+        status = absl::InvalidArgumentError(
+            Cat(field, ": number out of range (beyond a double): \"", OneLine(Trim(token), 40), "\""));
+        return;
+      case NumberResult::kNotANumber:
+        status = absl::InvalidArgumentError(
+            Cat(field, ": not a number: \"", OneLine(Trim(token), 40), "\""));
+        return;
     }
-    out->push_back(v);
-  }
-  return absl::OkStatus();
+  });
+  return status;
 }
 
 // Input hashes may hold "None" for inputs that are not tensors.
 void ParseOptionalNumbers(std::string_view value, std::vector<std::optional<double>>* out) {
-  for (std::string_view token : Split(value, ',')) {
+  ForEachToken(value, [&](std::string_view token) {
     double v;
-    if (ParseDouble(token, &v)) out->push_back(v);
+    if (ParseDouble(token, &v) == NumberResult::kOk) out->push_back(v);
     else out->push_back(std::nullopt);
-  }
+  });
 }
 
 // Every innermost "[d0, d1, ...]" is one shape: handles "torch.Size([2, 3])"
 // as well as tuple outputs "(torch.Size([2]), torch.Size([]))".
 absl::Status ParseShapes(std::string_view value, std::vector<uint64_t>* numel) {
-  size_t pos = 0;
-  while ((pos = value.find('[', pos)) != std::string_view::npos) {
-    size_t close = value.find_first_not_of("0123456789, ", pos + 1);
-    if (close == std::string_view::npos || value[close] != ']') {
-      ++pos;
-      continue;
-    }
-    uint64_t n = 1;
-    for (std::string_view dim : Split(value.substr(pos + 1, close - pos - 1), ',')) {
-      if (Trim(dim).empty()) continue;  // "[]" (a scalar) and "[3,]"
-      uint64_t d;
-      if (!ParseUint(Trim(dim), &d)) {
-        return absl::InvalidArgumentError(Cat("Shape: bad dimension \"", dim.substr(0, 30), "\""));
+  const size_t before = numel->size();
+  const char* p = value.data();
+  const char* const end = p + value.size();
+  while (p < end) {
+    const char* open = static_cast<const char*>(std::memchr(p, '[', static_cast<size_t>(end - p)));
+    if (open == nullptr) break;
+    // "[d0, d1, ...]": digits, commas and blanks only, else not a shape.
+    uint64_t n = 1, d = 0;
+    bool in_number = false, overflow = false;
+    const char* q = open + 1;
+    for (; q < end; ++q) {
+      const char c = *q;
+      if (IsDigit(c)) {
+        const uint64_t digit = static_cast<uint64_t>(c - '0');
+        overflow |= d > (UINT64_MAX - digit) / 10;
+        d = d * 10 + digit;
+        in_number = true;
+      } else if (c == ',' || c == ' ' || c == ']') {
+        if (in_number) n = (d != 0 && n > UINT64_MAX / d) ? UINT64_MAX : n * d;
+        d = 0;
+        in_number = false;
+        if (c == ']') break;
+      } else {
+        break;
       }
-      n = (d != 0 && n > UINT64_MAX / d) ? UINT64_MAX : n * d;
     }
-    numel->push_back(n);
-    pos = close + 1;
+    if (q < end && *q == ']') {
+      if (overflow) {
+        return absl::InvalidArgumentError(Cat("Shape: dimension out of range in \"",
+                                              OneLine(std::string_view(open, static_cast<size_t>(q - open + 1)), 60), "\""));
+      }
+      numel->push_back(n);
+      p = q + 1;
+    } else {
+      p = open + 1;
+    }
   }
-  if (numel->empty()) {
-    return absl::InvalidArgumentError(Cat("Shape: no [dims] in \"", value.substr(0, 60), "\""));
+  if (numel->size() == before) {
+    return absl::InvalidArgumentError(Cat("Shape: no [dims] in \"", OneLine(value, 60), "\""));
   }
   return absl::OkStatus();
 }
@@ -156,8 +270,7 @@ void AppendKernel(const Block& b, uint64_t seq, Trace* trace) {
     Buffer buf;
     buf.arg = static_cast<uint32_t>(i);
     buf.role = Role::kOut;
-    std::string_view dtype = i < b.dtypes.size() ? b.dtypes[i] : b.dtypes.empty() ? "" : b.dtypes[0];
-    buf.dtype = TorchDType(dtype);
+    buf.dtype = i < b.dtypes.size() ? b.dtypes[i] : b.dtypes.empty() ? DType::kRaw : b.dtypes[0];
     buf.dtype_from = buf.dtype == DType::kRaw ? DTypeSource::kDefault : DTypeSource::kSignature;
     uint64_t n = i < b.numel.size() ? b.numel[i] : 0;
     buf.bytes = n * DTypeSize(buf.dtype);
@@ -177,46 +290,60 @@ void AppendKernel(const Block& b, uint64_t seq, Trace* trace) {
   trace->kernels.push_back(k);
 }
 
+void AddDtypes(std::string_view list, std::vector<DType>* out) {
+  // "torch.bfloat16", "(torch.float32, torch.int64)", "[a, b]"
+  size_t start = 0;
+  for (size_t i = 0; i <= list.size(); ++i) {
+    const char c = i < list.size() ? list[i] : ',';
+    if (c == ',' || c == '(' || c == ')' || c == '[' || c == ']') {
+      std::string_view piece = Trim(list.substr(start, i - start));
+      if (!piece.empty()) out->push_back(TorchDType(piece));
+      start = i + 1;
+    }
+  }
+}
+
+StatKey KeyOf(std::string_view key) {
+  // By length first: one comparison per line instead of up to eleven.
+  switch (key.size()) {
+    case 3: return key == "Min" ? kMin : key == "Max" ? kMax : kOtherKey;
+    case 4: return key == "Mean" ? kMean : kOtherKey;
+    case 5: return key == "Shape" ? kShape : key == "Dtype" ? kDtype : key == "Phase" ? kPhase : kOtherKey;
+    case 7: return key == "L2 norm" ? kL2 : key == "L1 norm" ? kL1 : kOtherKey;
+    case 8: return key == "Location" ? kLocation : kOtherKey;
+    case 11: return key == "Output hash" ? kOutputHash : kOtherKey;
+    case 12: return key == "Input hashes" ? kInputHashes : kOtherKey;
+    default: return kOtherKey;
+  }
+}
+
 // Applies one "Key: value" line to the block.
-absl::Status ApplyStat(std::string_view key, std::string_view value, Block* b) {
-  if (key == "Shape") {
-    // The tracer writes "Shape: torch.Size([..]), Dtype: torch.bfloat16".
-    size_t dt = value.find("Dtype:");
-    if (dt != std::string_view::npos) {
-      for (std::string_view d : Split(value.substr(dt + 6), ',')) {
-        if (!Trim(d).empty()) b->dtypes.push_back(Trim(d));
+absl::Status ApplyStat(std::string_view key_text, std::string_view value, Block* b) {
+  const StatKey key = KeyOf(key_text);
+  b->keys_seen |= key;
+  switch (key) {
+    case kShape: {
+      // The tracer writes "Shape: torch.Size([..]), Dtype: torch.bfloat16".
+      size_t dt = value.find("Dtype:");
+      if (dt != std::string_view::npos) {
+        b->keys_seen |= kDtype;
+        AddDtypes(value.substr(dt + 6), &b->dtypes);
+        value = value.substr(0, dt);
       }
-      value = value.substr(0, dt);
+      return ParseShapes(value, &b->numel);
     }
-    return ParseShapes(value, &b->numel);
+    case kDtype: AddDtypes(value, &b->dtypes); return absl::OkStatus();
+    case kL1: return ParseNumbers(key_text, value, &b->l1);
+    case kL2: return ParseNumbers(key_text, value, &b->l2);
+    case kMin: return ParseNumbers(key_text, value, &b->min);
+    case kMax: return ParseNumbers(key_text, value, &b->max);
+    case kMean: return ParseNumbers(key_text, value, &b->mean);
+    case kOutputHash:
+      if (Trim(value).empty()) return absl::OkStatus();  // in-place op
+      return ParseNumbers(key_text, value, &b->out_hash);
+    case kInputHashes: ParseOptionalNumbers(value, &b->in_hashes); return absl::OkStatus();
+    default: return absl::OkStatus();  // Location, Phase, Input producers, later additions
   }
-  if (key == "Dtype") {
-    std::string list(value);
-    for (char& c : list) {
-      if (c == '(' || c == ')' || c == '[' || c == ']') c = ',';
-    }
-    size_t at = 0;  // offsets into `list` map 1:1 onto `value`
-    for (std::string_view d : Split(list, ',')) {
-      std::string_view piece = Trim(value.substr(at, d.size()));
-      at += d.size() + 1;
-      if (!piece.empty()) b->dtypes.push_back(piece);
-    }
-    return absl::OkStatus();
-  }
-  if (key == "L1 norm") return ParseNumbers(key, value, &b->l1);
-  if (key == "L2 norm") return ParseNumbers(key, value, &b->l2);
-  if (key == "Min") return ParseNumbers(key, value, &b->min);
-  if (key == "Max") return ParseNumbers(key, value, &b->max);
-  if (key == "Mean") return ParseNumbers(key, value, &b->mean);
-  if (key == "Output hash") {
-    if (Trim(value).empty()) return absl::OkStatus();  // in-place op
-    return ParseNumbers(key, value, &b->out_hash);
-  }
-  if (key == "Input hashes") {
-    ParseOptionalNumbers(value, &b->in_hashes);
-    return absl::OkStatus();
-  }
-  return absl::OkStatus();  // Location, Phase, Input producers, later additions
 }
 
 }  // namespace
@@ -233,72 +360,135 @@ std::string_view DebugModeOpName(std::string_view key) {
   return rest.substr(digits + 1);
 }
 
-absl::StatusOr<Trace> ReadDebugModeBuffer(std::string_view contents, std::string_view path) {
-  if (Trim(contents).empty()) {
-    return absl::InvalidArgumentError(Cat(path, ": empty trace"));
-  }
+absl::StatusOr<Trace> ReadDebugModeLines(LineReader& reader) {
+  const std::string_view path = reader.path();
   Trace trace;
   trace.path = std::string(path);
   trace.source = TraceSource::kDebugMode;
   trace.header.producer = "torchtitan activation log";
+  // ~330 bytes and ~3 buffers per block in the tracer's shape: estimates a
+  // little high, so a whole log fits without a regrowth (a copy and faults).
+  ReserveForSize(&trace, reader.size_hint() / 280, reader.size_hint() / 90);
   std::optional<uint64_t> declared_total;
-  std::optional<Block> block;
+  bool saw_preamble = false, any_text = false;
+  Block block;
+  bool in_block = false;
+  // What a complete block looks like in this log, learnt from the blocks
+  // before the last one: the keys every one of them had, and whether each
+  // was followed by a blank line (the tracer's style).
+  uint32_t keys_of_all = ~0u;
+  bool all_blank_after = true;
   uint64_t seq = 0;
-  uint64_t line_no = 0;
-  for (std::string_view line : Split(contents, '\n')) {
-    ++line_no;
+  auto finish_block = [&] {
+    keys_of_all &= block.keys_seen;
+    all_blank_after &= block.blank_after;
+    AppendKernel(block, seq++, &trace);
+  };
+  LineReader::Line raw;
+  bool cut_mid_line = false, cut_in_block = false;
+  while (true) {
+    absl::StatusOr<bool> more = reader.Next(&raw);
+    if (!more.ok()) return more.status();
+    if (!*more) break;
+    if (!raw.terminated) {
+      // The writer was cut short in this line: it and its block are not
+      // trusted (a number cut to fewer digits parses as a wrong value).
+      cut_mid_line = true;
+      // An indented line belongs to the open block; anything else (a cut
+      // "[key" header) starts the next one and leaves the open block whole.
+      cut_in_block = IsSpace(raw.text[0]);
+      break;
+    }
+    std::string_view line = raw.text;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     std::string_view trimmed = Trim(line);
-    if (trimmed.empty()) continue;
-    const bool indented = IsSpace((line[0]));
+    if (trimmed.empty()) {
+      if (in_block) block.blank_after = true;
+      continue;
+    }
+    any_text = true;
+    const bool indented = IsSpace(line[0]);
     if (!indented && trimmed.front() == '[') {
       if (trimmed.back() != ']' || trimmed.size() < 3) {
-        return LineError(path, line_no, "block header must be \"[module/op_N_name]\"");
+        return LineError(path, raw.number, "block header must be \"[module/op_N_name]\"");
       }
-      if (block) AppendKernel(*block, seq++, &trace);
-      block.emplace();
-      block->line = line_no;
-      block->key = trimmed.substr(1, trimmed.size() - 2);
+      if (in_block) finish_block();
+      block.Reset(raw.number, trimmed.substr(1, trimmed.size() - 2));
+      in_block = true;
       continue;
     }
     if (!indented) {
-      if (!block) {  // the preamble
+      if (!in_block) {  // the preamble
         std::string_view rest = trimmed;
         uint64_t total;
-        if (ConsumePrefix(&rest, "Total captured activations:") &&
-            ParseUint(Trim(rest), &total)) {
-          declared_total = total;
+        if (ConsumePrefix(&rest, "Total captured activations:")) {
+          saw_preamble = true;
+          if (ParseUint(Trim(rest), &total)) declared_total = total;
+        } else if (ConsumePrefix(&rest, "Excluded ops dispatched:")) {
+          saw_preamble = true;
         }
         continue;
       }
       if (trimmed.find_first_not_of('=') == std::string_view::npos) continue;
-      return LineError(path, line_no,
+      return LineError(path, raw.number,
                        "expected a \"[module/op_N_name]\" block header or an indented "
                        "\"Key: value\" line");
     }
-    if (!block) return LineError(path, line_no, "a \"Key: value\" line outside any [block]");
+    if (!in_block) return LineError(path, raw.number, "a \"Key: value\" line outside any [block]");
     size_t colon = trimmed.find(':');
     if (colon == std::string_view::npos) {
-      return LineError(path, line_no, "expected \"Key: value\"");
+      return LineError(path, raw.number, "expected \"Key: value\"");
     }
-    absl::Status s = ApplyStat(Trim(trimmed.substr(0, colon)),
-                               Trim(trimmed.substr(colon + 1)), &*block);
-    if (!s.ok()) return LineError(path, line_no, Message(s));
+    block.blank_after = false;
+    absl::Status s = ApplyStat(Trim(trimmed.substr(0, colon)), Trim(trimmed.substr(colon + 1)), &block);
+    if (!s.ok()) return LineError(path, raw.number, Message(s));
   }
-  if (block) AppendKernel(*block, seq++, &trace);
-  if (trace.kernels.empty()) {
+  if (!any_text && !cut_mid_line) return absl::InvalidArgumentError(Cat(path, ": empty trace"));
+  bool cut = cut_mid_line;
+  if (in_block) {
+    // The last block is complete unless the log was cut inside it: in the
+    // middle of a line, before the blank line every earlier block had, or
+    // before a key every earlier block had.
+    // A lone block is judged by what the tracer always writes.
+    constexpr uint32_t kTracerKeys = kShape | kL2 | kMin | kMax | kMean | kOutputHash | kLocation;
+    const bool learnt = seq > 0;
+    const bool complete =
+        !cut_in_block && (block.keys_seen & kShape) &&
+        (learnt ? (!all_blank_after || block.blank_after) &&
+                      (block.keys_seen & keys_of_all) == keys_of_all
+                : block.blank_after ||
+                      (block.keys_seen & kTracerKeys) == kTracerKeys);
+    if (complete) finish_block();
+    else cut = true;
+  }
+  // No block at all is not a log, unless the log says blocks were to come
+  // (cut after its preamble) or one was cut.
+  if (trace.kernels.empty() && !cut && !(saw_preamble && declared_total.value_or(0) > 0)) {
     return absl::InvalidArgumentError(Cat(path, ": no [module/op_N_name] blocks: not an activation log"));
   }
-  trace.truncated = declared_total && *declared_total > trace.kernels.size();
+  trace.truncated = cut || (declared_total && *declared_total > trace.kernels.size());
   trace.label = std::string(FileStem(path));
   trace.rank = RankFromFileName(path).value_or(0);
   return trace;
 }
 
+absl::StatusOr<Trace> ReadDebugModeBuffer(std::string_view contents, std::string_view path) {
+  std::unique_ptr<LineReader> reader = LineReader::FromBytes(contents, std::string(path));
+  try {
+    return ReadDebugModeLines(*reader);
+  } catch (const std::bad_alloc&) {
+    return reader->OutOfMemoryError();
+  }
+}
+
 absl::StatusOr<Trace> ReadDebugModeLog(const std::string& path) {
-  absl::StatusOr<FileContents> contents = FileContents::Load(path);
-  if (!contents.ok()) return contents.status();
-  return ReadDebugModeBuffer(contents->view(), path);
+  absl::StatusOr<std::unique_ptr<LineReader>> reader = LineReader::Open(path);
+  if (!reader.ok()) return reader.status();
+  try {
+    return ReadDebugModeLines(**reader);
+  } catch (const std::bad_alloc&) {
+    return (*reader)->OutOfMemoryError();
+  }
 }
 
 }  // namespace numtrace::analyzer

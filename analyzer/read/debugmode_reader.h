@@ -41,11 +41,18 @@
 // - one role-`in` Buffer per input hash (arg = input position, dtype raw,
 //   n = 0, only l1 / hash known); "None" or empty positions are skipped.
 // Phase and Location have no place in the model and are not kept.
-// A preamble total larger than the number of blocks marks the trace truncated.
+//
+// A log cut short (the job was killed, the disk filled) is read up to its
+// last complete block and marked truncated, like a JSONL trace without a
+// footer: a last line without its '\n' is cut mid-line and drops its block;
+// a last block that lacks the blank line every earlier block was followed
+// by, or a key every earlier block had, was cut mid-block and is dropped.
+// A preamble total larger than the number of blocks also marks it truncated.
+// The log is streamed (LineReader): memory holds the model, not the file.
 //
 // Errors: InvalidArgument "PATH:LINE: reason" (a stat line outside a block,
-// an unparsable number or shape, a block header without a key, a log
-// without blocks).
+// an unparsable number or shape, a number out of range of a double, a block
+// header without a key, a log without blocks or preamble).
 //
 // Example:
 //   absl::StatusOr<Trace> t = ReadDebugModeLog("dumps/rank_0_activations.log");
@@ -57,12 +64,15 @@
 
 #include "absl/status/statusor.h"
 #include "analyzer/model/trace.h"
+#include "analyzer/read/line_reader.h"
 
 namespace numtrace::analyzer {
 
 [[nodiscard]] absl::StatusOr<Trace> ReadDebugModeLog(const std::string& path);
 [[nodiscard]] absl::StatusOr<Trace> ReadDebugModeBuffer(std::string_view contents,
                                                         std::string_view path_for_messages);
+// From an open reader (ReadAnyTrace); the caller catches std::bad_alloc.
+[[nodiscard]] absl::StatusOr<Trace> ReadDebugModeLines(LineReader& reader);
 
 // The op name of a key: "layers.0.attention.wq/op_3_mm" -> "mm"; a key
 // without the "/op_<N>_" part is returned whole.

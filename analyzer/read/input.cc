@@ -1,13 +1,17 @@
 #include "analyzer/read/input.h"
 
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <system_error>
 
 #include "absl/status/status.h"
 #include "analyzer/read/debugmode_reader.h"
-#include "analyzer/read/file_contents.h"
+#include "analyzer/read/line_reader.h"
 #include "analyzer/read/trace_file_name.h"
 #include "analyzer/read/trace_reader.h"
 #include "analyzer/read/text_util.h"
@@ -17,11 +21,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct RankFiles {
-  std::string chosen;
-  uintmax_t size = 0;
-  std::vector<std::string> others;
-};
+// Trace files of one rank in one directory, sorted by name.
+using RankFiles = std::vector<std::string>;
 
 // Trace files of `dir` by rank.
 absl::StatusOr<std::map<int64_t, RankFiles>> ListTraces(const std::string& dir) {
@@ -29,42 +30,48 @@ absl::StatusOr<std::map<int64_t, RankFiles>> ListTraces(const std::string& dir) 
   std::error_code ec;
   fs::directory_iterator it(dir, ec);
   if (ec) return absl::InvalidArgumentError(Cat(dir, ": cannot list: ", ec.message()));
-  std::vector<fs::path> files;
   for (const fs::directory_entry& entry : it) {
-    if (entry.is_regular_file(ec) && ParseTraceFileName(entry.path().filename().string())) {
-      files.push_back(entry.path());
-    }
-  }
-  std::sort(files.begin(), files.end());  // deterministic choice among equal sizes
-  for (const fs::path& p : files) {
-    int64_t rank = ParseTraceFileName(p.filename().string())->rank;
-    uintmax_t size = fs::file_size(p, ec);
-    if (ec) size = 0;
-    RankFiles& r = by_rank[rank];
-    if (r.chosen.empty()) {
-      r.chosen = p.string();
-      r.size = size;
-    } else if (size > r.size) {
-      r.others.push_back(std::move(r.chosen));
-      r.chosen = p.string();
-      r.size = size;
-    } else {
-      r.others.push_back(p.string());
-    }
+    const std::string name = entry.path().filename().string();
+    std::optional<TraceFileName> parsed = ParseTraceFileName(name);
+    if (parsed && entry.is_regular_file(ec)) by_rank[parsed->rank].push_back(entry.path().string());
   }
   if (by_rank.empty()) {
     return absl::InvalidArgumentError(Cat(
         dir, ": no trace files (rank_<R>.ntrace.jsonl, rank_<R>.pid<P>.ntrace.jsonl or "
              "rank_<R>_activations.log)"));
   }
+  for (auto& [rank, files] : by_rank) std::sort(files.begin(), files.end());
   return by_rank;
 }
 
-void AddWarnings(const RankFiles& files, int64_t rank, RankPair* pair) {
-  for (const std::string& other : files.others) {
-    pair->warnings.push_back(Cat(other, ": not compared; rank ", rank,
-                                          " uses the larger ", files.chosen));
+std::string FileName(const std::string& path) { return fs::path(path).filename().string(); }
+
+std::string NameList(const RankFiles& files) {
+  std::string out;
+  for (const std::string& f : files) out += (out.empty() ? "" : ", ") + FileName(f);
+  return out;
+}
+
+// The pair of one rank. Several files of a rank in a directory (two
+// processes wrote into it: a launcher and its child, or two runs) are not
+// resolved by size or age, which can pick the wrong one: the one file name
+// both directories share is paired; otherwise the choice is the user's.
+absl::StatusOr<std::pair<std::string, std::string>> ChooseRankFiles(
+    int64_t rank, const RankFiles& a, const RankFiles& b, const std::string& dir_a,
+    const std::string& dir_b) {
+  if (a.size() == 1 && b.size() == 1) return std::pair(a[0], b[0]);
+  std::vector<std::pair<std::string, std::string>> same_name;
+  for (const std::string& x : a) {
+    for (const std::string& y : b) {
+      if (FileName(x) == FileName(y)) same_name.emplace_back(x, y);
+    }
   }
+  if (same_name.size() == 1) return same_name[0];
+  return absl::InvalidArgumentError(Cat(
+      "rank ", rank, " has several traces: ", dir_a, " holds ", a.size(), " (", NameList(a), "), ",
+      dir_b, " holds ", b.size(), " (", NameList(b),
+      "); numtrace-diff does not guess which one ran the work: give the two files to compare, "
+      "e.g. numtrace-diff ", a.back(), " ", b.back(), ", or move the others out of the directory"));
 }
 
 }  // namespace
@@ -81,25 +88,42 @@ TraceFormat DetectTraceFormat(std::string_view contents) {
 }
 
 absl::StatusOr<Trace> ReadAnyTrace(const std::string& path) {
-  absl::StatusOr<FileContents> contents = FileContents::Load(path);
-  if (!contents.ok()) return contents.status();
-  std::string_view view = contents->view();
-  switch (DetectTraceFormat(view)) {
-    case TraceFormat::kNumtraceJsonl: return ReadTraceContents(*contents, path);
-    case TraceFormat::kDebugModeLog: return ReadDebugModeBuffer(view, path);
-    case TraceFormat::kUnknown: break;
+  // The boundary for running out of memory: one line naming the file and
+  // how far it was read, never an abort (also on the reading thread).
+  std::unique_ptr<LineReader> opened;
+  try {
+    absl::StatusOr<std::unique_ptr<LineReader>> open = LineReader::Open(path);
+    if (!open.ok()) return open.status();
+    opened = *std::move(open);
+    LineReader& reader = *opened;
+    absl::StatusOr<std::string_view> head = reader.Peek();
+    if (!head.ok()) return head.status();
+    switch (DetectTraceFormat(*head)) {
+      case TraceFormat::kNumtraceJsonl: return ReadTraceLines(reader);
+      case TraceFormat::kDebugModeLog: return ReadDebugModeLines(reader);
+      case TraceFormat::kUnknown: break;
+    }
+    if (Trim(*head).empty()) {
+      return absl::InvalidArgumentError(Cat(path, ": empty trace"));
+    }
+    return absl::InvalidArgumentError(
+        Cat(path, ": not a numtrace trace nor a DebugMode activation log"));
+  } catch (const std::bad_alloc&) {
+    if (opened) return opened->OutOfMemoryError();
+    return absl::ResourceExhaustedError(Cat(path, ": out of memory before reading it"));
   }
-  if (Trim(view).empty()) {
-    return absl::InvalidArgumentError(Cat(path, ": empty trace"));
-  }
-  return absl::InvalidArgumentError(
-      Cat(path, ": not a numtrace trace nor a DebugMode activation log"));
 }
 
 absl::StatusOr<std::vector<RankPair>> PairInputs(const std::string& a, const std::string& b) {
   std::error_code ec;
   for (const std::string* p : {&a, &b}) {
-    if (!fs::exists(*p, ec)) return absl::NotFoundError(Cat(*p, ": no such file or directory"));
+    struct stat st;
+    if (::stat(p->c_str(), &st) == 0) continue;
+    if (errno == ELOOP) {
+      return absl::InvalidArgumentError(Cat(*p, ": a symlink loop (too many levels of symbolic links)"));
+    }
+    if (errno == EACCES) return absl::PermissionDeniedError(Cat(*p, ": permission denied"));
+    return absl::NotFoundError(Cat(*p, ": no such file or directory"));
   }
   const bool dir_a = fs::is_directory(a, ec), dir_b = fs::is_directory(b, ec);
   if (dir_a != dir_b) {
@@ -123,20 +147,20 @@ absl::StatusOr<std::vector<RankPair>> PairInputs(const std::string& a, const std
     for (const auto& [rank, files] : *mine) {
       if (!theirs->contains(rank)) {
         return absl::InvalidArgumentError(Cat("rank ", rank, " has a trace in ", *mine_dir,
-                                                       " (", files.chosen, ") but none in ",
+                                                       " (", files.front(), ") but none in ",
                                                        *their_dir));
       }
     }
   }
   std::vector<RankPair> pairs;
   for (const auto& [rank, files_a] : *ranks_a) {
-    const RankFiles& files_b = ranks_b->at(rank);
+    absl::StatusOr<std::pair<std::string, std::string>> chosen =
+        ChooseRankFiles(rank, files_a, ranks_b->at(rank), a, b);
+    if (!chosen.ok()) return chosen.status();
     RankPair& pair = pairs.emplace_back();
     pair.rank = rank;
-    pair.path_a = files_a.chosen;
-    pair.path_b = files_b.chosen;
-    AddWarnings(files_a, rank, &pair);
-    AddWarnings(files_b, rank, &pair);
+    pair.path_a = chosen->first;
+    pair.path_b = chosen->second;
   }
   return pairs;
 }

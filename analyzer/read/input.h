@@ -36,7 +36,8 @@ struct RankPair {
   int64_t rank = 0;
   std::string path_a;
   std::string path_b;
-  // Files of this rank that were left out (see PairInputs), for the report.
+  // Notes for the report about how this pair was chosen (none today: an
+  // ambiguous choice is an error).
   std::vector<std::string> warnings;
 };
 
@@ -44,9 +45,10 @@ struct RankPair {
 // directories: the trace files of each (`rank_<R>.ntrace.jsonl`,
 // `rank_<R>.pid<P>.ntrace.jsonl`, `rank_<R>_activations.log`; other files are
 // not looked at) paired by rank, ascending. When a directory holds several
-// files of one rank (a launcher and its child both traced), the largest is
-// used, as the one that ran the work, and the others are named in
-// `warnings`. Errors (InvalidArgument unless a path is missing, NotFound):
+// files of one rank (a launcher and its child both traced, or two runs wrote
+// into it), the one file name both directories hold for that rank is paired;
+// without one, it is an error listing the candidates and how to choose (give
+// the two files) - never a guess by size. Errors (InvalidArgument unless a path is missing, NotFound):
 // a rank present on one side only (names the rank and the file), a directory
 // without trace files (names it), a file paired with a directory.
 [[nodiscard]] absl::StatusOr<std::vector<RankPair>> PairInputs(const std::string& a,

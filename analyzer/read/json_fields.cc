@@ -1,6 +1,9 @@
 #include "analyzer/read/json_fields.h"
 #include "analyzer/read/text_util.h"
 
+#include <cerrno>
+#include <cstdlib>
+#include <string>
 #include <cmath>
 #include <utility>
 #include <cstring>
@@ -41,6 +44,32 @@ bool ParseHexDigits(std::string_view s, uint64_t* out) {
   return true;
 }
 
+// A JSON number that is well formed but does not fit: an integer beyond
+// 64 bits, or a number beyond a double's range (1e999). `v` is still
+// unread after a failed get.
+bool OutOfRange(od::value& v, bool integer) {
+  // The raw token runs up to the next structural character (", 1}").
+  std::string_view token = v.raw_json_token();
+  token = Trim(token.substr(0, token.find_first_of(",}] \t\r\n")));
+  if (token.empty()) return false;
+  const bool is_int = token.find_first_of(".eE") == std::string_view::npos;
+  if (integer && is_int) {
+    std::string_view digits = token.front() == '-' ? token.substr(1) : token;
+    return !digits.empty() && digits.find_first_not_of("0123456789") == std::string_view::npos;
+  }
+  if (token.find_first_not_of("0123456789+-.eE") != std::string_view::npos) return false;
+  // strtod tells overflow (HUGE_VAL) from underflow (1e-999 -> 0, fine).
+  const std::string text(token);
+  char* end = nullptr;
+  errno = 0;
+  const double d = std::strtod(text.c_str(), &end);
+  return errno == ERANGE && end == text.c_str() + text.size() && std::isinf(d);
+}
+
+absl::Status RangeError(std::string_view field, std::string_view expected) {
+  return FieldError(field, Cat("number out of range (expected ", expected, ")"));
+}
+
 }  // namespace
 
 absl::Status FieldError(std::string_view field, std::string_view what) {
@@ -71,13 +100,17 @@ std::string_view RawString(const char* raw, const char* end) {
 
 absl::Status GetU64Slow(od::value& v, std::string_view field, uint64_t* out) {
   auto e = v.get_uint64().get(*out);
+  if (e && OutOfRange(v, true)) return RangeError(field, "an unsigned 64-bit integer");
   return e ? JsonError(e, field, "an unsigned integer") : absl::OkStatus();
 }
 
 absl::Status GetU32(od::value& v, std::string_view field, uint32_t* out) {
   uint64_t x;
   auto e = v.get_uint64().get(x);
-  if (e || x > std::numeric_limits<uint32_t>::max()) {
+  if ((e && OutOfRange(v, true)) || (!e && x > std::numeric_limits<uint32_t>::max())) {
+    return RangeError(field, "an unsigned 32-bit integer");
+  }
+  if (e) {
     return JsonError(e ? e : simdjson::NUMBER_OUT_OF_RANGE, field, "an unsigned 32-bit integer");
   }
   *out = static_cast<uint32_t>(x);
@@ -86,6 +119,7 @@ absl::Status GetU32(od::value& v, std::string_view field, uint32_t* out) {
 
 absl::Status GetI64(od::value& v, std::string_view field, int64_t* out) {
   auto e = v.get_int64().get(*out);
+  if (e && OutOfRange(v, true)) return RangeError(field, "a 64-bit integer");
   return e ? JsonError(e, field, "an integer") : absl::OkStatus();
 }
 
@@ -97,6 +131,7 @@ absl::Status GetDoubleSlow(od::value& v, std::string_view field, double* out) {
     *out = std::numeric_limits<double>::quiet_NaN();
     return absl::OkStatus();
   }
+  if (OutOfRange(v, false)) return RangeError(field, "a number within a double's range");
   return JsonError(e, field, "a number");
 }
 

@@ -136,10 +136,12 @@ absl::Status KernelRecordParser::ParseBuffer(od::object& object, const char* end
       NT_RETURN_IF_ERROR(ParseStats(x, end, &b->stats));
       has_stats = true;
     } else if (KeyIs(key, "pre")) {
-      // Not kept by the model (the role already says what it told); only
-      // check it is an object so a garbled line is still noticed.
-      od::object pre;
-      if (auto e = x.get_object().get(pre)) return JsonError(e, "pre", "an object");
+      // Only the hash is kept: it is what the buffer held before the launch,
+      // an input the origin analysis compares across runs (judge/data_flow).
+      BufferStats pre;
+      NT_RETURN_IF_ERROR(json::Prefixed(ParseStats(x, end, &pre), "pre."));
+      b->has_pre = true;
+      b->pre_hash = pre.hash;
     }
   }
   if (!has_dtype) return Missing("dtype");

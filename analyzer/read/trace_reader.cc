@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "absl/status/status.h"
-#include "analyzer/read/file_contents.h"
+#include "analyzer/read/line_reader.h"
 #include "analyzer/read/json_fields.h"
 #include "analyzer/read/kernel_record_parser.h"
 #include "analyzer/read/meta_record_parser.h"
@@ -41,6 +41,7 @@ class LineLoop {
     const char* end = p + n;
     od::document doc;
     if (auto e = parser_.iterate(p, n, allocated).get(doc)) {
+      if (e == simdjson::MEMALLOC) throw std::bad_alloc();  // reported by the caller
       return absl::InvalidArgumentError(Cat("bad JSON (", simdjson::error_message(e), ")"));
     }
     od::object object;
@@ -97,39 +98,30 @@ class LineLoop {
 
 }  // namespace
 
-absl::StatusOr<Trace> ReadTraceContents(const FileContents& contents, std::string_view path) {
-  const char* const data = contents.view().data();
-  const size_t size = contents.view().size();
-  if (IsBlank(data, size)) return absl::InvalidArgumentError(Cat(path, ": empty trace"));
+absl::StatusOr<Trace> ReadTraceLines(LineReader& reader) {
+  const std::string_view path = reader.path();
   Trace trace;
   trace.path = std::string(path);
-  // Typical lines: ~1.2 KB per kernel with ~3 buffers; avoids regrowth.
-  trace.kernels.reserve(size / 1024 + 16);
-  trace.buffers.reserve(size / 340 + 16);
+  // Typical lines: ~1.2 KB per kernel with ~3 buffers; avoids regrowth
+  // (a hint only: 0 for pipes and compressed files).
+  ReserveForSize(&trace, reader.size_hint() / 1024, reader.size_hint() / 340);
 
   LineLoop loop(&trace);
-  const size_t allocated = size + simdjson::SIMDJSON_PADDING;
-  uint64_t line_no = 0;
-  size_t pos = 0;
-  while (pos < size) {
-    contents.ReadingAt(pos);
-    ++line_no;
-    const char* p = data + pos;
-    const void* nl = std::memchr(p, '\n', size - pos);
-    const bool terminated = nl != nullptr;
-    const size_t n = terminated ? static_cast<const char*>(nl) - p : size - pos;
-    const size_t next = pos + n + 1;
-    if (IsBlank(p, n)) {
-      pos = next;
-      continue;
-    }
+  LineReader::Line line;
+  while (true) {
+    absl::StatusOr<bool> more = reader.Next(&line);
+    if (!more.ok()) return more.status();
+    if (!*more) break;
+    const char* p = line.text.data();
+    const size_t n = line.text.size();
+    if (IsBlank(p, n)) continue;
     const size_t kernels_before = trace.kernels.size();
     const size_t buffers_before = trace.buffers.size();
     const size_t notes_before = trace.notes.size();
     const bool footer_before = trace.footer.has_value();
-    absl::Status s = loop.ParseLine(p, n, allocated - pos);
+    absl::Status s = loop.ParseLine(p, n, line.readable);
     if (!s.ok()) {
-      if (!terminated && !IsCompleteJson(p, n)) {
+      if (!line.terminated && !IsCompleteJson(p, n)) {
         // The process was killed mid-write: drop the partial line.
         trace.kernels.resize(kernels_before);
         trace.buffers.resize(buffers_before);
@@ -137,13 +129,12 @@ absl::StatusOr<Trace> ReadTraceContents(const FileContents& contents, std::strin
         if (!footer_before) trace.footer.reset();
         trace.truncated = true;
         if (!loop.have_header()) {
-          return LineError(path, line_no, "the header line is cut short");
+          return LineError(path, line.number, "the header line is cut short");
         }
         break;
       }
-      return LineError(path, line_no, Message(s));
+      return LineError(path, line.number, Message(s));
     }
-    pos = next;
   }
   if (!loop.have_header()) return absl::InvalidArgumentError(Cat(path, ": empty trace"));
   if (!trace.footer) trace.truncated = true;
@@ -164,13 +155,22 @@ absl::StatusOr<Trace> ReadTraceContents(const FileContents& contents, std::strin
 }
 
 absl::StatusOr<Trace> ReadTraceBuffer(std::string_view contents, std::string_view path) {
-  return ReadTraceContents(FileContents::Copy(contents), path);
+  std::unique_ptr<LineReader> reader = LineReader::FromBytes(contents, std::string(path));
+  try {
+    return ReadTraceLines(*reader);
+  } catch (const std::bad_alloc&) {
+    return reader->OutOfMemoryError();
+  }
 }
 
 absl::StatusOr<Trace> ReadTraceFile(const std::string& path) {
-  absl::StatusOr<FileContents> contents = FileContents::Load(path);
-  if (!contents.ok()) return contents.status();
-  return ReadTraceContents(*contents, path);
+  absl::StatusOr<std::unique_ptr<LineReader>> reader = LineReader::Open(path);
+  if (!reader.ok()) return reader.status();
+  try {
+    return ReadTraceLines(**reader);
+  } catch (const std::bad_alloc&) {
+    return (*reader)->OutOfMemoryError();
+  }
 }
 
 }  // namespace numtrace::analyzer

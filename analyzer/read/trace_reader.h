@@ -1,11 +1,12 @@
 // File: analyzer/read/trace_reader.h
 //
-// Reads a trace file of format v1 (docs/format.md, section
-// 1; JSON Lines) into the analyzer's compact model. Built for speed: the file
-// is loaded into one padded buffer, lines are found with memchr and each is
-// parsed in place with simdjson On Demand (the rest of the buffer serves as
-// simdjson's padding), names are interned and buffers appended to one flat
-// vector.
+// Reads a trace file of format v1 (docs/format.md, section 1;
+// JSON Lines) into the analyzer's compact model. Built for speed and
+// bounded memory: a LineReader streams the file (plain or gzip) through one
+// buffer, each line is parsed in place with simdjson On Demand (the rest of
+// the buffer serves as simdjson's padding), names are interned and buffers
+// appended to one flat vector. Out of memory is an error naming the file and
+// how far it was read, never an abort.
 //
 // What is an error (InvalidArgument, one line "PATH:LINE: reason" naming the
 // field): bad JSON, a missing MUST field, a wrong type, an unknown dtype or
@@ -37,7 +38,7 @@
 
 #include "absl/status/statusor.h"
 #include "analyzer/model/trace.h"
-#include "analyzer/read/file_contents.h"
+#include "analyzer/read/line_reader.h"
 
 namespace numtrace::analyzer {
 
@@ -49,9 +50,9 @@ namespace numtrace::analyzer {
 [[nodiscard]] absl::StatusOr<Trace> ReadTraceBuffer(std::string_view contents,
                                                     std::string_view path_for_messages);
 
-// Same, from a loaded file (no copy); used by ReadAnyTrace.
-[[nodiscard]] absl::StatusOr<Trace> ReadTraceContents(const FileContents& contents,
-                                                      std::string_view path_for_messages);
+// Same, from an open reader (ReadAnyTrace); the caller catches
+// std::bad_alloc (LineReader::OutOfMemoryError).
+[[nodiscard]] absl::StatusOr<Trace> ReadTraceLines(LineReader& reader);
 
 }  // namespace numtrace::analyzer
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "absl/container/flat_hash_map.h"
+#include "analyzer/report/dump_commands.h"
 #include "analyzer/report/html_template.h"
 #include "common/names/normalize.h"
 #include "common/format/json_writer.h"
@@ -233,7 +234,10 @@ void RankData(const RankDiff& rd, const HtmlOptions& opt, JsonWriter& w) {
     w.Key("context").Int(opt.context);
     w.Key("origins").BeginArray();
     for (uint32_t o : res.origins.of_first_divergence) w.Int(pair_row[o]);
-    w.EndArray().EndObject();
+    w.EndArray();
+    const DumpCommands dump = BuildDumpCommands(ta, ta.kernels[al.pairs[i].a], tb, tb.kernels[al.pairs[i].b]);
+    w.Key("dump").BeginArray().String(dump.capture_a).String(dump.capture_b).String(dump.tensors).EndArray();
+    w.EndObject();
   }
   w.Key("nonfinite").BeginObject().Key("a");
   if (res.first_nonfinite_a) KernelInfo(ta, *res.first_nonfinite_a, -1, names, w);

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "analyzer/report/dump_commands.h"
 #include "analyzer/report/terminal_text.h"
 #include "common/names/normalize.h"
 
@@ -137,6 +138,11 @@ void FirstDivergence(const RankDiff& rd, const TerminalOptions& opt, Writer& w) 
     // An input differs, but no paired kernel of A wrote it differently.
     w << "    inherited from no captured origin (an input was written outside the captured kernels or by an "
          "unmatched one)\n";
+  }
+  const DumpCommands dump = BuildDumpCommands(*rd.a, ka, *rd.b, rd.b->kernels[p.b]);
+  w << "  element view: re-capture both sides with a dump of this launch, then compare:\n";
+  for (const std::string* cmd : {&dump.capture_a, &dump.capture_b, &dump.tensors}) {
+    w << "    " << TerminalSafe(*cmd) << "\n";
   }
   if (opt.context > 0 && i > 0) {
     w << "  just before it:\n";

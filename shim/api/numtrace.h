@@ -48,7 +48,8 @@ int numtrace_capture_end(void);
  * bf16 f8e4m3 f8e5m2 i64 i32 i16 i8 u8 bool raw; "-" or an empty entry keeps
  * inference for that parameter. May be called before CUDA starts.
  * Returns 0 on success, -1 on a bad name or list (a one-line message goes
- * to stderr). */
+ * to stderr). With numtrace off (NUMTRACE_ENABLE=0) or not configured (a bad
+ * setting, already reported), returns 0 and prints nothing. */
 int numtrace_annotate_kernel(const char* name, const char* dtypes);
 
 /* "0.1.0". */

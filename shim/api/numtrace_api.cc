@@ -31,6 +31,8 @@ NUMTRACE_EXPORT int numtrace_capture_end(void) {
 }
 
 NUMTRACE_EXPORT int numtrace_annotate_kernel(const char* name, const char* dtypes) {
+  // Off (NUMTRACE_ENABLE=0) or badly configured: silent, nothing to keep.
+  if (!Runtime::Get().Configure()) return 0;
   if (name == nullptr || dtypes == nullptr) {
     numtrace::shim::log::Error("numtrace_annotate_kernel: name and dtypes must not be NULL");
     return -1;

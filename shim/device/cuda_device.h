@@ -60,6 +60,7 @@
 #include <vector>
 
 #include "common/format/records.h"
+#include "shim/device/cuda_dump_copier.h"
 #include "shim/device/device.h"
 
 namespace numtrace::shim {
@@ -126,6 +127,11 @@ class CudaDevice : public Device {
                              uint64_t ticket) override;
   void Poll(const ResultFn& fn) override;
   void Drain() override;
+  // Tensor dumps: copies on the launch's stream into pinned memory
+  // (cuda_dump_copier.h; defined in cuda_dump_copier.cc).
+  [[nodiscard]] bool EnqueueCopy(uint64_t stream, std::span<const MeasureItem> items,
+                                 uint64_t ticket) override;
+  void PollCopies(const CopyFn& fn, bool wait) override;
 
   // A context is about to be destroyed: wait for its batches, keep their
   // results for the next Poll, free its rings.
@@ -186,6 +192,7 @@ class CudaDevice : public Device {
   RangeOracle* ranges_ = nullptr;
   std::atomic<bool> warned_unconfirmed_{false};
   Stats stats_;
+  CudaDumpCopier dump_copier_{api_};
 };
 
 }  // namespace numtrace::shim

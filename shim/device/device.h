@@ -46,6 +46,24 @@ class Device {
 
   // Waits until everything enqueued so far has completed (step end, exit).
   virtual void Drain() = 0;
+
+  // Tensor dumps (docs/format.md section 5). Copies the bytes of each item
+  // into host memory on `stream`, after everything queued there (at a
+  // launch's ENTER: its inputs as the kernel will find them; at EXIT: what
+  // it left). False when the copy cannot be queued; the default device
+  // cannot copy at all. Never a device-wide synchronisation.
+  [[nodiscard]] virtual bool EnqueueCopy(uint64_t stream, std::span<const MeasureItem> items,
+                                         uint64_t ticket) {
+    (void)stream, (void)items, (void)ticket;
+    return false;
+  }
+  // One call per copied item: `bytes` is valid only during the call; null
+  // `bytes.data()` with `failed` when the device could not complete it.
+  using CopyFn = std::function<void(uint64_t ticket, size_t item, std::span<const uint8_t> bytes,
+                                    bool failed)>;
+  // Hands out finished copies, in any order; with `wait`, first waits for
+  // every copy queued so far (exit). Call from the engine's thread.
+  virtual void PollCopies(const CopyFn& fn, bool wait) { (void)fn, (void)wait; }
 };
 
 }  // namespace numtrace::shim

@@ -53,6 +53,42 @@ void HostDevice::Drain() {
   ReleaseHeldLocked();
 }
 
+bool HostDevice::EnqueueCopy(uint64_t stream, std::span<const MeasureItem> items, uint64_t ticket) {
+  (void)stream;
+  Copy c{ticket, {}};
+  c.items.reserve(items.size());
+  for (const MeasureItem& item : items) {
+    const auto* p = reinterpret_cast<const uint8_t*>(item.address);
+    c.items.emplace_back(p, p + item.bytes);
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  if (corrupt_next_ > 0) {
+    --corrupt_next_;
+    for (auto& bytes : c.items) {
+      if (!bytes.empty()) bytes[0] ^= 0xff;
+    }
+  }
+  copies_.push_back(std::move(c));
+  return true;
+}
+
+void HostDevice::PollCopies(const CopyFn& fn, bool wait) {
+  (void)wait;  // host copies are done when queued
+  std::deque<Copy> out;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    out.swap(copies_);
+  }
+  for (const Copy& c : out) {
+    for (size_t i = 0; i < c.items.size(); ++i) fn(c.ticket, i, c.items[i], false);
+  }
+}
+
+void HostDevice::CorruptNextCopies(int n) {
+  std::lock_guard<std::mutex> lock(mu_);
+  corrupt_next_ = n;
+}
+
 void HostDevice::FailNextEnqueues(int n) {
   std::lock_guard<std::mutex> lock(mu_);
   fail_next_ = n;

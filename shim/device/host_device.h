@@ -41,6 +41,10 @@ class HostDevice : public Device {
                              uint64_t ticket) override;
   void Poll(const ResultFn& fn) override;
   void Drain() override;
+  // Copies at once (stream order on the host), handed out by PollCopies.
+  [[nodiscard]] bool EnqueueCopy(uint64_t stream, std::span<const MeasureItem> items,
+                                 uint64_t ticket) override;
+  void PollCopies(const CopyFn& fn, bool wait) override;
 
   // Test hooks.
   // The next `n` Enqueue calls fail (return false, measure nothing).
@@ -51,6 +55,9 @@ class HostDevice : public Device {
   // While on, new results are parked and Poll does not see them until Drain
   // (or SetHoldResults(false)) releases them.
   void SetHoldResults(bool hold);
+  // The next `n` copies hand out their bytes with the first byte flipped, as
+  // a device that copied the wrong thing would (dump hash checks).
+  void CorruptNextCopies(int n);
 
   // Counters, for tests and stats.
   uint64_t enqueued() const;  // successful Enqueue calls
@@ -62,6 +69,12 @@ class HostDevice : public Device {
     std::vector<BufferStats> stats;
   };
   void ReleaseHeldLocked();
+  struct Copy {
+    uint64_t ticket;
+    std::vector<std::vector<uint8_t>> items;
+  };
+  std::deque<Copy> copies_;
+  int corrupt_next_ = 0;
 
   mutable std::mutex mu_;
   std::deque<Result> ready_;  // visible to Poll

@@ -1,6 +1,7 @@
 #include "shim/engine/config.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cstdint>
 #include <limits>
@@ -24,10 +25,11 @@ std::optional<uint64_t> ParseU64(std::string_view s) {
 }
 
 // "NUMTRACE_X='v' is not valid: accepted ..." - one line, names all three
-// (log::Write adds the "numtrace: " prefix).
+// (log::Write adds the "numtrace: " prefix); the value is quoted with its
+// control bytes escaped, so a value holding a newline is still one line.
 std::string BadValue(std::string_view var, std::string_view value, std::string_view accepted) {
   std::string s(var);
-  s.append("='").append(value).append("' is not valid; accepted: ");
+  s.append("='").append(OneLineValue(value)).append("' is not valid; accepted: ");
   s.append(accepted).append(" (numtrace stays off for this process)");
   return s;
 }
@@ -63,14 +65,34 @@ std::optional<std::vector<NameFilter>> ParseFilters(std::string_view text) {
   return out;
 }
 
-std::optional<bool> ParseBool(std::string_view s) {
-  s = Trim(s);
-  if (s == "1" || s == "true" || s == "yes" || s == "on") return true;
-  if (s == "0" || s == "false" || s == "no" || s == "off" || s.empty()) return false;
-  return std::nullopt;
+}  // namespace
+
+std::string OneLineValue(std::string_view value, size_t max) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (char ch : value) {
+    if (out.size() >= max) {
+      out += "...";
+      break;
+    }
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '\n') out += "\\n";
+    else if (c == '\r') out += "\\r";
+    else if (c == '\t') out += "\\t";
+    else if (c < 0x20 || c == 0x7f) out.append("\\x").append(1, kHex[c >> 4]).append(1, kHex[c & 15]);
+    else out += ch;
+  }
+  return out;
 }
 
-}  // namespace
+std::optional<bool> ParseBool(std::string_view s) {
+  s = Trim(s);
+  std::string lower(s);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower == "1" || lower == "true" || lower == "yes" || lower == "on") return true;
+  if (lower == "0" || lower == "false" || lower == "no" || lower == "off" || lower.empty()) return false;
+  return std::nullopt;
+}
 
 std::string_view StepModeName(StepMode m) {
   switch (m) {
@@ -193,15 +215,18 @@ std::optional<Config> ParseConfig(const GetEnvFn& getenv, std::string* error) {
     return std::nullopt;
   };
 
-  if (auto v = get("NUMTRACE_STRICT")) {
-    auto b = ParseBool(*v);
-    if (!b) return fail("NUMTRACE_STRICT", *v, "0 or 1");
-    c.strict = *b;
-  }
+  // NUMTRACE_ENABLE=0 first: off means off, whatever else is set (no
+  // message about other variables).
   if (auto v = get("NUMTRACE_ENABLE")) {
     auto b = ParseBool(*v);
-    if (!b) return fail("NUMTRACE_ENABLE", *v, "0 or 1");
+    if (!b) return fail("NUMTRACE_ENABLE", *v, kBoolWords);
     c.enabled = *b;
+    if (!c.enabled) return c;
+  }
+  if (auto v = get("NUMTRACE_STRICT")) {
+    auto b = ParseBool(*v);
+    if (!b) return fail("NUMTRACE_STRICT", *v, kBoolWords);
+    c.strict = *b;
   }
   if (auto v = get("NUMTRACE_OUTPUT_DIR")) {
     if (Trim(*v).empty()) return fail("NUMTRACE_OUTPUT_DIR", *v, "a directory path");
@@ -295,6 +320,33 @@ std::optional<Config> ParseConfig(const GetEnvFn& getenv, std::string* error) {
     auto n = ParseU64(*v);
     if (!n || *n == 0) return fail("NUMTRACE_QUEUE_RECORDS", *v, "a count N >= 1");
     c.queue_records = *n;
+  }
+  // Tensor dumps: which launches, where, and how many bytes at most.
+  if (auto v = get("NUMTRACE_DUMP")) {
+    std::string accepted;
+    auto sel = ParseDumpSelection(Trim(*v), &accepted);
+    if (!sel) return fail("NUMTRACE_DUMP", *v, accepted);
+    c.dump = std::move(*sel);
+  }
+  if (auto v = get("NUMTRACE_DUMP_EXPECT")) {
+    auto e = ParseDumpExpectation(Trim(*v));
+    const bool one_launch =
+        c.dump && ((c.dump->form == DumpSelection::Form::kSeq && c.dump->seqs.size() == 1) ||
+                   c.dump->form == DumpSelection::Form::kNameCount);
+    if (!e || !one_launch) {
+      return fail("NUMTRACE_DUMP_EXPECT", *v,
+                  "NAME@BYTES,BYTES,... with NUMTRACE_DUMP naming one launch (seq:N or NAME#K)");
+    }
+    c.dump_expect = std::move(*e);
+  }
+  if (auto v = get("NUMTRACE_DUMP_DIR")) {
+    if (Trim(*v).empty()) return fail("NUMTRACE_DUMP_DIR", *v, "a directory path");
+    c.dump_dir = std::string(*v);
+  }
+  if (auto v = get("NUMTRACE_DUMP_MAX_BYTES")) {
+    auto n = ParseByteSize(*v);
+    if (!n || *n == 0) return fail("NUMTRACE_DUMP_MAX_BYTES", *v, "a size of at least 1 byte, like 512MiB or 4G");
+    c.dump_max_bytes = *n;
   }
   return c;
 }

@@ -23,6 +23,8 @@
 #include <utility>
 #include <vector>
 
+#include "shim/engine/dump_selector.h"
+
 namespace numtrace::shim {
 
 // How launches are grouped into numbered steps (NUMTRACE_STEP_MODE).
@@ -85,9 +87,14 @@ struct Config {
   std::string label;                              // NUMTRACE_LABEL
   uint64_t device_memory = 64ull << 20;           // NUMTRACE_DEVICE_MEMORY
   std::string cupti_lib;                          // NUMTRACE_CUPTI_LIB
-  bool strict = false;                            // NUMTRACE_STRICT
+  bool strict = false;                            // NUMTRACE_STRICT (ParseBool)
   uint64_t queue_records = 65536;                 // NUMTRACE_QUEUE_RECORDS
-  bool enabled = true;                            // NUMTRACE_ENABLE=0 turns the shim off
+  bool enabled = true;                            // NUMTRACE_ENABLE (ParseBool): off = silent, inert
+  // Tensor dumps (dump_selector.h, tensor_dumper.h; docs/format.md section 5).
+  std::optional<DumpSelection> dump;              // NUMTRACE_DUMP
+  std::optional<DumpExpectation> dump_expect;     // NUMTRACE_DUMP_EXPECT
+  std::string dump_dir;                           // NUMTRACE_DUMP_DIR (empty: output_dir)
+  uint64_t dump_max_bytes = 4ull << 30;           // NUMTRACE_DUMP_MAX_BYTES
 
   // Free text for the header's capture.selector.
   std::string SelectorText() const;
@@ -98,6 +105,16 @@ using GetEnvFn = std::function<const char*(const char*)>;
 // Reads every NUMTRACE_* variable through `getenv`. Returns nullopt and sets
 // `*error` to one line (no trailing newline) on the first bad value.
 [[nodiscard]] std::optional<Config> ParseConfig(const GetEnvFn& getenv, std::string* error);
+
+// The one boolean parser of every NUMTRACE_* switch (ENABLE, STRICT, any
+// later one): the words of kBoolWords, any case, surrounding blanks ignored;
+// empty is false. nullopt for anything else.
+[[nodiscard]] std::optional<bool> ParseBool(std::string_view text);
+inline constexpr std::string_view kBoolWords = "1, true, yes, on (or 0, false, no, off; any case)";
+
+// `value` quoted safely in a one-line message: control bytes as \n, \xNN;
+// at most `max` bytes.
+std::string OneLineValue(std::string_view value, size_t max = 200);
 
 // Parses "64MiB", "1G", "4096", "512k" (binary multiples). Exposed for tests.
 [[nodiscard]] std::optional<uint64_t> ParseByteSize(std::string_view text);

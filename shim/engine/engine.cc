@@ -26,6 +26,7 @@ thread_local HotState t_hot{};
 struct Scratch {
   std::vector<ScannedBuffer> scanned;
   MeasurementPlan plan;
+  bool dump = false;  // the launch being captured is dumped too
 };
 Scratch& ThreadScratch() {
   thread_local Scratch s;
@@ -48,9 +49,12 @@ struct Engine::Pending {
   bool want_before = false, has_before = false, has_after = false;
   bool dropped = false;
   const char* drop_reason = "";
+  std::unique_ptr<LaunchDump> dump;  // NUMTRACE_DUMP selected this launch
+  std::string dump_note;             // why it was not dumped, when it was selected
 
   bool Complete() const {
-    return is_note || dropped || (has_after && (!want_before || has_before));
+    return is_note || dropped ||
+           (has_after && (!want_before || has_before) && (!dump || dump->outstanding == 0));
   }
 };
 
@@ -159,6 +163,7 @@ int64_t Engine::Begin(const LaunchEvent& launch, LaunchDecision d, bool at_enter
   p.block = launch.block;
   p.buffers = s.plan.buffers;
   p.want_before = at_enter && config_.outputs == OutputsMode::kChanged && !s.plan.items.empty();
+  s.dump = false;
   int64_t index;
   {
     // Numbering the launch under the lock that orders pending_ keeps the
@@ -167,6 +172,11 @@ int64_t Engine::Begin(const LaunchEvent& launch, LaunchDecision d, bool at_enter
     d = tracker_.Count(d);
     if (!d.selected) return -1;  // launches:N - another thread took the step's last slot
     p.decision = d;
+    if (dumper_ != nullptr) {
+      p.dump = dumper_->Plan(next_seq_, kernel, p.buffers, p.want_before, &p.dump_note);
+      s.dump = p.dump != nullptr;
+    }
+    ++next_seq_;
     index = static_cast<int64_t>(base_ + pending_.size());
     pending_.push_back(std::move(p));
   }
@@ -174,6 +184,10 @@ int64_t Engine::Begin(const LaunchEvent& launch, LaunchDecision d, bool at_enter
   if (index >= 0 && at_enter && config_.outputs == OutputsMode::kChanged && !s.plan.items.empty()) {
     if (!device_->Enqueue(launch.stream, s.plan.items, static_cast<uint64_t>(index) * 2)) {
       MarkDropped(index);
+    }
+    // The inputs as the kernel will find them: queued before the kernel itself.
+    if (s.dump && !device_->EnqueueCopy(launch.stream, s.plan.items, static_cast<uint64_t>(index) * 2)) {
+      DumpCopyFailed(index, /*after=*/false);
     }
   }
   return index;
@@ -192,6 +206,46 @@ void Engine::MeasureAfter(const LaunchEvent& launch, int64_t index) {
   if (!device_->Enqueue(launch.stream, plan.items, static_cast<uint64_t>(index) * 2 + 1)) {
     MarkDropped(index);
   }
+  if (ThreadScratch().dump &&
+      !device_->EnqueueCopy(launch.stream, plan.items, static_cast<uint64_t>(index) * 2 + 1)) {
+    DumpCopyFailed(index, /*after=*/true);
+  }
+}
+
+void Engine::DumpCopyFailed(int64_t index, bool after) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (static_cast<uint64_t>(index) < base_) return;
+  Pending& p = pending_[index - base_];
+  if (!p.dump) return;
+  --p.dump->outstanding;
+  ++(after ? p.dump->unqueued_after : p.dump->unqueued_before);
+}
+
+void Engine::EnableDumps(int64_t rank) {
+  if (config_.dump) dumper_ = std::make_unique<TensorDumper>(config_, rank);
+}
+
+void Engine::CollectCopies(bool wait) {
+  if (dumper_ == nullptr) return;
+  device_->PollCopies(
+      [this](uint64_t ticket, size_t item, std::span<const uint8_t> bytes, bool failed) {
+        LaunchDump* dump = nullptr;
+        {
+          std::lock_guard<std::mutex> lock(mu_);
+          const uint64_t index = ticket >> 1;
+          if (index < base_ || index >= base_ + pending_.size()) return;  // written off
+          dump = pending_[index - base_].dump.get();
+        }
+        if (dump == nullptr) return;
+        // Only this thread touches the dump's files; the lock guards the count
+        // that Complete() reads on other threads.
+        dumper_->WriteCopy(*dump, ticket & 1, item, bytes, failed);
+        if (item + 1 >= dump->buffers.size()) {
+          std::lock_guard<std::mutex> lock(mu_);
+          --dump->outstanding;
+        }
+      },
+      wait);
 }
 
 void Engine::MarkDropped(int64_t index) {
@@ -225,6 +279,7 @@ void Engine::Pump() {
     dst.assign(stats.begin(), stats.end());
     ((ticket & 1) ? p.has_after : p.has_before) = true;
   });
+  CollectCopies(/*wait=*/false);
 
   std::vector<Pending> ready;
   {
@@ -239,6 +294,13 @@ void Engine::Pump() {
     if (p.is_note) {
       sink_->Push(std::move(p.note));
       continue;
+    }
+    if (p.dropped && p.dump) {
+      NoteRecord note;
+      note.launch = p.decision.launch;
+      note.msg = "tensor dump of seq " + std::to_string(p.dump->seq) +
+                 " has no sidecar: the launch's record was not written";
+      sink_->Push(std::move(note));
     }
     if (p.dropped) {
       const uint64_t n = dropped_.fetch_add(1, std::memory_order_relaxed) + 1;
@@ -280,7 +342,25 @@ void Engine::Pump() {
       }
       r.buffers.push_back(std::move(br));
     }
-    sink_->Push(std::move(r));
+    std::vector<NoteRecord> dump_notes;
+    if (p.dump) {
+      dump_notes = dumper_->Finish(*p.dump, r);
+      if (p.dump->seq != emitted_) {
+        NoteRecord n;
+        n.launch = r.launch;
+        n.msg = "tensor dump of seq " + std::to_string(p.dump->seq) + " is the record this trace numbers seq " +
+                std::to_string(emitted_) + " (records were dropped before it)";
+        dump_notes.push_back(std::move(n));
+      }
+    }
+    if (!p.dump_note.empty()) {
+      NoteRecord n;
+      n.launch = r.launch;
+      n.msg = std::move(p.dump_note);
+      dump_notes.push_back(std::move(n));
+    }
+    if (sink_->Push(std::move(r))) ++emitted_;
+    for (NoteRecord& n : dump_notes) sink_->Push(std::move(n));
   }
 }
 
@@ -348,6 +428,10 @@ bool Engine::Annotate(std::string_view kernel_name, std::string_view dtypes, std
 void Engine::Shutdown() {
   if (shut_down_.exchange(true)) return;
   device_->Drain();
+  {
+    std::lock_guard<std::mutex> lock(pump_mu_);
+    CollectCopies(/*wait=*/true);
+  }
   Pump();
   {
     std::lock_guard<std::mutex> lock(mu_);

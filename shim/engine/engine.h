@@ -28,6 +28,7 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -43,6 +44,7 @@
 #include "shim/engine/measurement_plan.h"
 #include "shim/engine/range_oracle.h"
 #include "shim/engine/step_tracker.h"
+#include "shim/engine/tensor_dumper.h"
 #include "shim/writer/record_sink.h"
 
 namespace numtrace::shim {
@@ -87,6 +89,10 @@ class Engine : public EventSink {
   // User dtype annotation (numtrace_annotate_kernel). False on a bad list.
   bool Annotate(std::string_view kernel_name, std::string_view dtypes, std::string* error = nullptr);
 
+  // Turns on tensor dumps (config.dump must be set; tensor_dumper.h) with
+  // files named for `rank`. Call before launches flow.
+  void EnableDumps(int64_t rank);
+
   EngineCounters counters() const;
   // Candidate pointers the allocation map lacks are asked of `oracle`
   // (range_oracle.h); its cache is cleared at every captured step's end.
@@ -107,6 +113,10 @@ class Engine : public EventSink {
   void PushNote(uint64_t launch, std::string msg);
   void StepEnded(int64_t step);
   void MarkDropped(int64_t index);
+  // Tensor dumps: hands finished copies to the dumper (writer thread, under
+  // pump_mu_); `wait` waits for the device's copies first (exit).
+  void CollectCopies(bool wait);
+  void DumpCopyFailed(int64_t index, bool after);
 
   const Config& config_;
   Device* device_;
@@ -122,6 +132,9 @@ class Engine : public EventSink {
   std::deque<Pending> pending_;
   uint64_t base_ = 0;  // index of pending_.front()
   std::mutex pump_mu_;  // one Pump at a time keeps emission in order
+  std::unique_ptr<TensorDumper> dumper_;  // null unless NUMTRACE_DUMP
+  uint64_t next_seq_ = 0;  // guarded by mu_: the seq the trace will give the next record
+  uint64_t emitted_ = 0;   // Pump only: kernel records the sink took
 
   std::atomic<uint64_t> captured_{0}, dropped_{0}, unmeasured_{0};
   std::atomic<int64_t> capturing_note_step_{-2};

@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -44,6 +45,21 @@ int64_t WorldSizeFromEnv(const GetEnvFn& getenv) {
 
 }  // namespace
 
+// A configuration error is the same in every process of a job (children
+// inherit the environment): the first process prints it and marks the
+// environment with the message's hash, so a fork/exec tree prints it once;
+// a child with another error still prints its own.
+void Runtime::ReportOncePerProcessTree(const std::string& message) {
+  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a
+  for (unsigned char c : message) h = (h ^ c) * 0x100000001b3ull;
+  char mark[17];
+  std::snprintf(mark, sizeof(mark), "%016llx", static_cast<unsigned long long>(h));
+  const char* seen = getenv_(kReportedVar);
+  if (seen != nullptr && std::string_view(seen) == mark) return;
+  log::Error("{}", message);
+  ::setenv(kReportedVar, mark, 1);
+}
+
 Runtime& Runtime::Get() {
   // Leaked: callbacks and atexit handlers may run after static destructors.
   static Runtime* rt = [] {
@@ -73,9 +89,11 @@ bool Runtime::Configure() {
   std::string error;
   auto cfg = ParseConfig(getenv_, &error);
   if (!cfg) {
-    log::Error("{}", error);
+    ReportOncePerProcessTree(error);
+    // The same words as every switch: STRICT=true exits too. (A bad STRICT
+    // value is itself the error and parses to nullopt: no exit.)
     const char* strict = getenv_("NUMTRACE_STRICT");
-    if (strict != nullptr && std::string_view(strict) == "1") std::exit(2);
+    if (strict != nullptr && ParseBool(strict).value_or(false)) std::exit(2);
     return config_ok_ = false;
   }
   config_ = std::move(*cfg);
@@ -120,6 +138,7 @@ EventSink* Runtime::Start(std::unique_ptr<Device> device, std::optional<DeviceIn
   writer_ = std::make_unique<TraceWriter>(std::move(options));
   engine_ = std::make_unique<Engine>(config_, device_.get(), writer_.get());
   if (range_oracle_ != nullptr) engine_->SetRangeOracle(range_oracle_);
+  if (config_.dump) engine_->EnableDumps(RankFromEnv(getenv_));
   for (const auto& [name, dtypes] : early_annotations_) engine_->Annotate(name, dtypes);
   early_annotations_.clear();
   for (; early_marks_ > 0; --early_marks_) engine_->OnStepMark();

@@ -93,8 +93,13 @@ class Runtime {
   void AfterForkParent();
   void AfterForkChild();
 
+  // The environment variable that marks a configuration message as printed
+  // in this process tree (its value: the message's hash).
+  static constexpr const char* kReportedVar = "NUMTRACE_REPORTED";
+
  private:
   TraceHeader MakeHeader(std::optional<DeviceInfo> info) const;
+  void ReportOncePerProcessTree(const std::string& message);
 
   GetEnvFn getenv_;
   std::mutex mu_;

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <memory>
+#include <string>
 
 namespace numtrace::shim::log {
 namespace {
@@ -76,7 +77,23 @@ bool Enabled(Level level) {
 
 void Write(Level level, std::string_view message) {
   if (!Enabled(level)) return;
-  Logger().log(ToSpdlog(level), "{}", message);
+  // One line per message, whatever it quotes (a value with a newline, a
+  // kernel name with an escape sequence): control bytes are escaped.
+  bool clean = true;
+  for (char c : message) clean &= static_cast<unsigned char>(c) >= 0x20 && c != 0x7f;
+  if (clean) {
+    Logger().log(ToSpdlog(level), "{}", message);
+    return;
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string line;
+  for (char ch : message) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '\n') line += "\\n";
+    else if (c < 0x20 || c == 0x7f) line.append("\\x").append(1, kHex[c >> 4]).append(1, kHex[c & 15]);
+    else line += ch;
+  }
+  Logger().log(ToSpdlog(level), "{}", line);
 }
 
 }  // namespace numtrace::shim::log

@@ -128,14 +128,12 @@ TEST(TwiceCommand, NondeterministicRunsDifferAndTheOriginIsTheAtomicsKernel) {
   EXPECT_THAT(t.out.str(), HasSubstr("the two runs differ"));
   absl::StatusOr<DiffSummaryView> s = ReadDiffSummary(tmp / "hunt/summary.json");
   ASSERT_TRUE(s.ok());
-  if (!s->has_origins) {
-    GTEST_SKIP() << "numtrace-diff's JSON summary has no `origins` field yet (docs/format.md, diff "
-                    "summary; the origins work): the origin check turns on when it lands";
-  }
-  ASSERT_FALSE(s->origins.empty());
+  ASSERT_TRUE(s->has_origins);
+  ASSERT_EQ(s->origins.size(), 2u);  // the two atomics launches of the captured step
   EXPECT_THAT(s->origins[0].a_name, HasSubstr("indexFuncSmallIndex"));
   for (const OriginView& o : s->origins) EXPECT_THAT(o.a_name, HasSubstr("indexFuncSmallIndex"));
-  EXPECT_THAT(t.out.str(), HasSubstr("index_add/scatter with atomics: torch.use_deterministic_algorithms(True)"));
+  EXPECT_THAT(t.out.str(), HasSubstr("index_add/scatter with atomics: its sums land in thread-scheduling "
+                                     "order: torch.use_deterministic_algorithms(True)"));
 }
 
 TEST(TwiceCommand, AFailingJobStopsTheHuntWithExit2) {

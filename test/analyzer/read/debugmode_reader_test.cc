@@ -88,7 +88,8 @@ TEST(DebugModeReaderTest, SeparateShapeAndDtypeLinesAndUnknownDtype) {
       "  Shape: torch.Size([])\n"
       "  Dtype: torch.complex64\n"
       "  L1 norm:  2.000000e+00\n"
-      "  Future stat: 42\n";
+      "  Future stat: 42\n"
+      "\n";  // a lone block ends with its blank line (else it reads as cut short)
   absl::StatusOr<Trace> t = ReadDebugModeBuffer(log, "x.log");
   ASSERT_TRUE(t.ok()) << t.status();
   const Buffer& out = t->buffers[0];

@@ -80,10 +80,8 @@ TEST(InputTest, PairsTwoFiles) {
 
 TEST(InputTest, PairsDirectoriesByRank) {
   std::string a = ScratchDir("runA"), b = ScratchDir("runB");
-  std::string small = testing::TraceText(testing::MakeKernels(1));
   std::string big = testing::TraceText(testing::MakeKernels(4));
-  Write(a + "/rank_0.ntrace.jsonl", small);  // the launcher
-  Write(a + "/rank_0.pid4242.ntrace.jsonl", big);  // its child, which did the work
+  Write(a + "/rank_0.pid4242.ntrace.jsonl", big);
   Write(a + "/rank_1.ntrace.jsonl", big);
   Write(a + "/rank_10.ntrace.jsonl", big);
   Write(a + "/notes.txt", "not a trace");
@@ -97,12 +95,34 @@ TEST(InputTest, PairsDirectoriesByRank) {
   EXPECT_EQ((*pairs)[0].rank, 0);
   EXPECT_EQ((*pairs)[0].path_a, a + "/rank_0.pid4242.ntrace.jsonl");
   EXPECT_EQ((*pairs)[0].path_b, b + "/rank_0.pid99.ntrace.jsonl");
-  ASSERT_EQ((*pairs)[0].warnings.size(), 1u);
-  EXPECT_THAT((*pairs)[0].warnings[0], HasSubstr(a + "/rank_0.ntrace.jsonl: not compared"));
   EXPECT_EQ((*pairs)[1].rank, 1);
-  EXPECT_TRUE((*pairs)[1].warnings.empty());
   EXPECT_EQ((*pairs)[2].rank, 10);
   EXPECT_EQ((*pairs)[2].path_b, b + "/rank_10_activations.log");
+}
+
+TEST(InputTest, TwoTracesOfOneRankAreNeverChosenBySize) {
+  // Two processes wrote rank 0 into runA; the larger file is not
+  // necessarily the one to compare (before: the larger was taken silently).
+  std::string a = ScratchDir("twoA"), b = ScratchDir("twoB");
+  std::string small = testing::TraceText(testing::MakeKernels(1));
+  std::string big = testing::TraceText(testing::MakeKernels(4));
+  Write(a + "/rank_0.ntrace.jsonl", small);
+  Write(a + "/rank_0.pid4242.ntrace.jsonl", big);
+  Write(b + "/rank_0.pid99.ntrace.jsonl", big);
+  absl::StatusOr<std::vector<RankPair>> pairs = PairInputs(a, b);
+  ASSERT_FALSE(pairs.ok());
+  const std::string m(pairs.status().message());
+  EXPECT_THAT(m, HasSubstr("rank 0 has several traces: " + a +
+                           " holds 2 (rank_0.ntrace.jsonl, rank_0.pid4242.ntrace.jsonl)"));
+  EXPECT_THAT(m, HasSubstr("give the two files to compare, e.g. numtrace-diff " + a +
+                           "/rank_0.pid4242.ntrace.jsonl " + b + "/rank_0.pid99.ntrace.jsonl"));
+  EXPECT_EQ(m.find('\n'), std::string::npos);
+  // The same name on both sides pairs explicitly by name.
+  Write(b + "/rank_0.ntrace.jsonl", small);
+  pairs = PairInputs(a, b);
+  ASSERT_TRUE(pairs.ok()) << pairs.status();
+  EXPECT_EQ((*pairs)[0].path_a, a + "/rank_0.ntrace.jsonl");
+  EXPECT_EQ((*pairs)[0].path_b, b + "/rank_0.ntrace.jsonl");
 }
 
 TEST(InputTest, PairingErrorsNameWhatIsWrong) {

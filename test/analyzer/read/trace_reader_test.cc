@@ -60,6 +60,7 @@ TEST(TraceReaderTest, RoundTripsEveryFieldBitExact) {
   raw.stats.n = 12;
   raw.stats.hash = 0;
   raw.pre = raw.stats;
+  raw.pre->hash = 0x0123456789abcdef;  // differs from the stats after
   kernels[1].buffers.push_back(raw);
   BufferRecord in = kernels[1].buffers[0];
   in.arg = 2;
@@ -142,6 +143,8 @@ TEST(TraceReaderTest, RoundTripsEveryFieldBitExact) {
       EXPECT_EQ(gb.dtype_from, wb.dtype_from);
       EXPECT_EQ(gb.role, wb.role);
       ExpectStatsEqual(wb.stats, gb.stats, wb.dtype);
+      EXPECT_EQ(gb.has_pre, wb.pre.has_value());  // `pre` keeps its hash: an input of the launch
+      if (wb.pre) EXPECT_EQ(gb.pre_hash, wb.pre->hash);
     }
   }
   // Names are interned once: all three kernels share one mangled name.

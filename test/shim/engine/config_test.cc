@@ -128,8 +128,8 @@ INSTANTIATE_TEST_SUITE_P(
                       BadCase{"NUMTRACE_LOG_LEVEL", "loud", "debug"},
                       BadCase{"NUMTRACE_DEVICE_MEMORY", "1k", "at least 1MiB"},
                       BadCase{"NUMTRACE_CUPTI_LIB", "", "libcupti"},
-                      BadCase{"NUMTRACE_STRICT", "maybe", "0 or 1"},
-                      BadCase{"NUMTRACE_ENABLE", "perhaps", "0 or 1"},
+                      BadCase{"NUMTRACE_STRICT", "maybe", "1, true, yes, on"},
+                      BadCase{"NUMTRACE_ENABLE", "perhaps", "1, true, yes, on"},
                       BadCase{"NUMTRACE_QUEUE_RECORDS", "0", "N >= 1"},
                       BadCase{"NUMTRACE_OUTPUT_DIR", "", "directory"}));
 

@@ -1,0 +1,30 @@
+#include "launcher/dump_from_summary.h"
+
+#include "launcher/diff_summary.h"
+
+namespace numtrace::launcher {
+
+absl::Status ResolveDumpFromSummary(RunOptions* o) {
+  if (o->dump_first_divergence.empty()) {
+    if (!o->side.empty()) return absl::InvalidArgumentError("--side needs --dump-first-divergence");
+    return absl::OkStatus();
+  }
+  const std::string& path = o->dump_first_divergence;
+  if (o->side != "a" && o->side != "b") {
+    return absl::InvalidArgumentError("--dump-first-divergence needs --side a or --side b");
+  }
+  if (!o->dump.empty()) return absl::InvalidArgumentError("--dump and --dump-first-divergence exclude each other");
+  absl::StatusOr<DiffSummaryView> summary = ReadDiffSummary(path);
+  if (!summary.ok()) return summary.status();
+  if (!summary->first_divergence) {
+    return absl::InvalidArgumentError(path + ": no first divergence in this summary (verdict " +
+                                      summary->verdict + "): nothing to dump");
+  }
+  const FirstDivergenceView& f = *summary->first_divergence;
+  const bool a = o->side == "a";
+  o->dump = "seq:" + std::to_string(a ? f.a_seq : f.b_seq);
+  if (o->dump_expect.empty()) o->dump_expect = (a ? f.a_name : f.b_name) + "@";
+  return absl::OkStatus();
+}
+
+}  // namespace numtrace::launcher

@@ -1,0 +1,113 @@
+#include "shim/engine/dump_selector.h"
+
+#include <algorithm>
+#include <charconv>
+
+#include "common/names/normalize.h"
+#include "shim/engine/kernel_cache.h"
+
+namespace numtrace::shim {
+namespace {
+
+std::optional<uint64_t> ParseCount(std::string_view s) {
+  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  uint64_t v = 0;
+  if (s.empty()) return std::nullopt;
+  auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (r.ec != std::errc() || r.ptr != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+constexpr size_t kMaxSeqs = 4096;  // a list, not a range of the whole trace
+
+}  // namespace
+
+std::optional<DumpSelection> ParseDumpSelection(std::string_view text, std::string* why) {
+  *why = "seq:N[,M...], NAME#K (K-th launch of kernel NAME, from 0) or regex:RE";
+  DumpSelection s;
+  s.text = std::string(text);
+  if (text.starts_with("seq:")) {
+    std::string_view rest = text.substr(4);
+    size_t start = 0;
+    while (start <= rest.size()) {
+      size_t end = rest.find(',', start);
+      if (end == std::string_view::npos) end = rest.size();
+      auto n = ParseCount(rest.substr(start, end - start));
+      if (!n) return std::nullopt;
+      s.seqs.push_back(*n);
+      start = end + 1;
+    }
+    std::sort(s.seqs.begin(), s.seqs.end());
+    s.seqs.erase(std::unique(s.seqs.begin(), s.seqs.end()), s.seqs.end());
+    if (s.seqs.size() > kMaxSeqs) return std::nullopt;
+    s.form = DumpSelection::Form::kSeq;
+    return s;
+  }
+  if (text.starts_with("regex:")) {
+    if (text.size() == 6) return std::nullopt;
+    try {
+      s.regex = std::regex(std::string(text.substr(6)), std::regex::ECMAScript | std::regex::optimize);
+    } catch (const std::regex_error&) {
+      return std::nullopt;
+    }
+    s.form = DumpSelection::Form::kRegex;
+    return s;
+  }
+  const size_t hash = text.rfind('#');
+  if (hash == std::string_view::npos || hash == 0) return std::nullopt;
+  auto k = ParseCount(text.substr(hash + 1));
+  if (!k) return std::nullopt;
+  s.form = DumpSelection::Form::kNameCount;
+  s.name = std::string(text.substr(0, hash));
+  s.occurrence = *k;
+  return s;
+}
+
+std::optional<DumpExpectation> ParseDumpExpectation(std::string_view text) {
+  // Split at the last '@': sizes never hold one, a demangled name might.
+  const size_t at = text.rfind('@');
+  if (at == std::string_view::npos || at == 0) return std::nullopt;
+  DumpExpectation e;
+  e.name = std::string(text.substr(0, at));
+  std::string_view sizes = text.substr(at + 1);
+  size_t start = 0;
+  while (!sizes.empty() && start <= sizes.size()) {
+    size_t end = sizes.find(',', start);
+    if (end == std::string_view::npos) end = sizes.size();
+    auto n = ParseCount(sizes.substr(start, end - start));
+    if (!n) return std::nullopt;
+    e.bytes.push_back(*n);
+    start = end + 1;
+  }
+  return e;
+}
+
+bool DumpSelector::NameMatches(const KernelInfo& k) {
+  auto it = matches_.find(&k);
+  if (it != matches_.end()) return it->second;
+  bool m;
+  if (sel_.form == DumpSelection::Form::kRegex) {
+    m = std::regex_search(k.symbol, sel_.regex) || std::regex_search(k.demangled, sel_.regex);
+  } else {
+    m = k.symbol == sel_.name || k.demangled == sel_.name ||
+        NormalizedName(k.demangled) == sel_.name || NormalizedName(k.symbol) == sel_.name;
+  }
+  matches_.emplace(&k, m);
+  return m;
+}
+
+bool DumpSelector::Select(uint64_t seq, const KernelInfo& kernel) {
+  switch (sel_.form) {
+    case DumpSelection::Form::kSeq:
+      return std::binary_search(sel_.seqs.begin(), sel_.seqs.end(), seq);
+    case DumpSelection::Form::kRegex:
+      return NameMatches(kernel);
+    case DumpSelection::Form::kNameCount:
+      if (!NameMatches(kernel)) return false;
+      return seen_++ == sel_.occurrence;
+  }
+  return false;
+}
+
+}  // namespace numtrace::shim

@@ -1,0 +1,75 @@
+// File: shim/engine/dump_selector.h
+//
+// Which captured launches get their buffers dumped (NUMTRACE_DUMP; the
+// dumps themselves: tensor_dumper.h, docs/format.md section 5). Three forms:
+//   seq:N[,M...]  the launches the trace numbers seq N, M, ... (seq counts the
+//                 captured kernel records of this run, as the trace does)
+//   NAME#K        the K-th (0-based) captured launch of a kernel whose symbol,
+//                 demangled name or normalised name is NAME (as in the
+//                 override file, docs/diffing.md)
+//   regex:RE      every captured launch whose symbol or demangled name
+//                 matches RE (ECMAScript, searched); bounded by
+//                 NUMTRACE_DUMP_MAX_BYTES like every dump
+// NUMTRACE_DUMP_EXPECT=NAME@B1,B2,... (optional, one seq or NAME#K only)
+// says what the trace that asked for the dump recorded at that launch: its
+// `name` and its buffers' sizes in order (NAME@ alone: the name only, as a
+// diff summary knows it). The dumper checks the launch it
+// dumps against it and writes a note when they differ.
+//
+// Example:
+//   std::string why;
+//   auto sel = ParseDumpSelection("seq:3990,3991", &why);  // sel->seqs == {3990, 3991}
+//   DumpSelector s(*sel);
+//   s.Select(3990, kernel_info);   // true
+#ifndef NUMTRACE_SHIM_ENGINE_DUMP_SELECTOR_H_
+#define NUMTRACE_SHIM_ENGINE_DUMP_SELECTOR_H_
+
+#include <cstdint>
+#include <optional>
+#include <regex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace numtrace::shim {
+
+struct KernelInfo;
+
+struct DumpSelection {
+  enum class Form : uint8_t { kSeq, kNameCount, kRegex };
+  Form form = Form::kSeq;
+  std::string text;            // as given, for messages
+  std::vector<uint64_t> seqs;  // kSeq, sorted, unique
+  std::string name;            // kNameCount
+  uint64_t occurrence = 0;     // kNameCount: K
+  std::regex regex;            // kRegex
+};
+
+struct DumpExpectation {
+  std::string name;
+  std::vector<uint64_t> bytes;  // buffer sizes, in the trace record's order; empty: not checked
+};
+
+// nullopt and `*why` (the accepted forms) on a bad value.
+[[nodiscard]] std::optional<DumpSelection> ParseDumpSelection(std::string_view text,
+                                                              std::string* why);
+[[nodiscard]] std::optional<DumpExpectation> ParseDumpExpectation(std::string_view text);
+
+// Decides per captured launch, in seq order. Not thread-safe: the engine
+// calls it under the lock that numbers its launches.
+class DumpSelector {
+ public:
+  explicit DumpSelector(const DumpSelection& selection) : sel_(selection) {}
+  bool Select(uint64_t seq, const KernelInfo& kernel);
+
+ private:
+  bool NameMatches(const KernelInfo& kernel);
+  const DumpSelection& sel_;
+  uint64_t seen_ = 0;  // kNameCount: matching launches so far
+  std::unordered_map<const KernelInfo*, bool> matches_;  // per kernel, decided once
+};
+
+}  // namespace numtrace::shim
+
+#endif  // NUMTRACE_SHIM_ENGINE_DUMP_SELECTOR_H_

@@ -1,0 +1,73 @@
+// The first-divergence card's follow-up commands: a re-capture per side with
+// the dump of that launch, reproducing how the trace selected its launches,
+// and the --tensors diff of the two dumps.
+#include "analyzer/report/dump_commands.h"
+
+#include <gtest/gtest.h>
+
+
+namespace numtrace::analyzer {
+namespace {
+
+Trace TraceWith(std::string path, std::vector<std::string> argv, std::string selector, std::vector<int64_t> steps,
+                std::string label) {
+  Trace t;
+  t.path = std::move(path);
+  RunInfo run;
+  run.argv = std::move(argv);
+  run.label = std::move(label);
+  t.header.run = run;
+  CaptureInfo cap;
+  cap.steps = std::move(steps);
+  cap.outputs = "changed";
+  cap.selector = std::move(selector);
+  t.header.capture = cap;
+  t.kernels.push_back({});
+  t.kernels[0].seq = 41;
+  t.kernels[0].name = t.strings.Intern("_Z4gemmPfS_");
+  t.kernels[0].demangled = t.kernels[0].name;
+  t.kernels[0].first_buffer = 0;
+  t.kernels[0].buffer_count = 2;
+  t.buffers.resize(2);
+  t.buffers[0].bytes = 4096;
+  t.buffers[1].bytes = 2560;
+  return t;
+}
+
+TEST(DumpCommandsTest, ReproducesTheCaptureWithTheDumpOfThatLaunch) {
+  Trace a = TraceWith("runs/a/rank_0.ntrace.jsonl", {"python", "train.py", "--lr", "1e-3"}, "mode=mark steps=2",
+                      {2}, "eager");
+  Trace b = TraceWith("runs/b/rank_0.ntrace.jsonl", {"python", "train.py", "--compile", "it's"},
+                      "mode=nvtx:train step steps=all kernel=gemm kernel=regex:^add exclude=nccl", {}, "");
+  b.kernels[0].seq = 42;
+  DumpCommands c = BuildDumpCommands(a, a.kernels[0], b, b.kernels[0]);
+  EXPECT_EQ(c.capture_a,
+            "numtrace run -o runs/a-dump-seq41 --steps 2 --label eager --dump seq:41 "
+            "--dump-expect _Z4gemmPfS_@4096,2560 -- python train.py --lr 1e-3");
+  EXPECT_EQ(c.capture_b,
+            "numtrace run -o runs/b-dump-seq42 --steps all --step-mark 'nvtx:train step' "
+            "--kernel-name 'gemm;regex:^add' --kernel-name-exclude nccl --dump seq:42 "
+            "--dump-expect _Z4gemmPfS_@4096,2560 -- python train.py --compile 'it'\\''s'");
+  EXPECT_EQ(c.tensors,
+            "numtrace diff --tensors runs/a-dump-seq41/dump_0_41.json runs/b-dump-seq42/dump_0_42.json");
+}
+
+TEST(DumpCommandsTest, TraceInTheCurrentDirectoryAndWithoutArgv) {
+  Trace a = TraceWith("rank_0.ntrace.jsonl", {}, "mode=mark steps=2 min_bytes=4096", {2}, "");
+  a.header.capture->outputs = "all";
+  DumpCommands c = BuildDumpCommands(a, a.kernels[0], a, a.kernels[0]);
+  EXPECT_EQ(c.capture_a,
+            "NUMTRACE_MIN_BYTES=4096 numtrace run -o numtrace-dump-seq41 --steps 2 --outputs all --dump seq:41 "
+            "--dump-expect _Z4gemmPfS_@4096,2560 -- YOUR_COMMAND");
+}
+
+TEST(DumpCommandsTest, ShellQuoting) {
+  EXPECT_EQ(ShellQuote("plain-1.0/x:y,z@w"), "plain-1.0/x:y,z@w");
+  EXPECT_EQ(ShellQuote(""), "''");
+  EXPECT_EQ(ShellQuote("a b"), "'a b'");
+  EXPECT_EQ(ShellQuote("$HOME"), "'$HOME'");
+  EXPECT_EQ(ShellQuote("it's"), "'it'\\''s'");
+}
+
+}  // namespace
+}  // namespace numtrace::analyzer
