@@ -8,6 +8,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev   # libFuzzer targets
   chromium                   # headless checks of the HTML report
+  python3-numpy              # checks that tensor dumps (.npy) load in NumPy
 )
 missing=()
 for p in "${packages[@]}"; do

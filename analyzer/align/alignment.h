@@ -15,17 +15,22 @@
 #include <string_view>
 #include <vector>
 
+#include "common/format/enum_list.h"
+
 namespace numtrace::analyzer {
 
-// How a pair was made; written in the summary's `match_methods`.
-enum class MatchMethod : uint8_t {
-  kOverride,  // forced by the user's --override file
-  kExact,     // same kernel name (as recorded), in launch order
-  kFuzzy,     // names equal after normalisation (counters, templates, GEMM variants)
-  kValue,     // paired by content: equal output hashes or close statistics
-};
-inline constexpr int kMatchMethodCount = 4;
-std::string_view MatchMethodName(MatchMethod m);  // "override", "exact", "fuzzy", "value"
+// How a pair was made; the names are the summary's `match_methods` keys and
+// the HTML report's method chips.
+#define NUMTRACE_MATCH_METHODS(X)                                                               \
+  X(kOverride, "override") /* forced by the user's --override file                          */ \
+  X(kExact, "exact")       /* same kernel name (as recorded), in launch order               */ \
+  X(kFuzzy, "fuzzy")       /* names equal after normalisation (counters, templates, GEMMs)  */ \
+  X(kValue, "value")       /* paired by content: equal output hashes or close statistics    */
+
+enum class MatchMethod : uint8_t { NUMTRACE_MATCH_METHODS(NUMTRACE_ENUMERATOR) };
+inline constexpr std::string_view kMatchMethodNames[] = {NUMTRACE_MATCH_METHODS(NUMTRACE_ENUM_NAME)};
+inline constexpr int kMatchMethodCount = sizeof(kMatchMethodNames) / sizeof(kMatchMethodNames[0]);
+inline std::string_view MatchMethodName(MatchMethod m) { return kMatchMethodNames[static_cast<int>(m)]; }
 
 struct KernelPair {
   uint32_t a = 0;  // index into Trace::kernels of run A

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "analyzer/align/alignment.h"
-#include "analyzer/judge/enum_list.h"
+#include "common/format/enum_list.h"
 
 namespace numtrace::analyzer {
 

@@ -29,7 +29,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "analyzer/judge/enum_list.h"
+#include "common/format/enum_list.h"
 #include "common/format/dtype.h"
 
 namespace numtrace::analyzer {

@@ -1,4 +1,4 @@
-// File: analyzer/judge/enum_list.h
+// File: common/format/enum_list.h
 //
 // One list per enumeration: an X-macro names each enumerator once with its
 // JSON spelling, and these helpers make the enum, its count and its names
@@ -9,10 +9,10 @@
 //   #define MY_COLORS(X) X(kRed, "red") X(kBlue, "blue")
 //   enum class Color : uint8_t { MY_COLORS(NUMTRACE_ENUMERATOR) };
 //   inline constexpr std::string_view kColorNames[] = {MY_COLORS(NUMTRACE_ENUM_NAME)};
-#ifndef NUMTRACE_ANALYZER_JUDGE_ENUM_LIST_H_
-#define NUMTRACE_ANALYZER_JUDGE_ENUM_LIST_H_
+#ifndef NUMTRACE_COMMON_FORMAT_ENUM_LIST_H_
+#define NUMTRACE_COMMON_FORMAT_ENUM_LIST_H_
 
 #define NUMTRACE_ENUMERATOR(id, name) id,
 #define NUMTRACE_ENUM_NAME(id, name) name,
 
-#endif  // NUMTRACE_ANALYZER_JUDGE_ENUM_LIST_H_
+#endif  // NUMTRACE_COMMON_FORMAT_ENUM_LIST_H_
