@@ -5,6 +5,8 @@
 // about the reductions).
 #include "shim/device/cuda_dump_copier.h"
 
+#include <vector>
+
 #include <cuda.h>
 
 #include "shim/cupti/check.h"
@@ -21,8 +23,12 @@ bool CudaDumpCopier::Enqueue(uint64_t stream, std::span<const MeasureItem> items
   auto* s = reinterpret_cast<CUstream>(stream);
   Copy c;
   c.ticket = ticket;
+  // The launch's context is its stream's, as for the reductions
+  // (CudaDevice::ContextForStreamLocked); the current one only as a fallback.
   CUcontext ctx = nullptr;
-  if (!NUMTRACE_CU_CHECK(api_.cuCtxGetCurrent(&ctx)) || ctx == nullptr) return false;
+  if (api_.cuStreamGetCtx == nullptr || api_.cuStreamGetCtx(s, &ctx) != CUDA_SUCCESS || ctx == nullptr) {
+    if (!NUMTRACE_CU_CHECK(api_.cuCtxGetCurrent(&ctx)) || ctx == nullptr) return false;
+  }
   c.context = ctx;
   bool queued_any = false;
   for (const MeasureItem& item : items) {
@@ -124,7 +130,12 @@ size_t CudaDumpCopier::in_flight() const {
 }
 
 bool CudaDevice::EnqueueCopy(uint64_t stream, std::span<const MeasureItem> items, uint64_t ticket) {
-  return dump_copier_.Enqueue(stream, items, ticket);
+  // The same rule as for reductions: never read a range the driver does not
+  // confirm (a copy of an unconfirmed buffer is of zero bytes, and the
+  // dump's hash check then says so). Dumps are rare: a local vector is fine.
+  std::vector<MeasureItem> confirmed;
+  ConfirmRanges(items, &confirmed);
+  return dump_copier_.Enqueue(stream, confirmed, ticket);
 }
 
 void CudaDevice::PollCopies(const CopyFn& fn, bool wait) { dump_copier_.Poll(fn, wait); }

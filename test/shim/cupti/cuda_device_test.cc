@@ -144,6 +144,7 @@ CUresult EventCreate(CUevent* e, unsigned) {
   *e = reinterpret_cast<CUevent>(new int(0));  // leaked: a test's handful
   return CUDA_SUCCESS;
 }
+CUresult EventDestroy(CUevent) { return CUDA_SUCCESS; }  // events are leaked above
 CUresult EventRecord(CUevent e, CUstream) { g->recorded[e] = true; return CUDA_SUCCESS; }
 CUresult EventQuery(CUevent) {
   EXPECT_EQ(g->mode, CU_STREAM_CAPTURE_MODE_RELAXED) << "event polls must not break a global capture";
@@ -196,6 +197,7 @@ DriverApi FakeApi() {
   a.cuMemcpyDtoHAsync_v2 = &DtoH;
   a.cuLaunchKernel = &Launch;
   a.cuEventCreate = &EventCreate;
+  a.cuEventDestroy_v2 = &EventDestroy;
   a.cuEventRecord = &EventRecord;
   a.cuEventQuery = &EventQuery;
   a.cuEventSynchronize = &EventSync;
@@ -363,6 +365,24 @@ TEST_F(CudaDeviceTest, UnconfirmedRangesAreNeverRead) {
   EXPECT_EQ(CaptureCounters::Get().value(Counter::kRangesConfirmed), 1u);
   EXPECT_EQ(CaptureCounters::Get().value(Counter::kRangesUnconfirmed), 2u);
   EXPECT_EQ(CaptureCounters::Get().value(Counter::kBuffersSkipped), 2u);
+}
+
+// Tensor dump copies follow the reductions' rule: a range the driver does not
+// confirm is copied over zero bytes, never read.
+TEST_F(CudaDeviceTest, DumpCopiesReadOnlyConfirmedRanges) {
+  CudaDevice dev(api_, kFatbin, {.device_memory = 1 << 20});
+  std::vector<float> x(64, 2.5f);
+  const uint64_t base = reinterpret_cast<uint64_t>(x.data());
+  gpu_.ranges[base] = x.size() * sizeof(float);
+  MeasureItem items[2] = {{base, 256, DType::kF32}, {0x90000, 64, DType::kF32}};
+  ASSERT_TRUE(dev.EnqueueCopy(0x5, items, 4));
+  std::map<size_t, size_t> sizes;
+  dev.PollCopies([&](uint64_t, size_t item, std::span<const uint8_t> bytes, bool) { sizes[item] = bytes.size(); },
+                 /*wait=*/true);
+  EXPECT_EQ(sizes.size(), 2u);
+  EXPECT_EQ(sizes[0], 256u);
+  EXPECT_EQ(sizes[1], 0u) << "unknown to the driver: never read";
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kRangesUnconfirmed), 1u);
 }
 
 // The engine's per-step cache stands in for the driver query when set.
