@@ -10,19 +10,6 @@
 #include "analyzer/read/input.h"
 
 namespace numtrace::analyzer {
-namespace {
-
-int Fail(std::ostream& err, std::string message) {
-  std::replace(message.begin(), message.end(), '\n', ' ');
-  err << "numtrace-diff: " << message << "\n";
-  return kExitError;
-}
-
-int Fail(std::ostream& err, const absl::Status& s) {
-  return Fail(err, std::string(s.message().data(), s.message().size()));
-}
-
-}  // namespace
 
 absl::StatusOr<std::vector<std::string>> RankTraceFiles(const std::string& dir) {
   std::error_code ec;
@@ -30,7 +17,7 @@ absl::StatusOr<std::vector<std::string>> RankTraceFiles(const std::string& dir) 
     return absl::InvalidArgumentError(dir + ": --across-ranks needs a run directory (rank_<R>.ntrace.jsonl files)");
   }
   // Pairing the directory with itself applies the reader's own rules: which
-  // files are traces, the rank of each, the largest file when a rank has several.
+  // files are traces, the rank of each, and a rank with two traces refused.
   absl::StatusOr<std::vector<RankPair>> pairs = PairInputs(dir, dir);
   if (!pairs.ok()) return pairs.status();
   std::vector<std::string> paths;
@@ -46,27 +33,27 @@ int RunAcrossRanks(const AcrossRanksOptions& opt, std::ostream& out, std::ostrea
   // The same rule as numtrace-diff A B (output_file.h): never an input, a
   // device or a file that appeared meanwhile.
   const std::vector<OutputSpec> outputs = {{"--json", opt.json_path}, {"--html", opt.html_path}};
-  if (absl::Status s = CheckOutputs(outputs, {opt.dir}, opt.force); !s.ok()) return Fail(err, s);
+  if (absl::Status s = CheckOutputs(outputs, {opt.dir}, opt.force); !s.ok()) return FailLine(err, s);
   const bool stdout_taken = opt.json_path == kStdoutPath || opt.html_path == kStdoutPath;
   absl::StatusOr<std::vector<std::string>> files = RankTraceFiles(opt.dir);
-  if (!files.ok()) return Fail(err, files.status());
+  if (!files.ok()) return FailLine(err, files.status());
   std::vector<std::unique_ptr<Trace>> traces;
   std::vector<const Trace*> views;
   for (const std::string& path : *files) {
     absl::StatusOr<Trace> t = ReadAnyTrace(path);
-    if (!t.ok()) return Fail(err, t.status());
+    if (!t.ok()) return FailLine(err, t.status());
     traces.push_back(std::make_unique<Trace>(*std::move(t)));
     views.push_back(traces.back().get());
   }
   CrossRankResult result = CompareAcrossRanks(views);
   if (!opt.json_path.empty()) {
     if (absl::Status s = WriteOutput(opt.json_path, CrossRankJson(result, opt.dir), opt.force, out); !s.ok()) {
-      return Fail(err, s);
+      return FailLine(err, s);
     }
   }
   if (!opt.html_path.empty()) {
     if (absl::Status s = WriteOutput(opt.html_path, CrossRankHtml(result, opt.dir), opt.force, out); !s.ok()) {
-      return Fail(err, s);
+      return FailLine(err, s);
     }
   }
   if (!opt.quiet && !stdout_taken) {

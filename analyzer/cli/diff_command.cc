@@ -26,19 +26,6 @@
 namespace numtrace::analyzer {
 namespace {
 
-// One line, whatever the message holds.
-int Fail(std::ostream& err, std::string_view message) {
-  std::string line(message);
-  std::replace(line.begin(), line.end(), '\n', ' ');
-  err << "numtrace-diff: " << line << "\n";
-  return kExitError;
-}
-
-// Debian's Abseil has its own string_view type, hence this overload.
-int Fail(std::ostream& err, const absl::Status& status) {
-  return Fail(err, std::string(status.message().data(), status.message().size()));
-}
-
 struct RankData {
   int64_t rank = 0;
   Trace a, b;
@@ -88,20 +75,20 @@ int RunDiffCommand(const DiffCommandOptions& opt, std::ostream& out, std::ostrea
   // no output may replace an input (docs in output_file.h).
   const std::vector<OutputSpec> outputs = {{"--json", opt.json_path}, {"--html", opt.html_path}};
   if (absl::Status s = CheckOutputs(outputs, {opt.a, opt.b, opt.override_path}, opt.force); !s.ok()) {
-    return Fail(err, s);
+    return FailLine(err, s);
   }
   const bool stdout_taken = opt.json_path == kStdoutPath || opt.html_path == kStdoutPath;
 
   AlignOptions align_options;
   if (!opt.override_path.empty()) {
     absl::StatusOr<Overrides> overrides = ReadOverrideFile(opt.override_path);
-    if (!overrides.ok()) return Fail(err, overrides.status());
+    if (!overrides.ok()) return FailLine(err, overrides.status());
     align_options.overrides = *std::move(overrides);
   }
 
   absl::StatusOr<std::vector<RankPair>> pairs = PairInputs(opt.a, opt.b);
-  if (!pairs.ok()) return Fail(err, pairs.status());
-  if (pairs->empty()) return Fail(err, opt.a + ": no traces to compare");
+  if (!pairs.ok()) return FailLine(err, pairs.status());
+  if (pairs->empty()) return FailLine(err, opt.a + ": no traces to compare");
 
   JudgeOptions judge_options;
   judge_options.tolerance = {opt.rtol, opt.atol};
@@ -112,7 +99,7 @@ int RunDiffCommand(const DiffCommandOptions& opt, std::ostream& out, std::ostrea
   for (const RankPair& pair : *pairs) {
     auto data = std::make_unique<RankData>();
     data->rank = pair.rank;
-    if (absl::Status s = ReadPair(pair, data.get()); !s.ok()) return Fail(err, s);
+    if (absl::Status s = ReadPair(pair, data.get()); !s.ok()) return FailLine(err, s);
     Alignment alignment = Align(data->a, data->b, align_options);
     data->result = Judge(data->a, data->b, std::move(alignment), judge_options);
     for (const std::string& w : pair.warnings) data->result.alignment.warnings.push_back(w);
@@ -125,7 +112,7 @@ int RunDiffCommand(const DiffCommandOptions& opt, std::ostream& out, std::ostrea
 
   if (!opt.json_path.empty()) {
     if (absl::Status s = WriteOutput(opt.json_path, JsonSummary(report), opt.force, out); !s.ok()) {
-      return Fail(err, s);
+      return FailLine(err, s);
     }
   }
   if (!opt.html_path.empty()) {
@@ -133,7 +120,7 @@ int RunDiffCommand(const DiffCommandOptions& opt, std::ostream& out, std::ostrea
     html_options.top = std::max(opt.top, 0);
     if (absl::Status s = WriteOutput(opt.html_path, HtmlReport(report, html_options), opt.force, out);
         !s.ok()) {
-      return Fail(err, s);
+      return FailLine(err, s);
     }
   }
   // An output on standard output owns it: no summary mixed into the JSON.
@@ -216,35 +203,35 @@ Examples:
     out << app.help();
     return kExitSame;
   } catch (const CLI::ParseError& e) {
-    return Fail(err, std::string(e.what()) + " (see --help)");
+    return FailLine(err, std::string(e.what()) + " (see --help)");
   }
   if (!across_ranks.empty()) {  // its own code path: analyzer/cli/across_ranks_command.h
-    if (!opt.a.empty()) return Fail(err, "--across-ranks takes one run directory, not A B (see --help)");
+    if (!opt.a.empty()) return FailLine(err, "--across-ranks takes one run directory, not A B (see --help)");
     return RunAcrossRanks({across_ranks, opt.json_path, opt.html_path, opt.top, opt.force, opt.quiet}, out, err);
   }
-  if (opt.a.empty() || opt.b.empty()) return Fail(err, "A and B are required (see --help)");
+  if (opt.a.empty() || opt.b.empty()) return FailLine(err, "A and B are required (see --help)");
   opt.color = color == "always" ? ColorMode::kAlways : color == "never" ? ColorMode::kNever : ColorMode::kAuto;
   // Reading reports running out of memory itself (naming the file); this
   // catches what comes after: aligning, judging, the reports.
   try {
     if (tensors || !dtype.empty()) {
-      if (!tensors) return Fail(err, "--dtype needs --tensors (see --help)");
-      if (!opt.override_path.empty()) return Fail(err, "--override does not apply to --tensors (see --help)");
+      if (!tensors) return FailLine(err, "--dtype needs --tensors (see --help)");
+      if (!opt.override_path.empty()) return FailLine(err, "--override does not apply to --tensors (see --help)");
       TensorCommandOptions t{opt.a, opt.b, opt.json_path, opt.html_path, std::nullopt,
                              opt.rtol, opt.atol, opt.force, opt.quiet, opt.color};
       if (!dtype.empty()) {
         DType d;
-        if (!ParseDType(dtype, &d)) return Fail(err, "--dtype '" + dtype + "' is not a trace dtype (f32, bf16, ...)");
+        if (!ParseDType(dtype, &d)) return FailLine(err, "--dtype '" + dtype + "' is not a trace dtype (f32, bf16, ...)");
         t.dtype = d;
       }
       return RunTensorCommand(t, out, err, stdout_is_tty);
     }
     return RunDiffCommand(opt, out, err, stdout_is_tty);
   } catch (const std::bad_alloc&) {
-    return Fail(err, "out of memory after reading both inputs (aligning, judging or writing the "
+    return FailLine(err, "out of memory after reading both inputs (aligning, judging or writing the "
                      "reports); the diff needs more memory than this process may use");
   } catch (const std::exception& e) {  // never an abort: one line, exit 2
-    return Fail(err, std::string("internal error: ") + e.what());
+    return FailLine(err, std::string("internal error: ") + e.what());
   }
 }
 

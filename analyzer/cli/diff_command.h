@@ -21,13 +21,10 @@
 #include <ostream>
 #include <string>
 
+#include "analyzer/cli/error_line.h"
 #include "analyzer/report/terminal_summary.h"
 
 namespace numtrace::analyzer {
-
-inline constexpr int kExitSame = 0;
-inline constexpr int kExitDiverged = 1;
-inline constexpr int kExitError = 2;
 
 struct DiffCommandOptions {
   std::string a, b;               // both files or both directories

@@ -11,19 +11,6 @@
 #include "analyzer/tensors/tensor_report.h"
 
 namespace numtrace::analyzer {
-namespace {
-
-int Fail(std::ostream& err, std::string line) {
-  std::replace(line.begin(), line.end(), '\n', ' ');
-  err << "numtrace-diff: " << line << "\n";
-  return kExitError;
-}
-
-int Fail(std::ostream& err, const absl::Status& s) {
-  return Fail(err, std::string(s.message().data(), s.message().size()));
-}
-
-}  // namespace
 
 int RunTensorCommand(const TensorCommandOptions& opt, std::ostream& out, std::ostream& err,
                      bool stdout_is_tty) {
@@ -31,26 +18,26 @@ int RunTensorCommand(const TensorCommandOptions& opt, std::ostream& out, std::os
   // consist of (sidecar and .npy files) is among the inputs no output may
   // replace (output_file.h).
   absl::StatusOr<DumpSide> a = ReadDumpSide(opt.a, opt.dtype);
-  if (!a.ok()) return Fail(err, a.status());
+  if (!a.ok()) return FailLine(err, a.status());
   absl::StatusOr<DumpSide> b = ReadDumpSide(opt.b, opt.dtype);
-  if (!b.ok()) return Fail(err, b.status());
+  if (!b.ok()) return FailLine(err, b.status());
   std::vector<std::string> inputs = {opt.a, opt.b, a->path, b->path};
   for (const DumpSide* side : {&*a, &*b}) {
     for (const DumpArray& array : side->arrays) inputs.push_back(array.file);
   }
   const std::vector<OutputSpec> outputs = {{"--json", opt.json_path}, {"--html", opt.html_path}};
-  if (absl::Status s = CheckOutputs(outputs, inputs, opt.force); !s.ok()) return Fail(err, s);
+  if (absl::Status s = CheckOutputs(outputs, inputs, opt.force); !s.ok()) return FailLine(err, s);
   const bool stdout_taken = opt.json_path == kStdoutPath || opt.html_path == kStdoutPath;
 
   const TensorDiff diff = DiffDumps(*a, *b, {opt.rtol, opt.atol});
   if (!opt.json_path.empty()) {
     if (absl::Status s = WriteOutput(opt.json_path, TensorJsonSummary(diff), opt.force, out); !s.ok()) {
-      return Fail(err, s);
+      return FailLine(err, s);
     }
   }
   if (!opt.html_path.empty()) {
     if (absl::Status s = WriteOutput(opt.html_path, TensorHtmlReport(diff), opt.force, out); !s.ok()) {
-      return Fail(err, s);
+      return FailLine(err, s);
     }
   }
   if (!opt.quiet && !stdout_taken) {

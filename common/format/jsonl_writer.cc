@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "common/format/utf8.h"
+
 namespace numtrace {
 namespace {
 
@@ -12,17 +14,6 @@ void AppendInt(T v, std::string* out) {
   char buf[24];
   auto r = std::to_chars(buf, buf + sizeof(buf), v);
   out->append(buf, static_cast<size_t>(r.ptr - buf));
-}
-
-// Length of the valid UTF-8 sequence starting at s[i], or 0 if invalid.
-size_t Utf8SequenceLength(std::string_view s, size_t i) {
-  const auto c = static_cast<unsigned char>(s[i]);
-  size_t len = c < 0xC2 ? 0 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : c < 0xF5 ? 4 : 0;
-  if (len == 0 || i + len > s.size()) return 0;
-  for (size_t k = 1; k < len; ++k) {
-    if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return 0;
-  }
-  return len;
 }
 
 void AppendStats(const BufferStats& s, DType dtype, std::string* out) {
