@@ -253,7 +253,7 @@ std::string TerminalSummary(const DiffReport& report, const TerminalOptions& opt
     w << "a summary of fewer kernels than ran is not a clean bill (see warnings)\n";
   }
   if (report.per_rank) {
-    w << "  " << report.ranks.size() << " ranks\n";
+    w << "  " << report.ranks.size() << (report.ranks.size() == 1 ? " rank\n" : " ranks\n");
     Counts(up.counts, w);
     for (const RankDiff& rd : report.ranks) {
       w << "  rank " << static_cast<uint64_t>(rd.rank) << ": ";
