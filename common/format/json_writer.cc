@@ -1,7 +1,5 @@
 #include "common/format/json_writer.h"
 
-#include <charconv>
-
 #include "common/format/jsonl_writer.h"
 
 namespace numtrace {
@@ -46,17 +44,13 @@ JsonWriter& JsonWriter::String(std::string_view s) {
 
 JsonWriter& JsonWriter::Int(int64_t v) {
   BeforeValue();
-  char buf[24];
-  auto r = std::to_chars(buf, buf + sizeof(buf), v);
-  out_->append(buf, static_cast<size_t>(r.ptr - buf));
+  AppendJsonInt(v, out_);
   return *this;
 }
 
 JsonWriter& JsonWriter::Uint(uint64_t v) {
   BeforeValue();
-  char buf[24];
-  auto r = std::to_chars(buf, buf + sizeof(buf), v);
-  out_->append(buf, static_cast<size_t>(r.ptr - buf));
+  AppendJsonUint(v, out_);
   return *this;
 }
 

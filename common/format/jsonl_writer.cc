@@ -33,6 +33,9 @@ void AppendDim3(const std::array<uint32_t, 3>& d, std::string* out) {
 
 }  // namespace
 
+void AppendJsonInt(int64_t v, std::string* out) { AppendInt(v, out); }
+void AppendJsonUint(uint64_t v, std::string* out) { AppendInt(v, out); }
+
 void AppendStatsFields(const BufferStats& s, DType dtype, std::string* out) {
   out->append("\"n\":");
   AppendInt(s.n, out);

@@ -12,6 +12,7 @@
 #ifndef NUMTRACE_COMMON_FORMAT_JSONL_WRITER_H_
 #define NUMTRACE_COMMON_FORMAT_JSONL_WRITER_H_
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -31,6 +32,9 @@ void AppendJsonString(std::string_view s, std::string* out);
 // Appends a finite double in the shortest form that parses back to the same
 // bits. A non-finite value is written as null (callers avoid this).
 void AppendJsonDouble(double v, std::string* out);
+// Appends an integer in decimal.
+void AppendJsonInt(int64_t v, std::string* out);
+void AppendJsonUint(uint64_t v, std::string* out);
 // The fields of a stats object (section 1.3) without the braces, so other
 // JSON (the HTML report's data) can embed them beside fields of its own.
 // `raw` buffers get `n` and `hash` only.
