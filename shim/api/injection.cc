@@ -62,8 +62,8 @@ CudaDevice* g_device = nullptr;  // owned by the Runtime once started
 
 // Before the footer: kernels that ran unmeasured become notes and counts.
 void FinishActivity() { CuptiSession::Get().FinishActivity(Runtime::Get().sink()); }
-// After each captured step, on the writer's thread: the step's records.
-void StepActivity() { CuptiSession::Get().StepActivity(Runtime::Get().sink()); }
+// Each tick of the writer's thread: activity enabled once, flushed per step.
+void WriterTick(bool step_ended) { CuptiSession::Get().WriterTick(Runtime::Get().sink(), step_ended); }
 
 EventSink* StartEngine(uint64_t context) {
   Runtime& rt = Runtime::Get();
@@ -74,7 +74,7 @@ EventSink* StartEngine(uint64_t context) {
   auto device = std::make_unique<CudaDevice>(cu, ReductionFatbin(), options);
   CudaDevice* raw = device.get();
   rt.SetBeforeShutdown(&FinishActivity);
-  rt.SetAfterStep(&StepActivity);
+  rt.SetWriterTick(&WriterTick);
   // Pointers no allocation callback reported are asked of the driver, once
   // a step (leaked: launches may still arrive during exit).
   static auto* driver_ranges = new DriverRangeOracle(cu);
@@ -99,6 +99,7 @@ void Activate() {
   hooks.start = &StartEngine;
   hooks.context_destroying = &ContextDestroying;
   hooks.nvtx_ranges = NvtxSteps();
+  hooks.activity = Runtime::Get().config().activity;
   CuptiSession::Get().Start(hooks);
 }
 

@@ -182,13 +182,15 @@ void CallbackSwitchboard::RuntimeWithoutDriver(uint32_t cbid, const CUpti_Callba
   HandleLaunch(l->args, d, /*enter=*/false, l->describable);
 }
 
-void CallbackSwitchboard::TrackWindow(bool quiet) {
-  if (activity_ == nullptr) return;
-  // One thread flips the window; the others see it already flipped.
+void CallbackSwitchboard::TrackWindow(bool quiet, uint32_t correlation) {
+  if (check_ == nullptr) return;
+  // Bookkeeping only: no CUPTI call here (activity kinds are enabled once,
+  // from the writer's thread). One thread flips the window; the others see
+  // it already flipped.
   if (!quiet && !window_open_.load(std::memory_order_relaxed) && !window_open_.exchange(true)) {
-    activity_->Open();
+    check_->Window(true, correlation);
   } else if (quiet && window_open_.load(std::memory_order_relaxed) && window_open_.exchange(false)) {
-    activity_->Close();
+    check_->Window(false, correlation);
   }
 }
 
@@ -223,7 +225,8 @@ EventSink* CallbackSwitchboard::EnsureSink(uint64_t context) {
 }
 
 const KernelDescription& CallbackSwitchboard::Describe(uint64_t function, const char* symbol,
-                                                       bool check_reuse) {
+                                                       bool check_reuse, bool* known) {
+  *known = true;
   const KernelDescription* cached = kernels_.Find(function);
   // A handle reused by another kernel after a module unload: its name
   // changed, so its layout must be asked again (never the old one).
@@ -234,7 +237,7 @@ const KernelDescription& CallbackSwitchboard::Describe(uint64_t function, const 
   }
   auto info = std::make_unique<KernelDescription>();
   if (!queries_->Describe(function, info.get())) {
-    Count(Counter::kLaunchesNoLayout);
+    *known = false;  // counted by the caller, once per launch (at EXIT)
     t_uncached = KernelDescription{};
     return t_uncached;  // not cached: a later launch may succeed
   }
@@ -266,10 +269,11 @@ void CallbackSwitchboard::HandleLaunch(const LaunchArgs& args, const CUpti_Callb
   const bool quiet = sink->Quiet();
   // The reused-handle check compares names: only worth it when the layout
   // will be used (not on the quiet path, which must stay as cheap as it was).
+  bool has_layout = describable;
   const KernelDescription& info =
-      describable ? Describe(args.function, d.symbolName, /*check_reuse=*/!quiet) : kNoLayout;
-  if (!describable && !enter) Count(Counter::kLaunchesNoLayout);
-  TrackWindow(quiet);
+      describable ? Describe(args.function, d.symbolName, /*check_reuse=*/!quiet, &has_layout) : kNoLayout;
+  if (!has_layout && !enter) Count(Counter::kLaunchesNoLayout);
+  TrackWindow(quiet, d.correlationId);
   if (quiet) {
     // Outside the captured steps: the engine only counts this launch, so skip
     // packing its parameters and asking the driver about stream capture.
@@ -302,7 +306,6 @@ void CallbackSwitchboard::HandleLaunch(const LaunchArgs& args, const CUpti_Callb
     return queries_->IsCapturing(stream);
   });
   if (!enter) LaunchCaptureState::Forget();
-  LaunchCaptureState::Scope known(stream, capturing);
   int device = queries_->DeviceOf(ContextOf(d));
   LaunchEvent e = MakeLaunchEvent(args, info, d.symbolName, packed, ContextOf(d), device, capturing);
   if (packed.empty()) e.layout = {};  // no bytes: the engine must not read slots

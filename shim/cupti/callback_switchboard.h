@@ -23,12 +23,15 @@
 // device finish and free what it prepared in that context.
 //
 // Kernel activity check: while the engine is not quiet, every handled
-// launch's correlation id is noted (kernel_activity_check.h) and activity
-// records are enabled (kernel_activity.h); the first quiet launch closes
-// the window.
+// launch's correlation id is noted (kernel_activity_check.h); the first
+// captured launch opens the check's window and the first quiet one closes
+// it. No CUPTI call and no lock held elsewhere across a CUPTI or driver
+// call is taken here: activity records are enabled once, off the callback
+// path (kernel_activity.h).
 //
 // A launch asks cuStreamIsCapturing once: at ENTER, reused at EXIT
-// (launch_capture_state.h), and visible to CudaDevice::Enqueue meanwhile.
+// (launch_capture_state.h); the answer reaches the engine only as
+// LaunchEvent::stream_capturing.
 //
 // Tests call Dispatch() directly with fake CUpti_CallbackData built from
 // the real parameter structs, and a fake DriverQueries.
@@ -49,7 +52,6 @@
 #include <span>
 
 #include "shim/cupti/driver_queries.h"
-#include "shim/cupti/kernel_activity.h"
 #include "shim/cupti/kernel_activity_check.h"
 #include "shim/cupti/kernel_info_cache.h"
 #include "shim/engine/event_sink.h"
@@ -71,11 +73,9 @@ class CallbackSwitchboard {
 
   // The sink to feed from now on (tests; Hooks::start sets it in the shim).
   void SetSink(EventSink* sink) { sink_.store(sink, std::memory_order_release); }
-  // The kernel activity check to feed (optional; both outlive the board).
-  void SetActivity(KernelActivity* activity, KernelActivityCheck* check) {
-    activity_ = activity;
-    check_ = check;
-  }
+  // The kernel activity check to feed (optional; outlives the board). The
+  // board only notes launches and captured windows in it: no CUPTI call.
+  void SetActivityCheck(KernelActivityCheck* check) { check_ = check; }
 
   // The CUpti_CallbackFunc to subscribe with; `userdata` is the switchboard.
   static void CUPTIAPI Callback(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
@@ -99,8 +99,9 @@ class CallbackSwitchboard {
   void OnRuntime(uint32_t cbid, const CUpti_CallbackData& d);
   void RuntimeWithoutDriver(uint32_t cbid, const CUpti_CallbackData& d);
   void DeliverAlloc(EventSink* sink, std::optional<AllocEvent> a, std::optional<FreeEvent> f);
-  // Opens or closes the activity window as the engine leaves or enters quiet.
-  void TrackWindow(bool quiet);
+  // Marks the check's captured window open or closed as the engine leaves
+  // or enters quiet, at the launch with `correlation`.
+  void TrackWindow(bool quiet, uint32_t correlation);
   static void OnGraphLaunch(CallbackSwitchboard&, uint32_t, const CUpti_CallbackData&);
   static void OnAllocOrFree(CallbackSwitchboard&, uint32_t, const CUpti_CallbackData&);
   static void OnProfiler(CallbackSwitchboard&, uint32_t, const CUpti_CallbackData&);
@@ -109,8 +110,10 @@ class CallbackSwitchboard {
   // The sink, starting the engine on first use; null while inert.
   EventSink* EnsureSink(uint64_t context);
   // `check_reuse`: compare the cached entry's name with `symbol` (skipped
-  // on the quiet path, where the layout is not used).
-  const KernelDescription& Describe(uint64_t function, const char* symbol, bool check_reuse);
+  // on the quiet path, where the layout is not used). `known` false: the
+  // driver gave no layout (the caller counts launches_no_layout at EXIT).
+  const KernelDescription& Describe(uint64_t function, const char* symbol, bool check_reuse,
+                                    bool* known);
 
   DriverQueries* queries_;
   Hooks hooks_;
@@ -118,9 +121,9 @@ class CallbackSwitchboard {
   std::atomic<int> start_state_{0};  // 0 not started, 1 starting, 2 done
   std::array<Handler, CUPTI_DRIVER_TRACE_CBID_SIZE> handlers_{};
   KernelInfoCache kernels_;
-  KernelActivity* activity_ = nullptr;
   KernelActivityCheck* check_ = nullptr;
-  std::atomic<bool> window_open_{false};
+  // Starts open like the check's first window (kernel_activity_check.h).
+  std::atomic<bool> window_open_{true};
 };
 
 }  // namespace numtrace::shim

@@ -36,6 +36,27 @@ std::string NvtxInjectionPath() {
   return {};
 }
 
+std::vector<uint32_t> EnableEach(const CuptiApi& api, void* subscriber, int domain,
+                                 std::span<const uint32_t> ids) {
+  std::vector<uint32_t> refused;
+  for (uint32_t id : ids) {
+    if (api.cuptiEnableCallback(1, static_cast<CUpti_SubscriberHandle>(subscriber),
+                                static_cast<CUpti_CallbackDomain>(domain), id) != CUPTI_SUCCESS) {
+      refused.push_back(id);
+    }
+  }
+  return refused;
+}
+
+std::string JoinIds(std::span<const uint32_t> ids) {
+  std::string out;
+  for (uint32_t id : ids) {
+    if (!out.empty()) out += ", ";
+    out += std::to_string(id);
+  }
+  return out;
+}
+
 namespace {
 
 std::string ResultText(const CuptiApi& api, CUptiResult r) {
@@ -76,10 +97,11 @@ SessionState CuptiSession::Start(const SessionHooks& hooks) {
   auto* board = new CallbackSwitchboard(queries, {hooks.start, hooks.context_destroying});
   board_ = board;
   // Leaked on purpose like the board: CUPTI may deliver buffers during exit.
-  auto* check = new KernelActivityCheck(kReduceBatchKernelName);
-  auto* activity = new KernelActivity(cupti, check);
-  board->SetActivity(activity, check);
-  activity_ = activity;
+  if (hooks.activity) {
+    auto* check = new KernelActivityCheck(kReduceBatchKernelName);
+    activity_ = new KernelActivity(cupti, check);
+    board->SetActivityCheck(check);
+  }
 
   std::string holder;
   CUpti_SubscriberHandle sub = nullptr;
@@ -113,14 +135,13 @@ SessionState CuptiSession::Start(const SessionHooks& hooks) {
     return state_ = SessionState::kFailed;
   }
   // Runtime witnesses are optional: without them the driver ids still do
-  // the work, only the runtime_* counters stay at zero.
-  for (uint32_t id : CallbackSwitchboard::RuntimeIds()) {
-    CUptiResult rr = cupti.cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API, id);
-    if (rr != CUPTI_SUCCESS) {
-      log::Warn("cannot enable CUPTI runtime callback {}: {}; runtime launches are not witnessed "
-                "(footer runtime_* counters stay 0)", id, ResultText(cupti, rr));
-      break;
-    }
+  // the work. Each one CUPTI accepts is enabled; the refused ones are named.
+  std::vector<uint32_t> refused =
+      EnableEach(cupti, sub, CUPTI_CB_DOMAIN_RUNTIME_API, CallbackSwitchboard::RuntimeIds());
+  if (!refused.empty()) {
+    log::Warn("CUPTI refused {} of {} runtime callbacks (ids {}); launches through them are not "
+              "witnessed (footer runtime_* counters are a lower bound)",
+              refused.size(), CallbackSwitchboard::RuntimeIds().size(), JoinIds(refused));
   }
   return state_ = SessionState::kActive;
 }
@@ -134,13 +155,16 @@ void CuptiSession::FinishActivity(EventSink* sink) {
   if (activity != nullptr) activity->Finish(sink);
 }
 
-void CuptiSession::StepActivity(EventSink* sink) {
+void CuptiSession::WriterTick(EventSink* sink, bool step_ended) {
   KernelActivity* activity;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    activity = static_cast<KernelActivity*>(activity_);
+    activity = state_ == SessionState::kActive ? static_cast<KernelActivity*>(activity_) : nullptr;
   }
-  if (activity != nullptr) activity->StepEnded(sink);
+  if (activity == nullptr) return;
+  // Once, here on the writer's thread: never inside an application call.
+  if (!activity->open() && !activity->unavailable()) activity->Open();
+  if (step_ended) activity->StepEnded(sink);
 }
 
 void CuptiSession::Stop() {

@@ -19,8 +19,10 @@
 
 #include <cstdint>
 #include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "shim/engine/event_sink.h"
 
@@ -45,7 +47,18 @@ struct SessionHooks {
   // only flow when NVTX_INJECTION64_PATH names libcupti (see
   // NvtxInjectionPath) before the job's first NVTX call.
   bool nvtx_ranges = false;
+  // The kernel activity check (NUMTRACE_ACTIVITY; kernel_activity.h). Off:
+  // no activity record is ever enabled, unmeasured kernels are not counted.
+  bool activity = true;
 };
+
+struct CuptiApi;
+// Enables every callback of `ids` in `domain` that CUPTI accepts (it does
+// not stop at the first refusal) and returns the refused ids, in order.
+std::vector<uint32_t> EnableEach(const CuptiApi& api, void* subscriber, int domain,
+                                 std::span<const uint32_t> ids);
+// "1, 2, 3" for the one line that lists refused ids.
+std::string JoinIds(std::span<const uint32_t> ids);
 
 // The value to give NVTX_INJECTION64_PATH so NVTX reports to CUPTI: the
 // libcupti already loaded in the process, else the first one the search
@@ -65,8 +78,10 @@ class CuptiSession {
   // Process exit, before the engine's footer: flushes the kernel activity
   // records and reports kernels that ran unmeasured to `sink`.
   void FinishActivity(EventSink* sink);
-  // After a captured step, from the writer's thread: flush and report.
-  void StepActivity(EventSink* sink);
+  // Every tick of the writer's thread (never inside a callback): enables
+  // the activity kinds the first time, and after a captured step
+  // (`step_ended`) flushes and reports.
+  void WriterTick(EventSink* sink, bool step_ended);
   // Unsubscribes (callbacks stop before this returns). Safe to call twice.
   void Stop();
   SessionState state() const;

@@ -38,6 +38,8 @@ namespace numtrace::shim {
   X(cuStreamIsCapturing)             \
   X(cuStreamGetCtx)                  \
   X(cuPointerGetAttributes)          \
+  X(cuMemGetAddressRange_v2)         \
+  X(cuMemGetInfo_v2)                 \
   X(cuStreamSynchronize)             \
   X(cuLibraryLoadData)               \
   X(cuLibraryUnload)                 \

@@ -33,24 +33,33 @@ CUresult ReadLayout(InfoFn fn, Handle h, KernelDescription* out) {
 }  // namespace
 
 bool LiveDriverQueries::Describe(uint64_t function, KernelDescription* out) {
-  // `f` may be a CUkernel cast to CUfunction (cuLaunchKernel accepts both).
-  // The function query rejects a kernel handle with an error; only then ask
-  // the kernel query. An empty layout is an answer (a kernel without
-  // parameters), not a reason to ask again.
+  // `f` may be a CUkernel cast to CUfunction (cuLaunchKernel accepts both,
+  // and the runtime may hand over CUkernel handles). What the function query
+  // answers for a kernel handle is not settled on hardware: an error, or
+  // INVALID_VALUE at index 0 - which is also how a kernel without parameters
+  // answers. So an empty layout asks the kernel query too: a CUkernel then
+  // gets its real layout, a true CUfunction is refused by the kernel query
+  // (handle-kind error) and keeps its empty one.
   auto* f = reinterpret_cast<CUfunction>(function);
   auto* k = reinterpret_cast<CUkernel>(function);
   const char* name = nullptr;
   bool ok = ReadLayout(api_.cuFuncGetParamInfo, f, out) == CUDA_SUCCESS;
-  if (ok) {
-    if (api_.cuFuncGetName(&name, f) != CUDA_SUCCESS) name = nullptr;
-  } else {
+  bool as_kernel = !ok;
+  if (ok && out->layout.empty() && api_.cuKernelGetParamInfo != nullptr) {
+    KernelDescription asked;
+    if (ReadLayout(api_.cuKernelGetParamInfo, k, &asked) == CUDA_SUCCESS && !asked.layout.empty()) {
+      out->layout = std::move(asked.layout);
+      as_kernel = true;
+    }
+  } else if (!ok) {
     ok = ReadLayout(api_.cuKernelGetParamInfo, k, out) == CUDA_SUCCESS;
-    if (ok && api_.cuKernelGetName(&name, k) != CUDA_SUCCESS) name = nullptr;
   }
   if (!ok) {
     out->layout.clear();
     return false;
   }
+  CUresult named = as_kernel ? api_.cuKernelGetName(&name, k) : api_.cuFuncGetName(&name, f);
+  if (named != CUDA_SUCCESS) name = nullptr;
   out->name = name ? name : "";
   out->param_bytes = ParamBytes(out->layout);
   return true;

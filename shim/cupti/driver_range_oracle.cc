@@ -3,13 +3,15 @@
 // cuPointerGetAttributes as a RangeOracle; see driver_range_oracle.h.
 #include "shim/cupti/driver_range_oracle.h"
 
+#include <algorithm>
+
 #include "shim/cupti/driver_api.h"
+#include "shim/engine/capture_counters.h"
 #include "shim/cupti/self_call_guard.h"
 
 namespace numtrace::shim {
 
-std::optional<Allocation> DriverRangeOracle::Confirm(uint64_t address) {
-  SelfCallGuard guard;
+std::optional<Allocation> MappedRange(const DriverApi& api, uint64_t address) {
   CUdeviceptr start = 0;
   size_t size = 0;
   unsigned int mapped = 0;
@@ -17,11 +19,31 @@ std::optional<Allocation> DriverRangeOracle::Confirm(uint64_t address) {
                                  CU_POINTER_ATTRIBUTE_RANGE_SIZE, CU_POINTER_ATTRIBUTE_MAPPED};
   void* data[] = {&start, &size, &mapped};
   // An error (e.g. an address of no context) is an answer: not confirmed.
-  if (api_.cuPointerGetAttributes(3, attrs, data, address) != CUDA_SUCCESS) return std::nullopt;
+  if (api.cuPointerGetAttributes(3, attrs, data, address) != CUDA_SUCCESS) return std::nullopt;
   if (mapped == 0 || start == 0 || size == 0 || address < start || address - start >= size) {
     return std::nullopt;
   }
-  return Allocation{start, size, AllocKind::kPlain};
+  // The range may be a reservation: bound it by what is mapped here.
+  CUdeviceptr base = 0;
+  size_t piece = 0;
+  if (api.cuMemGetAddressRange_v2 == nullptr ||
+      api.cuMemGetAddressRange_v2(&base, &piece, address) != CUDA_SUCCESS || base == 0 ||
+      piece == 0 || address < base || address - base >= piece) {
+    CaptureCounters::Get().Add(Counter::kRangesUnmapped);
+    return std::nullopt;
+  }
+  const uint64_t lo = std::max<uint64_t>(start, base);
+  const uint64_t hi = std::min<uint64_t>(uint64_t{start} + size, uint64_t{base} + piece);
+  if (address < lo || address >= hi) {
+    CaptureCounters::Get().Add(Counter::kRangesUnmapped);
+    return std::nullopt;
+  }
+  return Allocation{lo, hi - lo, AllocKind::kPlain};
+}
+
+std::optional<Allocation> DriverRangeOracle::Confirm(uint64_t address) {
+  SelfCallGuard guard;
+  return MappedRange(api_, address);
 }
 
 }  // namespace numtrace::shim

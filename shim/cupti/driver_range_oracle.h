@@ -1,10 +1,16 @@
 // File: shim/cupti/driver_range_oracle.h
 //
 // The driver's answer to "which allocation holds this address" for the
-// buffer scan (shim/engine/range_oracle.h): one cuPointerGetAttributes
-// (range start, range size, mapped) with numtrace's own calls hidden from
-// its callbacks. The driver returns success with zeros for a pointer it does
-// not know; that, an unmapped range or an error is "not confirmed".
+// buffer scan (shim/engine/range_oracle.h) and the pre-read check of
+// CudaDevice: MappedRange, with numtrace's own calls hidden from its
+// callbacks. cuPointerGetAttributes (range start, range size, mapped) names
+// the range, but cuda.h describes RANGE_START_ADDR/RANGE_SIZE as the
+// allocation's address range - for VMM and pool memory the reservation,
+// not necessarily what is mapped. So the answer is cut down to the piece
+// cuMemGetAddressRange reports as mapped around the address; a pointer it
+// refuses is not confirmed (counter ranges_unmapped). The driver returns
+// success with zeros for a pointer it does not know; that, an unmapped
+// range or an error is "not confirmed".
 //
 // Example:
 //   DriverRangeOracle driver(DriverApi::Instance());
@@ -18,6 +24,11 @@
 namespace numtrace::shim {
 
 struct DriverApi;
+
+// The mapped device range holding `address`, or nullopt. Counts
+// ranges_unmapped when the attributes named a range that
+// cuMemGetAddressRange does not map at `address`. Call inside a SelfCallGuard.
+std::optional<Allocation> MappedRange(const DriverApi& api, uint64_t address);
 
 class DriverRangeOracle : public RangeOracle {
  public:

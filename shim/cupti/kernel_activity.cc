@@ -49,13 +49,13 @@ bool KernelActivity::Open() {
     Unavailable("this libcupti lacks the activity functions", 0);
     return false;
   }
-  if (!registered_) {
+  if (!registered_.load(std::memory_order_acquire)) {
     CUptiResult r = api_.cuptiActivityRegisterCallbacks(&BufferRequested, &BufferCompleted);
     if (r != CUPTI_SUCCESS) {
       Unavailable("cuptiActivityRegisterCallbacks", static_cast<int>(r));
       return false;
     }
-    registered_ = true;
+    registered_.store(true, std::memory_order_release);
   }
   for (size_t i = 0; i < std::size(kKinds); ++i) {
     CUptiResult r = api_.cuptiActivityEnable(kKinds[i]);
@@ -78,21 +78,19 @@ void KernelActivity::Close() {
   open_.store(false, std::memory_order_relaxed);
 }
 
+// Flushes hold no lock: CUPTI's flush may wait for a thread that is inside
+// a callback, and no callback path takes anything held here.
 void KernelActivity::Finish(EventSink* sink) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (registered_) NUMTRACE_CUPTI_CHECK(api_.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
+  if (registered_.load(std::memory_order_acquire)) {
+    NUMTRACE_CUPTI_CHECK(api_.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
   }
   Close();
   Report(sink);
 }
 
 void KernelActivity::StepEnded(EventSink* sink) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!registered_) return;
-    NUMTRACE_CUPTI_CHECK(api_.cuptiActivityFlushAll(0));
-  }
+  if (!registered_.load(std::memory_order_acquire)) return;
+  NUMTRACE_CUPTI_CHECK(api_.cuptiActivityFlushAll(0));
   Report(sink);
 }
 

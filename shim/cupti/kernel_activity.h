@@ -1,16 +1,24 @@
 // File: shim/cupti/kernel_activity.h
 //
 // CUPTI kernel activity records for the kernel activity check
-// (kernel_activity_check.h). Enabled only while steps are captured - the
-// switchboard opens the window at the first launch the engine may capture
-// and closes it at the first quiet one - for two kinds:
+// (kernel_activity_check.h), for two kinds:
 // CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL (every kernel that ran, with the
 // correlation id of the call that launched it) and
 // CUPTI_ACTIVITY_KIND_INTERNAL_LAUNCH_API (launches made outside any public
-// API call, which raise no callback). CUPTI's own worker thread hands the
-// filled buffers back (never flushed from inside a callback); Finish, at
-// process exit, forces the last ones out, settles the check and reports
-// every unmeasured kernel to the engine (notes and the footer).
+// API call, which raise no callback).
+//
+// Never from a callback, never a lock a callback needs. The kinds are
+// enabled ONCE, from the trace writer's thread at its first tick after the
+// engine started (libkineto enables from its own thread too; its first
+// enable was seen to stall for seconds), and stay enabled; which records
+// count is decided by the check's captured windows. Flushes run on the
+// writer's thread (step ends) and at exit, holding no lock: if CUPTI's
+// flush waits for a thread that is inside a callback, that callback takes
+// nothing we hold. CUPTI's own worker thread hands the filled buffers back;
+// Finish, at process exit, forces the last ones out, settles the check and
+// reports every unmeasured kernel to the engine (notes and the footer).
+// NUMTRACE_ACTIVITY=0 leaves activity off entirely (first thing to try when
+// a job hangs under numtrace).
 //
 // When CUPTI lacks the functions or refuses a kind: one stderr line, the
 // footer counter activity_unavailable = 1, and capture goes on without the
@@ -19,8 +27,8 @@
 //
 // Example:
 //   KernelActivity activity(CuptiApi::Instance(), &check);
-//   activity.Open();            // switchboard: captured window begins
-//   activity.Close();           // first quiet launch
+//   activity.Open();            // writer thread, once
+//   activity.StepEnded(sink);   // writer thread, after each captured step
 //   activity.Finish(sink);      // exit: flush, settle, sink->OnUnmeasured(...)
 #ifndef NUMTRACE_SHIM_CUPTI_KERNEL_ACTIVITY_H_
 #define NUMTRACE_SHIM_CUPTI_KERNEL_ACTIVITY_H_
@@ -49,9 +57,9 @@ class KernelActivity {
 
   // Enables the two kinds (registering the buffer callbacks the first
   // time). Idempotent while open. False when activity is unavailable
-  // (reported once; never retried).
+  // (reported once; never retried). Never call it from a CUPTI callback.
   bool Open();
-  // Disables the kinds; records already made still arrive.
+  // Disables the kinds (exit); records already made still arrive.
   void Close();
   // A captured step ended: hands the completed buffers over now (flush
   // without force) and reports what they show unmeasured to `sink`. Call
@@ -80,8 +88,9 @@ class KernelActivity {
 
   const CuptiApi& api_;
   KernelActivityCheck* check_;
-  std::mutex mu_;  // Open/Close/Finish
-  bool registered_ = false;
+  // Open/Close only, never held across a flush; no callback takes it.
+  std::mutex mu_;
+  std::atomic<bool> registered_{false};
   std::atomic<bool> open_{false}, unavailable_{false};
 };
 

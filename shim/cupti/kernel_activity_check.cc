@@ -8,15 +8,46 @@
 #include <utility>
 
 namespace numtrace::shim {
+namespace {
+
+// Windows remembered: enough for the steps whose records may still arrive.
+constexpr size_t kMaxWindows = 64;
+
+}  // namespace
 
 void KernelActivityCheck::NoteLaunch(uint32_t correlation) {
   std::lock_guard<std::mutex> lock(mu_);
   seen_.insert(correlation);
 }
 
+void KernelActivityCheck::Window(bool open, uint32_t correlation) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const bool is_open = !windows_.empty() && windows_.back().end == kOpenEnd;
+  if (open == is_open) return;
+  if (open) {
+    windows_.push_back({correlation, kOpenEnd});
+    if (windows_.size() > kMaxWindows) windows_.pop_front();
+  } else {
+    windows_.back().end = correlation;
+  }
+}
+
+bool KernelActivityCheck::InWindowLocked(uint32_t correlation) const {
+  for (auto it = windows_.rbegin(); it != windows_.rend(); ++it) {
+    if (correlation >= it->begin && correlation < it->end) return true;
+  }
+  return false;
+}
+
 void KernelActivityCheck::OnKernel(uint32_t correlation, std::string_view name, bool in_graph) {
   if (!own_kernel_.empty() && name == own_kernel_) return;
   std::lock_guard<std::mutex> lock(mu_);
+  // Newer than the last closed window while none is open: a quiet step's
+  // kernel. Dropped now so that uncaptured steps cost no memory.
+  if (!windows_.empty() && windows_.back().end != kOpenEnd && correlation >= windows_.back().end) {
+    ++outside_;
+    return;
+  }
   records_.push_back({correlation, in_graph, std::string(name)});
 }
 
@@ -27,10 +58,20 @@ std::vector<KernelActivityCheck::Unmeasured> KernelActivityCheck::Settle() {
     for (const Record& r : records_) {
       // Graph kernels carry the graph launch's correlation id, which the
       // switchboard saw as a graph launch, never as this kernel's launch.
-      if (!r.in_graph && seen_.count(r.correlation) != 0) continue;
+      if (!r.in_graph && (seen_.count(r.correlation) != 0 || seen_before_.count(r.correlation) != 0)) {
+        continue;
+      }
+      if (!InWindowLocked(r.correlation)) {
+        ++outside_;
+        continue;
+      }
       ++counts[{r.name.empty() ? std::string("(unnamed kernel)") : r.name, r.in_graph}];
     }
     records_.clear();
+    // Per step, not per job: with NUMTRACE_STEPS=all the set would grow by
+    // every launch of the run.
+    seen_before_ = std::move(seen_);
+    seen_ = {};
   }
   std::vector<Unmeasured> out;
   out.reserve(counts.size());
@@ -40,7 +81,12 @@ std::vector<KernelActivityCheck::Unmeasured> KernelActivityCheck::Settle() {
 
 uint64_t KernelActivityCheck::launches_noted() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return seen_.size();
+  return seen_.size() + seen_before_.size();
+}
+
+uint64_t KernelActivityCheck::records_outside() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return outside_;
 }
 
 }  // namespace numtrace::shim

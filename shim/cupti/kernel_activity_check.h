@@ -11,6 +11,21 @@
 // != 0) are attributed to their graph launch, never measured one by one.
 // numtrace's own reduction kernels are excluded by name.
 //
+// Windows. Activity records are enabled once for the whole job (never from
+// a callback, kernel_activity.h), so records also come for kernels of steps
+// that are not captured. The switchboard marks where captured windows open
+// and close by the correlation id of the launch that flipped them
+// (Window()); a record outside every window is ignored - on arrival when it
+// is newer than the last closed window, so quiet steps hold no memory. This
+// relies on CUPTI's correlation ids growing through the process
+// ([D] docs/gpu.md: not yet seen on a GPU). Until the first Window() call
+// the check counts every record (one window open from id 0).
+//
+// Memory with NUMTRACE_STEPS=all: the noted ids are kept for two settles
+// (the step just ended and the one before, whose late records may still
+// come), then dropped; about 4 bytes and a hash node per captured launch of
+// two steps, not of the whole job.
+//
 // Records are held until Settle (not matched on arrival): CUPTI may deliver
 // a short kernel's record before the launch callback's EXIT has returned.
 // No CUDA header: tests feed it plain values.
@@ -25,10 +40,11 @@
 #define NUMTRACE_SHIM_CUPTI_KERNEL_ACTIVITY_CHECK_H_
 
 #include <cstdint>
+#include <deque>
+#include <limits>
 #include <mutex>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -41,6 +57,9 @@ class KernelActivityCheck {
 
   // A launch numtrace handled, by the correlation id of its callback.
   void NoteLaunch(uint32_t correlation);
+  // A captured window opens (`open`) or closes at the launch whose callback
+  // carries `correlation`. Repeated calls in the same state are ignored.
+  void Window(bool open, uint32_t correlation);
   // One kernel activity record.
   void OnKernel(uint32_t correlation, std::string_view name, bool in_graph);
 
@@ -50,22 +69,34 @@ class KernelActivityCheck {
     bool in_graph = false;
   };
   // Matches the records received so far; returns unmeasured kernels by
-  // (name, in_graph), sorted by name. Clears the records, keeps the noted
-  // launches (a record may still come for one of them). Thread-safe.
+  // (name, in_graph), sorted by name. Clears the records and ages the noted
+  // launches (kept for one more settle: a late record may still come for
+  // one of them). Thread-safe.
   std::vector<Unmeasured> Settle();
 
+  // Noted launches still held (both generations).
   uint64_t launches_noted() const;
+  // Records ignored as outside every captured window.
+  uint64_t records_outside() const;
 
  private:
+  static constexpr uint32_t kOpenEnd = std::numeric_limits<uint32_t>::max();
   struct Record {
     uint32_t correlation;
     bool in_graph;
     std::string name;
   };
+  struct Span {
+    uint32_t begin, end;  // [begin, end); end kOpenEnd while open
+  };
+  bool InWindowLocked(uint32_t correlation) const;
+
   const std::string own_kernel_;
   mutable std::mutex mu_;
-  std::unordered_set<uint32_t> seen_;
+  std::unordered_set<uint32_t> seen_, seen_before_;
   std::vector<Record> records_;
+  std::deque<Span> windows_{{0, kOpenEnd}};
+  uint64_t outside_ = 0;
 };
 
 }  // namespace numtrace::shim

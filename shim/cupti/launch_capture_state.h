@@ -3,19 +3,18 @@
 // The capture status of the launch being handled on this thread, asked of
 // the driver ONCE per launch: the switchboard queries cuStreamIsCapturing at
 // ENTER, keeps the answer keyed by CUPTI's correlation id and reuses it at
-// EXIT; while the engine runs inside the callback, CudaDevice::Enqueue reads
-// it through Known() instead of asking again. Thread-local, no lock, free of
-// CUDA headers.
+// EXIT. The answer travels on ONE path: LaunchEvent::stream_capturing. The
+// engine measures nothing for a capturing launch, so CudaDevice never asks
+// nor reads a thread-local of its own. Thread-local, no lock, free of CUDA
+// headers.
 //
 // Example (switchboard, at ENTER or EXIT):
 //   bool capturing = LaunchCaptureState::Resolve(corr, stream, [&] { return q.IsCapturing(stream); });
-//   LaunchCaptureState::Scope in_callback(stream, capturing);
-//   sink->OnLaunch(e);   // CudaDevice::Enqueue -> LaunchCaptureState::Known(stream)
+//   e.stream_capturing = capturing;  // the engine decides from the event
 #ifndef NUMTRACE_SHIM_CUPTI_LAUNCH_CAPTURE_STATE_H_
 #define NUMTRACE_SHIM_CUPTI_LAUNCH_CAPTURE_STATE_H_
 
 #include <cstdint>
-#include <optional>
 
 namespace numtrace::shim {
 
@@ -44,26 +43,8 @@ class LaunchCaptureState {
   // Forget the cached answer (after EXIT: a correlation id may be reused).
   static void Forget() { slot_.valid = false; }
 
-  // Marks `stream`'s status as known for the scope (the engine call).
-  class Scope {
-   public:
-    Scope(uint64_t stream, bool capturing) : saved_(known_) { known_ = {0, stream, capturing, true}; }
-    ~Scope() { known_ = saved_; }
-    Scope(const Scope&) = delete;
-    Scope& operator=(const Scope&) = delete;
-
-   private:
-    Slot saved_;
-  };
-  // The status of `stream` when a Scope on this thread names it.
-  static std::optional<bool> Known(uint64_t stream) {
-    if (known_.valid && known_.stream == stream) return known_.capturing;
-    return std::nullopt;
-  }
-
  private:
   static inline thread_local Slot slot_;
-  static inline thread_local Slot known_;
 };
 
 }  // namespace numtrace::shim

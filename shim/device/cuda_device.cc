@@ -14,7 +14,7 @@
 #include "shim/cupti/check.h"
 #include "shim/log/log.h"
 #include "shim/cupti/driver_api.h"
-#include "shim/cupti/launch_capture_state.h"
+#include "shim/cupti/driver_range_oracle.h"
 #include "shim/cupti/relaxed_capture_scope.h"
 #include "shim/cupti/self_call_guard.h"
 #include "shim/engine/capture_counters.h"
@@ -261,17 +261,10 @@ void CudaDevice::ConfirmRanges(std::span<const MeasureItem> items, std::vector<M
         size = a->bytes;
         known = true;
       }
-    } else {
-      CUdeviceptr s = 0;
-      size_t n = 0;
-      unsigned int mapped = 0;
-      CUpointer_attribute attrs[] = {CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
-                                     CU_POINTER_ATTRIBUTE_RANGE_SIZE, CU_POINTER_ATTRIBUTE_MAPPED};
-      void* data[] = {&s, &n, &mapped};
-      // Success with zero values for a pointer the driver does not know.
-      known = api_.cuPointerGetAttributes(3, attrs, data, it.address) == CUDA_SUCCESS && mapped != 0;
-      start = s;
-      size = n;
+    } else if (std::optional<Allocation> a = MappedRange(api_, it.address)) {
+      start = a->start;  // bounded by what is mapped (cuMemGetAddressRange)
+      size = a->bytes;
+      known = true;
     }
     bool ok = known && start != 0 && start <= it.address && it.address - start <= size &&
               it.bytes <= size - (it.address - start);
@@ -343,18 +336,9 @@ bool CudaDevice::AcquireEventLocked(Context& c, void** event) {
 bool CudaDevice::Enqueue(uint64_t stream, std::span<const MeasureItem> items, uint64_t ticket) {
   SelfCallGuard guard;
   auto* s = reinterpret_cast<CUstream>(stream);
-  bool capturing;
-  if (std::optional<bool> known = LaunchCaptureState::Known(stream)) {
-    capturing = *known;  // the switchboard asked already for this launch
-  } else {
-    CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
-    capturing = api_.cuStreamIsCapturing(s, &capture) != CUDA_SUCCESS ||
-                capture != CU_STREAM_CAPTURE_STATUS_NONE;
-  }
-  if (capturing) {
-    stats_.capturing.fetch_add(1, std::memory_order_relaxed);
-    return false;
-  }
+  // No capture query here: the engine never asks for a measurement on a
+  // capturing stream (LaunchEvent::stream_capturing, asked once per launch
+  // by the switchboard) - one path for that bit.
   uint32_t m = static_cast<uint32_t>(items.size());
   RelaxedCaptureScope relaxed(api_);
   std::lock_guard<std::mutex> lock(mu_);

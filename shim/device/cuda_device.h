@@ -27,9 +27,10 @@
 // Batches are recycled in FIFO order as they complete (an event per batch);
 // a batch that does not fit returns false: the engine counts a drop.
 //
-// Capture: Enqueue refuses (returns false) on a stream that is being
-// captured into a CUDA graph (the status the switchboard already asked for
-// this launch, launch_capture_state.h). Every driver call of ours runs in
+// Capture: the caller never enqueues on a stream that is being captured
+// into a CUDA graph (the engine refuses such launches from
+// LaunchEvent::stream_capturing, which the switchboard asked once per
+// launch); Enqueue does not ask again. Every driver call of ours runs in
 // relaxed capture mode (relaxed_capture_scope.h), so a global-mode capture
 // on another stream or thread is never invalidated by our queries, copies
 // and event polls.
@@ -107,7 +108,6 @@ class CudaDevice : public Device {
   struct Stats {
     std::atomic<uint64_t> batches{0};
     std::atomic<uint64_t> full{0};        // refused: ring full or batch too big
-    std::atomic<uint64_t> capturing{0};   // refused: stream being captured
     std::atomic<uint64_t> errors{0};      // refused: a driver call failed
     std::atomic<uint64_t> unprepared{0};  // refused: the current context was not prepared
   };

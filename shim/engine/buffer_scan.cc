@@ -32,6 +32,10 @@ void ScanBuffers(std::span<const uint8_t> params, std::span<const ParamSlot> lay
       if (in_map_bounds) a = allocs.Find(v);
       if (!a && oracle != nullptr && PlausibleDevicePointer(v)) {
         a = oracle->Confirm(v);
+        if (a && a->bytes > kMaxDriverBufferBytes) {
+          CaptureCounters::Get().Add(Counter::kDriverBuffersCapped);
+          continue;
+        }
         if (a) CaptureCounters::Get().Add(Counter::kBuffersFromDriver);
       }
       if (!a) continue;

@@ -9,7 +9,10 @@
 // first argument (and the first pointer in it) that reaches it wins. A
 // candidate the map does not know is asked of `oracle` when one is given
 // (range_oracle.h: the driver's own range, for allocations no callback
-// reported).
+// reported). A range found only that way and larger than
+// kMaxDriverBufferBytes is refused (counter driver_buffers_capped): a stale
+// word pointing into a pool segment or a reservation would otherwise turn a
+// whole segment into one "buffer".
 //
 // Example:
 //   std::vector<ScannedBuffer> found;
@@ -28,6 +31,9 @@
 #include "shim/engine/range_oracle.h"
 
 namespace numtrace::shim {
+
+// The largest buffer taken from the driver lookup alone (1 GiB).
+inline constexpr uint64_t kMaxDriverBufferBytes = 1ull << 30;
 
 struct ScannedBuffer {
   uint32_t arg = 0;     // parameter index the pointer was found in

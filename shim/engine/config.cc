@@ -228,6 +228,11 @@ std::optional<Config> ParseConfig(const GetEnvFn& getenv, std::string* error) {
     if (!b) return fail("NUMTRACE_STRICT", *v, kBoolWords);
     c.strict = *b;
   }
+  if (auto v = get("NUMTRACE_ACTIVITY")) {
+    auto b = ParseBool(*v);
+    if (!b) return fail("NUMTRACE_ACTIVITY", *v, kBoolWords);
+    c.activity = *b;
+  }
   if (auto v = get("NUMTRACE_OUTPUT_DIR")) {
     if (Trim(*v).empty()) return fail("NUMTRACE_OUTPUT_DIR", *v, "a directory path");
     c.output_dir = std::string(*v);

@@ -88,6 +88,9 @@ struct Config {
   uint64_t device_memory = 64ull << 20;           // NUMTRACE_DEVICE_MEMORY
   std::string cupti_lib;                          // NUMTRACE_CUPTI_LIB
   bool strict = false;                            // NUMTRACE_STRICT (ParseBool)
+  // NUMTRACE_ACTIVITY (ParseBool): the CUPTI kernel activity check
+  // (kernel_activity.h). Off: kernels that ran unmeasured are not counted.
+  bool activity = true;
   uint64_t queue_records = 65536;                 // NUMTRACE_QUEUE_RECORDS
   bool enabled = true;                            // NUMTRACE_ENABLE (ParseBool): off = silent, inert
   // Tensor dumps (dump_selector.h, tensor_dumper.h; docs/format.md section 5).

@@ -143,10 +143,11 @@ EventSink* Runtime::Start(std::unique_ptr<Device> device, std::optional<DeviceIn
   early_annotations_.clear();
   for (; early_marks_ > 0; --early_marks_) engine_->OnStepMark();
   Engine* engine = engine_.get();
-  void (*after_step)() = after_step_;
-  writer_->SetPump([engine, after_step] {
+  void (*tick)(bool) = writer_tick_;
+  writer_->SetPump([engine, tick] {
     engine->Pump();
-    if (after_step != nullptr && engine->TakeStepEnded()) after_step();
+    const bool step_ended = engine->TakeStepEnded();
+    if (tick != nullptr) tick(step_ended);
   });
   sink_.store(engine, std::memory_order_release);
   log::Info("capturing ({}) into {}", config_.SelectorText(), config_.output_dir);

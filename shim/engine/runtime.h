@@ -81,9 +81,10 @@ class Runtime {
   // Where the engine asks about pointers its allocation map lacks (the
   // driver, range_oracle.h). Set before Start; not owned, must live on.
   void SetRangeOracle(RangeOracle* oracle) { range_oracle_ = oracle; }
-  // Called on the writer's thread (never inside a CUDA callback) after a
-  // captured step ended: the CUDA layer flushes its activity records.
-  void SetAfterStep(void (*fn)()) { after_step_ = fn; }
+  // Called on every tick of the writer's thread (never inside a CUDA
+  // callback), with `step_ended` true once after each captured step: the
+  // CUDA layer enables its activity records (first tick) and flushes them.
+  void SetWriterTick(void (*fn)(bool step_ended)) { writer_tick_ = fn; }
 
   // Path of the trace file once one was written (tests, logs).
   std::string trace_path() const;
@@ -114,7 +115,7 @@ class Runtime {
   std::atomic<bool> shut_down_{false};
   void (*before_shutdown_)() = nullptr;
   RangeOracle* range_oracle_ = nullptr;
-  void (*after_step_)() = nullptr;
+  void (*writer_tick_)(bool step_ended) = nullptr;
 };
 
 }  // namespace numtrace::shim

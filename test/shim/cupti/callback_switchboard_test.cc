@@ -9,15 +9,18 @@
 #include <generated_nvtx_meta.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstring>
+#include <future>
+#include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "shim/cupti/cupti_api.h"
 #include "shim/cupti/kernel_activity.h"
 #include "shim/cupti/kernel_activity_check.h"
-#include "shim/cupti/launch_capture_state.h"
 #include "shim/cupti/runtime_call_stack.h"
 #include "shim/cupti/self_call_guard.h"
 #include "shim/engine/capture_counters.h"
@@ -70,11 +73,9 @@ class FakeSink : public EventSink {
  public:
   void OnLaunchEnter(const LaunchEvent& e) override {
     enters.push_back(Copy(e));
-    known.push_back(LaunchCaptureState::Known(e.stream));
   }
   void OnLaunch(const LaunchEvent& e) override {
     exits.push_back(Copy(e));
-    known.push_back(LaunchCaptureState::Known(e.stream));
   }
   void OnAlloc(const AllocEvent& a) override { allocs.push_back(a); }
   void OnFree(const FreeEvent& f) override { frees.push_back(f); }
@@ -99,7 +100,6 @@ class FakeSink : public EventSink {
   std::vector<FreeEvent> frees;
   std::vector<GraphLaunchEvent> graphs;
   int profiler_starts = 0, profiler_stops = 0;
-  std::vector<std::optional<bool>> known;  // capture status visible to the device, per call
   std::vector<std::string> ranges;
   bool quiet = false;
 };
@@ -204,11 +204,12 @@ TEST(CallbackSwitchboard, UndescribedKernelStillCountsWithoutParams) {
   CallbackSwitchboard board(&q, {});
   board.SetSink(&sink);
   FakeLaunch l(0xBAD);
+  board.Dispatch(kDriver, kLaunch, l.At(CUPTI_API_ENTER));
   board.Dispatch(kDriver, kLaunch, l.At(CUPTI_API_EXIT));
   ASSERT_EQ(sink.exits.size(), 1u);
   EXPECT_TRUE(sink.exits[0].params.empty());
   EXPECT_EQ(sink.exits[0].slots, 0u);
-  EXPECT_EQ(Value(Counter::kLaunchesNoLayout), 1u);
+  EXPECT_EQ(Value(Counter::kLaunchesNoLayout), 1u) << "one launch, counted once (not at ENTER too)";
 }
 
 TEST(CallbackSwitchboard, CapturingStreamAndPerThreadIds) {
@@ -357,10 +358,8 @@ TEST(CallbackSwitchboard, CaptureStatusIsQueriedOncePerLaunch) {
   EXPECT_EQ(q.capture_queries, 1) << "EXIT reuses ENTER's answer";
   ASSERT_EQ(sink.exits.size(), 1u);
   EXPECT_TRUE(sink.exits[0].capturing);
-  ASSERT_EQ(sink.known.size(), 2u);
-  EXPECT_EQ(sink.known[0], std::optional<bool>(true)) << "the device sees the answer at ENTER";
-  EXPECT_EQ(sink.known[1], std::optional<bool>(true)) << "and at EXIT";
-  EXPECT_FALSE(LaunchCaptureState::Known(0x99).has_value()) << "only inside the callback";
+  ASSERT_EQ(sink.enters.size(), 1u);
+  EXPECT_TRUE(sink.enters[0].capturing) << "the engine gets the answer at ENTER, on the event";
 
   q.capturing_stream = 0;  // the capture ended: the next launch must ask again
   FakeLaunch next(0x1000, reinterpret_cast<CUstream>(0x99));
@@ -668,16 +667,70 @@ CUptiResult FakeRegister(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallback
 }
 CUptiResult FakeEnable(CUpti_ActivityKind) { ++g_enabled; return CUPTI_SUCCESS; }
 CUptiResult FakeDisable(CUpti_ActivityKind) { ++g_disabled; return CUPTI_SUCCESS; }
-CUptiResult FakeFlush(uint32_t) { return CUPTI_SUCCESS; }
 CUptiResult FakeNext(uint8_t*, size_t, CUpti_Activity**) { return CUPTI_ERROR_MAX_LIMIT_REACHED; }
 CUptiResult FakeDropped(CUcontext, uint32_t, size_t* n) { *n = 0; return CUPTI_SUCCESS; }
 
-TEST(CallbackSwitchboard, ActivityWindowFollowsTheCapturedStepsAndNotesLaunches) {
+// A flush that, like CUPTI's may, waits for a launch that is inside its
+// callback on another thread. Before the fix that callback opened the
+// activity window under the mutex the flush held: a deadlock at the first
+// captured launch after a step end.
+CallbackSwitchboard* g_board = nullptr;
+std::thread* g_launcher = nullptr;
+bool g_callback_finished_during_flush = false;
+CUptiResult FlushWaitingForALaunch(uint32_t) {
+  auto done = std::make_shared<std::promise<void>>();
+  std::future<void> finished = done->get_future();
+  g_launcher = new std::thread([done] {
+    FakeLaunch l(0x1000);
+    l.data.correlationId = 9;
+    g_board->Dispatch(kDriver, kLaunch, l.At(CUPTI_API_ENTER));
+    g_board->Dispatch(kDriver, kLaunch, l.At(CUPTI_API_EXIT));
+    done->set_value();
+  });
+  g_callback_finished_during_flush =
+      finished.wait_for(std::chrono::seconds(5)) == std::future_status::ready;
+  return CUPTI_SUCCESS;  // the thread is joined by the test, after the flush returned
+}
+
+TEST(CallbackSwitchboard, ActivityWindowFollowsTheCapturedStepsWithoutACuptiCall) {
+  // No CUPTI function at all: a callback that called one would crash here.
+  KernelActivityCheck check("numtrace_reduce_batch");
+  FakeQueries q;
+  FakeSink sink;
+  sink.quiet = true;
+  CallbackSwitchboard board(&q, {});
+  board.SetSink(&sink);
+  board.SetActivityCheck(&check);
+  FakeLaunch quiet(0x1000);
+  quiet.data.correlationId = 1;
+  board.Dispatch(kDriver, kLaunch, quiet.At(CUPTI_API_EXIT));
+  EXPECT_EQ(check.launches_noted(), 0u);
+  sink.quiet = false;
+  for (uint32_t corr : {2u, 3u}) {
+    FakeLaunch l(0x1000);
+    l.data.correlationId = corr;
+    board.Dispatch(kDriver, kLaunch, l.At(CUPTI_API_ENTER));
+    board.Dispatch(kDriver, kLaunch, l.At(CUPTI_API_EXIT));
+  }
+  EXPECT_EQ(check.launches_noted(), 2u);
+  sink.quiet = true;
+  quiet.data.correlationId = 5;
+  board.Dispatch(kDriver, kLaunch, quiet.At(CUPTI_API_EXIT));
+  check.OnKernel(1, "before_the_window", false);
+  check.OnKernel(3, "measured", false);
+  check.OnKernel(4, "internal_in_window", false);
+  check.OnKernel(6, "after_the_window", false);
+  auto u = check.Settle();
+  ASSERT_EQ(u.size(), 1u);
+  EXPECT_EQ(u[0].name, "internal_in_window");
+}
+
+TEST(CallbackSwitchboard, AStepEndFlushNeverBlocksALaunchCallback) {
   CuptiApi api;
   api.cuptiActivityRegisterCallbacks = &FakeRegister;
   api.cuptiActivityEnable = &FakeEnable;
   api.cuptiActivityDisable = &FakeDisable;
-  api.cuptiActivityFlushAll = &FakeFlush;
+  api.cuptiActivityFlushAll = &FlushWaitingForALaunch;
   api.cuptiActivityGetNextRecord = &FakeNext;
   api.cuptiActivityGetNumDroppedRecords = &FakeDropped;
   g_enabled = g_disabled = 0;
@@ -688,26 +741,24 @@ TEST(CallbackSwitchboard, ActivityWindowFollowsTheCapturedStepsAndNotesLaunches)
   sink.quiet = true;
   CallbackSwitchboard board(&q, {});
   board.SetSink(&sink);
-  board.SetActivity(&activity, &check);
+  board.SetActivityCheck(&check);
+  g_board = &board;
   FakeLaunch quiet(0x1000);
   quiet.data.correlationId = 1;
-  board.Dispatch(kDriver, kLaunch, quiet.At(CUPTI_API_EXIT));
-  EXPECT_EQ(g_enabled, 0) << "no activity records outside captured steps";
-  EXPECT_EQ(check.launches_noted(), 0u);
-  sink.quiet = false;
-  for (uint32_t corr : {2u, 3u}) {
-    FakeLaunch l(0x1000);
-    l.data.correlationId = corr;
-    board.Dispatch(kDriver, kLaunch, l.At(CUPTI_API_ENTER));
-    board.Dispatch(kDriver, kLaunch, l.At(CUPTI_API_EXIT));
-  }
-  EXPECT_EQ(g_enabled, 2) << "both kinds, once";
-  EXPECT_TRUE(activity.open());
-  EXPECT_EQ(check.launches_noted(), 2u);
-  sink.quiet = true;
-  board.Dispatch(kDriver, kLaunch, quiet.At(CUPTI_API_EXIT));
-  EXPECT_EQ(g_disabled, 2);
-  EXPECT_FALSE(activity.open());
+  board.Dispatch(kDriver, kLaunch, quiet.At(CUPTI_API_EXIT));  // window closed
+  ASSERT_TRUE(activity.Open());  // the writer's thread, once
+  EXPECT_EQ(g_enabled, 2) << "both kinds";
+  sink.quiet = false;  // the next launch opens a captured window
+  activity.StepEnded(&sink);  // the writer's thread flushes at a step end
+  ASSERT_NE(g_launcher, nullptr);
+  g_launcher->join();
+  delete g_launcher;
+  g_launcher = nullptr;
+  EXPECT_TRUE(g_callback_finished_during_flush)
+      << "the launch callback waited for a lock the flush held";
+  EXPECT_EQ(sink.exits.size(), 2u) << "the quiet launch and the one made during the flush";
+  EXPECT_EQ(g_enabled, 2) << "the callback enabled nothing";
+  EXPECT_EQ(g_disabled, 0);
 }
 
 }  // namespace

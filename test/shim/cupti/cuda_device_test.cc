@@ -3,7 +3,7 @@
 // CudaDevice over a fake driver whose "device memory" is host memory and
 // whose "kernel" fills each result from its item: checks the batch ABI
 // wiring (parameter order, staging, copies), FIFO ring recycling, refusal on
-// capturing streams and full rings, and that Poll never blocks. (Lives here,
+// full rings, and that Poll never blocks. (Lives here,
 // not in test/shim/device/, because the CUDA layer's tests are one folder.)
 #include "shim/device/cuda_device.h"
 
@@ -17,7 +17,6 @@
 #include <vector>
 
 #include "shim/cupti/driver_api.h"
-#include "shim/cupti/launch_capture_state.h"
 #include "shim/engine/capture_counters.h"
 #include "shim/engine/range_oracle.h"
 #include "shim/reduce/batch_abi.h"
@@ -49,6 +48,9 @@ struct FakeGpu {
   // empty means every pointer is confirmed as its own range.
   std::map<uint64_t, uint64_t> ranges;
   int pointer_queries = 0;
+  // cuMemGetAddressRange: the mapped pieces, when they differ from `ranges`
+  // (a VMM or pool reservation mapped in part). Empty: all of each range.
+  std::map<uint64_t, uint64_t> mapped;
 };
 FakeGpu* g;
 
@@ -183,6 +185,23 @@ CUresult PointerAttrs(unsigned n, CUpointer_attribute* attrs, void** data, CUdev
   return CUDA_SUCCESS;
 }
 
+CUresult AddressRange(CUdeviceptr* base, size_t* size, CUdeviceptr p) {
+  const std::map<uint64_t, uint64_t>& pieces = g->mapped.empty() ? g->ranges : g->mapped;
+  if (pieces.empty()) {
+    *base = p;
+    *size = 1ull << 40;
+    return CUDA_SUCCESS;
+  }
+  for (auto& [s, n] : pieces) {
+    if (p >= s && p < s + n) {
+      *base = s;
+      *size = n;
+      return CUDA_SUCCESS;
+    }
+  }
+  return CUDA_ERROR_NOT_FOUND;
+}
+
 DriverApi FakeApi() {
   DriverApi a;
   a.cuCtxGetCurrent = &CtxGetCurrent;
@@ -207,6 +226,7 @@ DriverApi FakeApi() {
   a.cuCtxPopCurrent_v2 = &CtxPop;
   a.cuStreamGetCtx = &StreamGetCtx;
   a.cuPointerGetAttributes = &PointerAttrs;
+  a.cuMemGetAddressRange_v2 = &AddressRange;
   return a;
 }
 
@@ -254,16 +274,6 @@ TEST_F(CudaDeviceTest, PollDoesNotDeliverUnfinishedWork) {
   dev.Drain();  // waits (EventSynchronize), then Poll hands it over
   dev.Poll([&](uint64_t, std::span<const BufferStats>) { ++calls; });
   EXPECT_EQ(calls, 1);
-}
-
-TEST_F(CudaDeviceTest, RefusesCapturingStreams) {
-  CudaDevice dev(api_, kFatbin, {.device_memory = 1 << 20});
-  ASSERT_TRUE(dev.PrepareContext(0xC0));
-  gpu_.capturing = true;
-  MeasureItem item{0x1000, 64, DType::kF32};
-  EXPECT_FALSE(dev.Enqueue(0x5, {&item, 1}, 1));
-  EXPECT_EQ(gpu_.launches, 0);
-  EXPECT_EQ(dev.stats().capturing.load(), 1u);
 }
 
 TEST_F(CudaDeviceTest, FullRingRefusesThenRecyclesInOrder) {
@@ -322,15 +332,6 @@ TEST_F(CudaDeviceTest, FirstEnqueuePreparesTheContextThenNothingIsAllocated) {
   EXPECT_GE(gpu_.max_mode_depth, 1);
 }
 
-TEST_F(CudaDeviceTest, CapturingStreamNeverPreparesAContext) {
-  CudaDevice dev(api_, kFatbin, {.device_memory = 1 << 20});
-  gpu_.capturing = true;
-  MeasureItem item{0x1000, 64, DType::kF32};
-  EXPECT_FALSE(dev.Enqueue(0x5, {&item, 1}, 1));
-  EXPECT_EQ(gpu_.allocs, 0) << "no allocation while the stream captures";
-  EXPECT_EQ(gpu_.loaded_into, 0);
-}
-
 TEST_F(CudaDeviceTest, TheStreamsContextIsUsedNotTheCurrentOne) {
   CudaDevice dev(api_, kFatbin, {.device_memory = 1 << 20});
   gpu_.stream_ctx[0x5] = reinterpret_cast<CUcontext>(0xC5);  // current is 0xC0
@@ -365,6 +366,28 @@ TEST_F(CudaDeviceTest, UnconfirmedRangesAreNeverRead) {
   EXPECT_EQ(CaptureCounters::Get().value(Counter::kRangesConfirmed), 1u);
   EXPECT_EQ(CaptureCounters::Get().value(Counter::kRangesUnconfirmed), 2u);
   EXPECT_EQ(CaptureCounters::Get().value(Counter::kBuffersSkipped), 2u);
+}
+
+// RANGE_START/RANGE_SIZE describe a reservation (VMM, pool); only part of
+// it is mapped. Before the fix a buffer was confirmed against the whole
+// reservation, so a stale word pointing into its unmapped part was read:
+// an illegal-address error in the user's job.
+TEST_F(CudaDeviceTest, ReadsAreBoundedByTheMappedPieceNotTheReservation) {
+  CudaDevice dev(api_, kFatbin, {.device_memory = 1 << 20});
+  gpu_.ranges[0x100000] = 0x100000;  // a 1 MiB reservation
+  gpu_.mapped[0x100000] = 0x10000;   // of which 64 KiB are mapped
+  MeasureItem items[3] = {{0x100100, 0x1000, DType::kF32},    // inside the mapped piece
+                          {0x100100, 0x20000, DType::kF32},   // runs into the unmapped part
+                          {0x180000, 0x100, DType::kF32}};    // wholly in the unmapped part
+  ASSERT_TRUE(dev.Enqueue(0x5, items, 3));
+  std::vector<BufferStats> got;
+  dev.Poll([&](uint64_t, std::span<const BufferStats> s) { got.assign(s.begin(), s.end()); });
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(got[0].n, 0x1000u);
+  EXPECT_EQ(got[1].n, 0u) << "never read past the mapped piece";
+  EXPECT_EQ(got[2].n, 0u) << "never read in the unmapped part";
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kRangesUnconfirmed), 2u);
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kRangesUnmapped), 1u) << "the driver refused 0x180000";
 }
 
 // Tensor dump copies follow the reductions' rule: a range the driver does not
@@ -425,24 +448,16 @@ TEST_F(CudaDeviceTest, FailedPrepareLeavesTheContextUnmeasured) {
   EXPECT_EQ(gpu_.launches, 0);
 }
 
-TEST_F(CudaDeviceTest, KnownCaptureStatusIsNotQueriedAgain) {
+// One path for the capture bit: the engine decides from the launch event;
+// the device never asks the driver again (it once did, and also read a
+// thread-local the switchboard set).
+TEST_F(CudaDeviceTest, EnqueueNeverAsksAboutCapture) {
   CudaDevice dev(api_, kFatbin, {.device_memory = 1 << 20});
-  ASSERT_TRUE(dev.PrepareContext(0xC0));
   MeasureItem item{0x1000, 64, DType::kF32};
-  {
-    LaunchCaptureState::Scope known(0x5, /*capturing=*/false);
-    ASSERT_TRUE(dev.Enqueue(0x5, {&item, 1}, 1));
-    EXPECT_EQ(gpu_.capture_queries, 0);
-  }
-  {
-    LaunchCaptureState::Scope known(0x5, /*capturing=*/true);
-    EXPECT_FALSE(dev.Enqueue(0x5, {&item, 1}, 2)) << "the switchboard said: capturing";
-    EXPECT_EQ(gpu_.capture_queries, 0);
-  }
-  ASSERT_TRUE(dev.Enqueue(0x6, {&item, 1}, 3)) << "another stream: asked";
-  EXPECT_EQ(gpu_.capture_queries, 1);
+  ASSERT_TRUE(dev.Enqueue(0x5, {&item, 1}, 1));
+  ASSERT_TRUE(dev.Enqueue(0x6, {&item, 1}, 2));
+  EXPECT_EQ(gpu_.capture_queries, 0);
 }
-
 TEST_F(CudaDeviceTest, PollMakesTheBatchContextCurrentOnAThreadWithoutOne) {
   CudaDevice dev(api_, kFatbin, {.device_memory = 1 << 20});
   ASSERT_TRUE(dev.PrepareContext(0xC0));

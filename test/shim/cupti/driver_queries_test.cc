@@ -13,10 +13,15 @@ namespace numtrace::shim {
 namespace {
 
 constexpr uint64_t kFunction = 0x100, kKernel = 0x200, kBroken = 0x300, kNoParams = 0x400;
+// A CUkernel the function query answers with INVALID_VALUE at index 0 (as
+// for a kernel without parameters) instead of a handle-kind error.
+constexpr uint64_t kKernelQuiet = 0x500;
 int g_kernel_queries = 0;
 
 CUresult FakeFuncParamInfo(CUfunction f, size_t i, size_t* off, size_t* size) {
-  if (reinterpret_cast<uint64_t>(f) == kNoParams) return CUDA_ERROR_INVALID_VALUE;
+  if (reinterpret_cast<uint64_t>(f) == kNoParams || reinterpret_cast<uint64_t>(f) == kKernelQuiet) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
   if (reinterpret_cast<uint64_t>(f) != kFunction) return CUDA_ERROR_INVALID_HANDLE;
   if (i >= 3) return CUDA_ERROR_INVALID_VALUE;
   *off = i * 8;
@@ -25,7 +30,8 @@ CUresult FakeFuncParamInfo(CUfunction f, size_t i, size_t* off, size_t* size) {
 }
 CUresult FakeKernelParamInfo(CUkernel k, size_t i, size_t* off, size_t* size) {
   ++g_kernel_queries;
-  if (reinterpret_cast<uint64_t>(k) != kKernel) return CUDA_ERROR_INVALID_HANDLE;
+  const uint64_t h = reinterpret_cast<uint64_t>(k);
+  if (h != kKernel && h != kKernelQuiet) return CUDA_ERROR_INVALID_HANDLE;
   if (i >= 2) return CUDA_ERROR_INVALID_VALUE;
   *off = i * 16;
   *size = 16;
@@ -79,8 +85,21 @@ TEST(LiveDriverQueries, EmptyLayoutIsAnAnswerNotAHandleKindError) {
   ASSERT_TRUE(q.Describe(kNoParams, &k));
   EXPECT_TRUE(k.layout.empty());
   EXPECT_EQ(k.param_bytes, 0u);
-  EXPECT_EQ(g_kernel_queries, 0) << "cuKernelGetParamInfo only after a handle-kind error";
+  EXPECT_EQ(g_kernel_queries, 1) << "the kernel query is asked once and refuses the handle";
   EXPECT_EQ(k.name, "func_name");
+}
+
+// Fails before the fix: INVALID_VALUE at index 0 was taken as "no
+// parameters" and every buffer of a CUkernel-launched kernel was lost.
+TEST(LiveDriverQueries, KernelHandleAnsweredInvalidValueStillGetsItsLayout) {
+  DriverApi api = FakeApi();
+  LiveDriverQueries q(api);
+  KernelDescription k;
+  ASSERT_TRUE(q.Describe(kKernelQuiet, &k));
+  ASSERT_EQ(k.layout.size(), 2u);
+  EXPECT_EQ(k.layout[1].offset, 16u);
+  EXPECT_EQ(k.param_bytes, 32u);
+  EXPECT_EQ(k.name, "kernel_name") << "named by the query that knew the handle";
 }
 
 TEST(LiveDriverQueries, BrokenHandleHasNoLayout) {

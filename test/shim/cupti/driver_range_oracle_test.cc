@@ -9,6 +9,7 @@
 
 #include "shim/cupti/driver_api.h"
 #include "shim/cupti/self_call_guard.h"
+#include "shim/engine/capture_counters.h"
 
 namespace numtrace::shim {
 namespace {
@@ -36,17 +37,32 @@ CUresult Attrs(unsigned n, CUpointer_attribute* attrs, void** data, CUdeviceptr 
   return CUDA_SUCCESS;
 }
 
+// cuMemGetAddressRange: all of kStart's range is mapped except its last
+// quarter; the reserved kUnmapped range has nothing mapped.
+CUresult AddressRange(CUdeviceptr* base, size_t* size, CUdeviceptr p) {
+  EXPECT_TRUE(SelfCallGuard::Active());
+  if (p >= kStart && p < kStart + kSize / 4 * 3) {
+    *base = kStart;
+    *size = kSize / 4 * 3;
+    return CUDA_SUCCESS;
+  }
+  return CUDA_ERROR_NOT_FOUND;
+}
+
 TEST(DriverRangeOracle, ConfirmsOnlyMappedRangesTheDriverKnows) {
   DriverApi api;
   api.cuPointerGetAttributes = &Attrs;
+  api.cuMemGetAddressRange_v2 = &AddressRange;
   DriverRangeOracle oracle(api);
   auto a = oracle.Confirm(kStart + 100);
   ASSERT_TRUE(a.has_value());
   EXPECT_EQ(a->start, kStart);
-  EXPECT_EQ(a->bytes, kSize);
+  EXPECT_EQ(a->bytes, kSize / 4 * 3) << "the mapped piece, not the whole reported range";
+  EXPECT_FALSE(oracle.Confirm(kStart + kSize - 8).has_value()) << "inside the range, not mapped";
   EXPECT_FALSE(oracle.Confirm(0x5555'0000).has_value()) << "unknown: success with zeros";
   EXPECT_FALSE(oracle.Confirm(kUnmapped + 8).has_value()) << "reserved, not mapped";
   EXPECT_FALSE(oracle.Confirm(0xBAD0000).has_value()) << "an error is no confirmation";
+  EXPECT_GE(CaptureCounters::Get().value(Counter::kRangesUnmapped), 1u) << "refusals are counted";
 }
 
 }  // namespace

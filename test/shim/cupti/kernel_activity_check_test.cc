@@ -62,5 +62,42 @@ TEST(KernelActivityCheck, ARecordBeforeItsLaunchIsNotedStillMatches) {
   EXPECT_EQ(check.launches_noted(), 1u);
 }
 
+// NUMTRACE_STEPS=all: the set of noted launches was never cleared (about
+// 4 GB per 100 M launches). Now it holds at most two steps' worth, and a
+// record that comes one step late still matches.
+TEST(KernelActivityCheck, NotedLaunchesAreKeptForTwoStepsNotTheWholeJob) {
+  KernelActivityCheck check("numtrace_reduce_batch");
+  uint32_t corr = 1;
+  for (int step = 0; step < 50; ++step) {
+    for (int i = 0; i < 1000; ++i) check.NoteLaunch(corr++);
+    const uint32_t late = step == 0 ? corr - 1 : corr - 1500;  // step 0: its own; later: the last step's
+    check.OnKernel(late, "late_from_last_step", false);
+    EXPECT_TRUE(check.Settle().empty()) << "step " << step;
+    EXPECT_LE(check.launches_noted(), 2000u) << "step " << step;
+  }
+  EXPECT_EQ(check.launches_noted(), 1000u) << "only the last step's, kept for its late records";
+}
+
+// Activity stays enabled for the whole job: kernels of quiet steps must not
+// count as unmeasured, nor pile up in memory.
+TEST(KernelActivityCheck, RecordsOutsideCapturedWindowsAreIgnored) {
+  KernelActivityCheck check("numtrace_reduce_batch");
+  check.Window(false, 10);  // the first launch was quiet
+  check.OnKernel(12, "quiet_step_kernel", false);
+  check.Window(true, 20);   // captured window [20, 30)
+  check.NoteLaunch(20);
+  check.OnKernel(15, "between_windows", false);  // late record of the quiet step
+  check.OnKernel(20, "gemm", false);
+  check.OnKernel(21, "internal_launch", false);
+  check.NoteLaunch(22);
+  check.Window(false, 30);
+  check.OnKernel(22, "late_but_inside", false);
+  check.OnKernel(35, "after_the_window", false);
+  auto u = check.Settle();
+  ASSERT_EQ(u.size(), 1u);
+  EXPECT_EQ(u[0].name, "internal_launch");
+  EXPECT_EQ(check.records_outside(), 3u) << "12 and 35 dropped on arrival, 15 at settle";
+}
+
 }  // namespace
 }  // namespace numtrace::shim

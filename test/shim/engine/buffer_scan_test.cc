@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "shim/engine/capture_counters.h"
 #include "test/shim/engine/engine_test_util.h"
 
 namespace numtrace::shim {
@@ -30,9 +31,13 @@ class FakeOracle : public RangeOracle {
   std::optional<Allocation> Confirm(uint64_t address) override {
     ++asked;
     if (address >= kPool && address < kPool + 8192) return Allocation{kPool, 8192, AllocKind::kPlain};
+    if (address >= kSegment && address < kSegment + kSegmentBytes) {
+      return Allocation{kSegment, kSegmentBytes, AllocKind::kPlain};
+    }
     return std::nullopt;
   }
   static constexpr uint64_t kPool = 0x7f00'9000'0000ull;
+  static constexpr uint64_t kSegment = 0x7f10'0000'0000ull, kSegmentBytes = 4ull << 30;
   int asked = 0;
 };
 
@@ -49,6 +54,21 @@ TEST_F(BufferScanTest, PointersTheMapLacksAreAskedOfTheOracle) {
   EXPECT_EQ(oracle.asked, 2) << "kA came from the map; 7 is no pointer worth a driver query";
   ScanBuffers(e.params, e.layout, allocs, &found);
   EXPECT_EQ(found.size(), 1u) << "without an oracle only the map counts";
+}
+
+// A word pointing into a 4 GiB range only the driver knows (a pool
+// segment) must not become a 4 GiB buffer.
+TEST_F(BufferScanTest, HugeRangesFoundOnlyThroughTheDriverAreRefusedAndCounted) {
+  CaptureCounters::Get().Reset();
+  FakeOracle oracle;
+  LaunchBuilder b("k", 1);
+  b.U64(FakeOracle::kSegment + 4096).U64(FakeOracle::kPool);
+  const LaunchEvent& e = b.event();
+  ScanBuffers(e.params, e.layout, allocs, &found, &oracle);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].addr, FakeOracle::kPool);
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kDriverBuffersCapped), 1u);
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kBuffersFromDriver), 1u);
 }
 
 TEST(StepRangeCache, AsksOncePerStepForRangesAndRefusals) {
