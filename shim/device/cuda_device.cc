@@ -62,7 +62,10 @@ class ContextScope {
     if (api_.cuCtxGetCurrent(&current) != CUDA_SUCCESS) current = nullptr;
     if (reinterpret_cast<uint64_t>(current) == context) return;
     pushed_ = api_.cuCtxPushCurrent_v2(reinterpret_cast<CUcontext>(context)) == CUDA_SUCCESS;
+    failed_ = !pushed_;
   }
+  // False when the context could not be made current.
+  bool ok() const { return !failed_; }
   ~ContextScope() {
     if (!pushed_) return;
     CUcontext popped = nullptr;
@@ -73,7 +76,7 @@ class ContextScope {
 
  private:
   const DriverApi& api_;
-  bool pushed_ = false;
+  bool pushed_ = false, failed_ = false;
 };
 
 std::string DriverVersionFromProc() {
@@ -171,82 +174,157 @@ std::optional<DeviceInfo> QueryDeviceInfo(const DriverApi& api, uint64_t context
 }
 
 CudaDevice::CudaDevice(const DriverApi& api, std::span<const uint8_t> fatbin, Options options)
-    : api_(api), fatbin_(fatbin), options_(options) {
-  if (options_.host_memory == 0) {
-    options_.host_memory = std::max<uint64_t>(options_.device_memory / 16, 1ull << 20);
-  }
-}
+    : api_(api), fatbin_(fatbin), options_(options) {}
 
-bool CudaDevice::LoadKernelLocked() {
-  if (kernel_ != nullptr) return true;
-  if (kernel_failed_) return false;
+bool CudaDevice::LoadKernel() {
+  if (kernel_.load(std::memory_order_acquire) != nullptr) return true;
+  if (kernel_failed_.load(std::memory_order_acquire)) return false;
+  // Another thread loading right now: this preparation waits for nothing
+  // (the caller refuses the launch and a later one tries again).
+  std::unique_lock<std::mutex> lock(load_mu_, std::try_to_lock);
+  if (!lock.owns_lock()) return false;
+  if (kernel_.load(std::memory_order_acquire) != nullptr) return true;
   CUlibrary lib = nullptr;
   CUkernel kernel = nullptr;
   // Context-independent loading: one CUlibrary serves every context.
   if (!NUMTRACE_CU_CHECK(api_.cuLibraryLoadData(&lib, fatbin_.data(), nullptr, nullptr, 0, nullptr,
                                                 nullptr, 0)) ||
       !NUMTRACE_CU_CHECK(api_.cuLibraryGetKernel(&kernel, lib, kReduceBatchKernelName))) {
-    kernel_failed_ = true;
+    kernel_failed_.store(true, std::memory_order_release);
     log::Warn("cannot load the reduction kernels for this GPU; kernels are listed without stats");
     return false;
   }
   library_ = lib;
-  kernel_ = kernel;
+  kernel_.store(kernel, std::memory_order_release);
   return true;
 }
 
-CudaDevice::Context* CudaDevice::ContextForStreamLocked(void* stream) {
+uint64_t CudaDevice::StreamContext(void* stream) {
   CUcontext ctx = nullptr;
   // cuStreamGetCtx answers for the legacy and per-thread handles too (the
   // calling thread's context); fall back to the current context on error.
   if (api_.cuStreamGetCtx(static_cast<CUstream>(stream), &ctx) != CUDA_SUCCESS || ctx == nullptr) {
-    if (api_.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || ctx == nullptr) return nullptr;
+    if (api_.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || ctx == nullptr) return 0;
   }
-  uint64_t handle = reinterpret_cast<uint64_t>(ctx);
-  for (auto& c : contexts_) {
-    if (c->handle == handle) return c->failed ? nullptr : c.get();
+  return reinterpret_cast<uint64_t>(ctx);
+}
+
+CudaDevice::Context* CudaDevice::ReadyContext(uint64_t handle) {
+  if (handle == 0) return nullptr;
+  Context* c = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& p : contexts_) {
+      if (p->handle == handle) c = p.get();
+    }
+    if (c == nullptr) {
+      contexts_.push_back(std::make_unique<Context>());
+      c = contexts_.back().get();
+      c->handle = handle;
+    }
+    if (c->state == State::kReady) return c;
+    if (c->state != State::kNew) return nullptr;  // failed, or another thread prepares it
+    c->state = State::kPreparing;  // this thread owns it until the state changes
   }
-  return PrepareLocked(handle);
+  Prepared r = Prepare(*c);
+  std::lock_guard<std::mutex> lock(mu_);
+  switch (r) {
+    case Prepared::kReady:
+      c->state = State::kReady;
+      CaptureCounters::Get().Add(Counter::kContextsPrepared);
+      return c;
+    case Prepared::kBusy:
+      c->state = State::kNew;  // a later launch tries again
+      return nullptr;
+    case Prepared::kFailed:
+      break;
+  }
+  c->state = State::kFailed;
+  CaptureCounters::Get().Add(Counter::kContextsFailed);
+  return nullptr;
 }
 
 bool CudaDevice::PrepareContext(uint64_t context) {
   SelfCallGuard guard;
   RelaxedCaptureScope relaxed(api_);
-  std::lock_guard<std::mutex> lock(mu_);
   if (context == 0) {
     CUcontext current = nullptr;
     if (api_.cuCtxGetCurrent(&current) != CUDA_SUCCESS || current == nullptr) return false;
     context = reinterpret_cast<uint64_t>(current);
   }
-  for (auto& c : contexts_) {
-    if (c->handle == context) return !c->failed;
-  }
-  return PrepareLocked(context) != nullptr;
+  return ReadyContext(context) != nullptr;
 }
 
-CudaDevice::Context* CudaDevice::PrepareLocked(uint64_t context) {
-  CUcontext current = nullptr;
-  if (api_.cuCtxGetCurrent(&current) != CUDA_SUCCESS) current = nullptr;
-  bool pushed = false;
-  if (reinterpret_cast<uint64_t>(current) != context) {
-    pushed = api_.cuCtxPushCurrent_v2(reinterpret_cast<CUcontext>(context)) == CUDA_SUCCESS;
-    if (!pushed) {
-      CaptureCounters::Get().Add(Counter::kContextsFailed);
-      log::Warn("cannot make CUDA context {:#x} current; not measuring in it", context);
-      return nullptr;  // not remembered: a later launch may try again
-    }
+CudaDevice::Prepared CudaDevice::Prepare(Context& c) {
+  ContextScope in_context(api_, c.handle);
+  if (!in_context.ok()) {
+    log::Warn("cannot make CUDA context {:#x} current; not measuring in it yet", c.handle);
+    return Prepared::kBusy;  // not remembered as failed: a later launch may try again
   }
-  auto c = std::make_unique<Context>();
-  c->handle = context;
-  c->failed = !InitLocked(*c);
-  CaptureCounters::Get().Add(c->failed ? Counter::kContextsFailed : Counter::kContextsPrepared);
-  Context* result = c->failed ? nullptr : c.get();
-  contexts_.push_back(std::move(c));
-  if (pushed) {
-    CUcontext popped = nullptr;
-    api_.cuCtxPopCurrent_v2(&popped);
+  if (!LoadKernel()) return kernel_failed_.load() ? Prepared::kFailed : Prepared::kBusy;
+  CUfunction function = nullptr;
+  // Loads the library into this context now, not lazily at our first
+  // launch (which may sit inside the application's stream capture).
+  if (!NUMTRACE_CU_CHECK(api_.cuKernelGetFunction(
+          &function, reinterpret_cast<CUkernel>(kernel_.load(std::memory_order_acquire))))) {
+    log::Warn("cannot load the reduction kernel into CUDA context {:#x}; not measuring in it",
+              c.handle);
+    return Prepared::kFailed;
   }
-  return result;
+  size_t free = 0, total = 0;
+  if (api_.cuMemGetInfo_v2 != nullptr && api_.cuMemGetInfo_v2(&free, &total) == CUDA_SUCCESS) {
+    c.budget = std::min<uint64_t>(free / 8, kMaxRingBytes);  // unknown: the first chunk only
+  }
+  std::unique_ptr<Chunk> first = AllocateChunk(options_.device_memory);
+  if (first == nullptr) return Prepared::kFailed;  // said why
+  c.function = function;
+  c.ring_bytes = options_.device_memory;
+  c.chunks.push_back(std::move(first));
+  CaptureCounters::Get().Add(Counter::kRingChunks);
+  CaptureCounters::Get().Add(Counter::kRingBytes, options_.device_memory);
+  for (int i = 0; i < kPreparedEvents; ++i) {
+    CUevent e = nullptr;
+    if (api_.cuEventCreate(&e, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) break;
+    c.free_events.push_back(e);
+  }
+  return Prepared::kReady;
+}
+
+std::unique_ptr<CudaDevice::Chunk> CudaDevice::AllocateChunk(uint64_t device_bytes) {
+  const uint64_t host_bytes = options_.host_memory != 0
+                                  ? options_.host_memory
+                                  : std::max<uint64_t>(device_bytes / 16, 1ull << 20);
+  CUdeviceptr base = 0;
+  void* host = nullptr;
+  if (!NUMTRACE_CU_CHECK(api_.cuMemAlloc_v2(&base, device_bytes))) {
+    log::Warn("cannot allocate {} MiB of device memory for the reductions (NUMTRACE_DEVICE_MEMORY); "
+              "not measuring what does not fit", device_bytes >> 20);
+    return nullptr;
+  }
+  if (!NUMTRACE_CU_CHECK(api_.cuMemHostAlloc(&host, host_bytes, CU_MEMHOSTALLOC_PORTABLE))) {
+    api_.cuMemFree_v2(base);
+    log::Warn("cannot allocate {} MiB of pinned host memory; not measuring what does not fit",
+              host_bytes >> 20);
+    return nullptr;
+  }
+  auto chunk = std::make_unique<Chunk>();
+  chunk->device_base = base;
+  chunk->host_base = static_cast<uint8_t*>(host);
+  chunk->device_ring = ByteRing(device_bytes);
+  chunk->host_ring = ByteRing(host_bytes);
+  return chunk;
+}
+
+uint64_t CudaDevice::GrowthFor(const Context& c, uint64_t need) {
+  // Doubling keeps the number of chunks small; the budget (an eighth of the
+  // memory free when the context was prepared) keeps numtrace from taking
+  // what the job's allocator will want later.
+  uint64_t want = std::max<uint64_t>(c.ring_bytes, AlignUp(need, 1ull << 20) * 2);
+  const uint64_t room = c.budget > c.ring_bytes ? c.budget - c.ring_bytes : 0;
+  want = std::min(want, room);
+  // Crumbs are not worth a chunk: below 16 MiB (or the batch) the ring is full.
+  if (want < need || want < (16ull << 20)) return 0;
+  return AlignUp(want, 1ull << 20);
 }
 
 void CudaDevice::ConfirmRanges(std::span<const MeasureItem> items, std::vector<MeasureItem>* out) {
@@ -283,44 +361,6 @@ void CudaDevice::ConfirmRanges(std::span<const MeasureItem> items, std::vector<M
   }
 }
 
-bool CudaDevice::InitLocked(Context& c) {
-  if (!LoadKernelLocked()) return false;
-  CUfunction function = nullptr;
-  // Loads the library into this context now, not lazily at our first
-  // launch (which may sit inside the application's stream capture).
-  if (!NUMTRACE_CU_CHECK(
-          api_.cuKernelGetFunction(&function, reinterpret_cast<CUkernel>(kernel_)))) {
-    log::Warn("cannot load the reduction kernel into CUDA context {:#x}; not measuring in it",
-              c.handle);
-    return false;
-  }
-  CUdeviceptr base = 0;
-  void* host = nullptr;
-  if (!NUMTRACE_CU_CHECK(api_.cuMemAlloc_v2(&base, options_.device_memory))) {
-    log::Warn("cannot allocate {} MiB of device memory (NUMTRACE_DEVICE_MEMORY); not measuring",
-              options_.device_memory >> 20);
-    return false;
-  }
-  if (!NUMTRACE_CU_CHECK(
-          api_.cuMemHostAlloc(&host, options_.host_memory, CU_MEMHOSTALLOC_PORTABLE))) {
-    api_.cuMemFree_v2(base);
-    log::Warn("cannot allocate {} MiB of pinned host memory; not measuring",
-              options_.host_memory >> 20);
-    return false;
-  }
-  c.function = function;
-  c.device_base = base;
-  c.host_base = static_cast<uint8_t*>(host);
-  c.device_ring = ByteRing(options_.device_memory);
-  c.host_ring = ByteRing(options_.host_memory);
-  for (int i = 0; i < kPreparedEvents; ++i) {
-    CUevent e = nullptr;
-    if (api_.cuEventCreate(&e, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) break;
-    c.free_events.push_back(e);
-  }
-  return true;
-}
-
 bool CudaDevice::AcquireEventLocked(Context& c, void** event) {
   if (!c.free_events.empty()) {
     *event = c.free_events.back();
@@ -339,48 +379,81 @@ bool CudaDevice::Enqueue(uint64_t stream, std::span<const MeasureItem> items, ui
   // No capture query here: the engine never asks for a measurement on a
   // capturing stream (LaunchEvent::stream_capturing, asked once per launch
   // by the switchboard) - one path for that bit.
-  uint32_t m = static_cast<uint32_t>(items.size());
+  const uint32_t m = static_cast<uint32_t>(items.size());
   RelaxedCaptureScope relaxed(api_);
-  std::lock_guard<std::mutex> lock(mu_);
-  Context* c = ContextForStreamLocked(s);
+  Context* c = ReadyContext(StreamContext(s));
   if (c == nullptr) {
     stats_.unprepared.fetch_add(1, std::memory_order_relaxed);
     return false;
   }
-  ConfirmRanges(items, &confirmed_);
-  items = confirmed_;
-  RetireLocked(*c, /*wait=*/false);  // recycle space before asking for more
+  // Range checks are driver queries: made before taking the mutex.
+  thread_local std::vector<MeasureItem> confirmed;
+  ConfirmRanges(items, &confirmed);
+  items = confirmed;
 
-  // Stage the items in pinned memory first: planning needs them, and the
-  // H2D copy reads them from there.
   uint64_t tiles = 0;
   for (const MeasureItem& it : items) tiles += TileCount(it.bytes, it.dtype);
-  BatchLayout L(m, tiles);
   if (tiles > 0x7fffffffull) {
     stats_.full.fetch_add(1, std::memory_order_relaxed);
+    CaptureCounters::Get().Add(Counter::kRingFull);
     return false;
   }
-  std::optional<uint64_t> host_off = c->host_ring.Allocate(L.host_bytes);
-  if (!host_off) {
-    stats_.full.fetch_add(1, std::memory_order_relaxed);
-    return false;
+  const BatchLayout L(m, tiles);
+
+  std::unique_lock<std::mutex> lock(mu_);
+  std::optional<uint64_t> host_off, dev_off;
+  uint32_t chunk = 0;
+  for (int attempt = 0;; ++attempt) {
+    RetireLocked(*c, /*wait=*/false);  // recycle space before asking for more
+    // The newest chunk first: older ones drain as their batches complete.
+    for (size_t i = c->chunks.size(); i-- > 0 && !dev_off;) {
+      Chunk& k = *c->chunks[i];
+      host_off = k.host_ring.Allocate(L.host_bytes);
+      if (!host_off) continue;
+      dev_off = k.device_ring.Allocate(L.device_bytes);
+      if (!dev_off) {
+        k.host_ring.ReleaseNewest();  // keep the two rings in step
+        host_off.reset();
+        continue;
+      }
+      chunk = static_cast<uint32_t>(i);
+    }
+    if (dev_off) break;
+    const uint64_t grow = attempt == 0 && !c->growing ? GrowthFor(*c, L.device_bytes) : 0;
+    if (grow == 0) {
+      stats_.full.fetch_add(1, std::memory_order_relaxed);
+      CaptureCounters::Get().Add(Counter::kRingFull);
+      if (!warned_full_.exchange(true)) {
+        log::Warn("the reduction ring of context {:#x} is full at {} MiB and cannot grow (GPU free "
+                  "memory); launches are dropped whole (footer dropped, counter ring_full)",
+                  c->handle, c->ring_bytes >> 20);
+      }
+      return false;
+    }
+    // Allocated outside the mutex: other launches go on meanwhile.
+    c->growing = true;
+    lock.unlock();
+    std::unique_ptr<Chunk> added = AllocateChunk(grow);
+    lock.lock();
+    c->growing = false;
+    if (added == nullptr) continue;  // said why; the next attempt refuses
+    c->chunks.push_back(std::move(added));
+    c->ring_bytes += grow;
+    stats_.grown.fetch_add(1, std::memory_order_relaxed);
+    CaptureCounters::Get().Add(Counter::kRingChunks);
+    CaptureCounters::Get().Add(Counter::kRingBytes, grow);
   }
-  std::optional<uint64_t> dev_off = c->device_ring.Allocate(L.device_bytes);
-  if (!dev_off) {
-    c->host_ring.ReleaseNewest();  // keep the two rings in step
-    stats_.full.fetch_add(1, std::memory_order_relaxed);
-    return false;
-  }
+  Chunk& k = *c->chunks[chunk];
   void* acquired = nullptr;
   if (!AcquireEventLocked(*c, &acquired)) {
     // Nothing was queued yet: give the space back instead of losing the context.
-    c->device_ring.ReleaseNewest();
-    c->host_ring.ReleaseNewest();
+    k.device_ring.ReleaseNewest();
+    k.host_ring.ReleaseNewest();
     stats_.errors.fetch_add(1, std::memory_order_relaxed);
     return false;
   }
   auto* event = static_cast<CUevent>(acquired);
-  uint8_t* host = c->host_base + *host_off;
+  uint8_t* host = k.host_base + *host_off;
   auto* staged = reinterpret_cast<NtBatchItem*>(host);
   for (uint32_t i = 0; i < m; ++i) {
     staged[i] = NtBatchItem{items[i].address, items[i].bytes, 0, 0,
@@ -389,10 +462,10 @@ bool CudaDevice::Enqueue(uint64_t stream, std::span<const MeasureItem> items, ui
   NtPlanBatch(staged, m);
   std::memset(host + L.counters, 0, uint64_t{m} * 4);
 
-  CUdeviceptr dev = c->device_base + *dev_off;
+  CUdeviceptr dev = k.device_base + *dev_off;
   CUdeviceptr items_dev = dev + L.items, counters_dev = dev + L.counters;
   CUdeviceptr partials_dev = dev + L.partials, results_dev = dev + L.results;
-  void* params[] = {&items_dev, &m, &partials_dev, &counters_dev, &results_dev};
+  void* params[] = {&items_dev, const_cast<uint32_t*>(&m), &partials_dev, &counters_dev, &results_dev};
   bool ok = m == 0 ||
             (NUMTRACE_CU_CHECK(api_.cuMemcpyHtoDAsync_v2(dev, host, L.staged_bytes, s)) &&
              NUMTRACE_CU_CHECK(api_.cuLaunchKernel(static_cast<CUfunction>(c->function),
@@ -405,14 +478,14 @@ bool CudaDevice::Enqueue(uint64_t stream, std::span<const MeasureItem> items, ui
     // Work may already be queued on the stream that reads this space, so the
     // space stays taken until an event recorded now completes.
     if (api_.cuEventRecord(event, s) == CUDA_SUCCESS) {
-      c->in_flight.push_back({0, 0, event, nullptr, false});
+      c->in_flight.push_back({0, 0, chunk, event, nullptr, false});
     } else {
-      c->failed = true;  // cannot know when the space is free: stop using it
+      c->state = State::kFailed;  // cannot know when the space is free: stop using it
     }
     stats_.errors.fetch_add(1, std::memory_order_relaxed);
     return false;
   }
-  c->in_flight.push_back({ticket, m, event, host + L.host_results, true});
+  c->in_flight.push_back({ticket, m, chunk, event, host + L.host_results, true});
   stats_.batches.fetch_add(1, std::memory_order_relaxed);
   return true;
 }
@@ -429,10 +502,13 @@ void CudaDevice::RetireLocked(Context& c, bool wait) {
     } else if (r != CUDA_SUCCESS) {
       NUMTRACE_CU_CHECK(r);  // the ticket never completes: the engine times it out
     }
+    // Batches of one chunk are allocated and retired in the same order, so
+    // each chunk's ring stays FIFO.
+    Chunk& k = *c.chunks[b.chunk];
+    k.device_ring.ReleaseOldest();
+    k.host_ring.ReleaseOldest();
     c.free_events.push_back(b.event);
     c.in_flight.pop_front();
-    c.device_ring.ReleaseOldest();
-    c.host_ring.ReleaseOldest();
   }
 }
 
@@ -441,9 +517,10 @@ void CudaDevice::Poll(const ResultFn& fn) {
   RelaxedCaptureScope relaxed(api_);  // cuEventQuery would break another thread's global capture
   std::vector<Parked> ready;
   {
+    // Event queries do not block: the mutex is held for bookkeeping only.
     std::lock_guard<std::mutex> lock(mu_);
     for (auto& c : contexts_) {
-      if (c->failed || c->in_flight.empty()) continue;
+      if (c->state != State::kReady || c->in_flight.empty()) continue;
       ContextScope current(api_, c->handle);
       RetireLocked(*c, /*wait=*/false);
     }
@@ -457,12 +534,36 @@ void CudaDevice::Poll(const ResultFn& fn) {
 void CudaDevice::Drain() {
   SelfCallGuard guard;
   RelaxedCaptureScope relaxed(api_);
+  // Wait for every batch in flight WITHOUT the mutex (batches on several
+  // streams complete in any order): an application thread in a launch
+  // callback must never wait behind a blocking driver call of ours. An
+  // event recycled meanwhile only makes its wait end later.
+  std::vector<std::pair<uint64_t, void*>> waits;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& c : contexts_) {
+      if (c->state != State::kReady) continue;
+      for (const Batch& b : c->in_flight) waits.emplace_back(c->handle, b.event);
+    }
+  }
+  for (auto& [context, event] : waits) {
+    ContextScope current(api_, context);
+    NUMTRACE_CU_CHECK(api_.cuEventSynchronize(static_cast<CUevent>(event)));
+  }
   std::lock_guard<std::mutex> lock(mu_);
   for (auto& c : contexts_) {
-    if (c->failed || c->in_flight.empty()) continue;
+    if (c->state != State::kReady || c->in_flight.empty()) continue;
     ContextScope current(api_, c->handle);
-    RetireLocked(*c, /*wait=*/true);
+    RetireLocked(*c, /*wait=*/false);
   }
+}
+
+void CudaDevice::FreeChunks(Context& c) {
+  for (auto& k : c.chunks) {
+    if (k->device_base != 0) api_.cuMemFree_v2(k->device_base);
+    if (k->host_base != nullptr) api_.cuMemFreeHost(k->host_base);
+  }
+  c.chunks.clear();
 }
 
 void CudaDevice::ReleaseContext(uint64_t context) {
@@ -472,12 +573,13 @@ void CudaDevice::ReleaseContext(uint64_t context) {
   for (auto it = contexts_.begin(); it != contexts_.end(); ++it) {
     Context& c = **it;
     if (c.handle != context) continue;
+    // Being prepared by a launch on another thread: that thread owns it.
+    if (c.state == State::kPreparing) return;
     {
       ContextScope current(api_, context);
-      if (!c.failed) RetireLocked(c, /*wait=*/true);
+      if (c.state == State::kReady) RetireLocked(c, /*wait=*/true);
       for (void* e : c.free_events) api_.cuEventDestroy_v2(static_cast<CUevent>(e));
-      if (c.device_base != 0) api_.cuMemFree_v2(c.device_base);
-      if (c.host_base != nullptr) api_.cuMemFreeHost(c.host_base);
+      FreeChunks(c);
     }
     contexts_.erase(it);
     return;

@@ -6,16 +6,29 @@
 // stream, so stream order alone puts the measurement after (or, at ENTER,
 // before) the kernel: no host synchronisation per launch.
 //
-// Memory: per CUDA context, one device ring (config.device_memory, 64 MiB by
-// default) holds each batch's items, counters, tile partials and results,
-// and one pinned host ring holds the staged items and the copied-back
-// results. A context is prepared lazily - kernel loaded, both rings and a
-// pool of events allocated - at the first Enqueue in it, which is always
-// outside stream capture (Enqueue refuses capturing streams before anything
-// else) and in relaxed capture mode; never inside CUPTI's context-creation
-// callback, where allocating is known to deadlock other tools. Later
-// Enqueues in the context allocate nothing. A context whose preparation
-// failed gets no measurement (one line, footer counter contexts_failed).
+// Memory: per CUDA context, a device ring holds each batch's items,
+// counters, tile partials and results, and a pinned host ring the staged
+// items and the copied-back results. A measurement needs about 96 bytes of
+// device scratch per 4,096 elements, and PyTorch's host thread runs
+// hundreds of launches ahead of the GPU, so a fixed ring drops most of a
+// model-size step. The ring is a list of chunks: the first of
+// config.device_memory (64 MiB); when a batch does not fit, Enqueue adds a
+// chunk (doubling the ring, at least the batch) outside the mutex, up to a
+// budget of an eighth of the GPU's free memory when the context was
+// prepared (cuMemGetInfo) and kMaxRingBytes.
+// Space is reused as batches complete (FIFO per chunk). Only when the ring
+// cannot grow is the batch refused: the engine drops the whole launch with
+// a note (footer `dropped`, counter ring_full). Chunks live until the
+// context is destroyed (counters ring_chunks, ring_bytes).
+//
+// A context is prepared lazily - kernel loaded, first chunk and a pool of
+// events allocated - at the first Enqueue in it, outside the mutex other
+// launches need (a second launch in the same context meanwhile is refused,
+// never made to wait), in relaxed capture mode, never inside CUPTI's
+// context-creation callback, where allocating is known to deadlock other
+// tools. A context whose preparation failed (a GPU the allocator filled)
+// gets no measurement: one line, footer counter contexts_failed, capture
+// goes on elsewhere.
 // The launch's context is its stream's (cuStreamGetCtx), not the thread's
 // current one; the thread's is used only when the driver cannot say.
 //
@@ -102,14 +115,18 @@ std::optional<DeviceInfo> QueryDeviceInfo(const DriverApi& api, uint64_t context
 class CudaDevice : public Device {
  public:
   struct Options {
-    uint64_t device_memory = 64ull << 20;  // per context
-    uint64_t host_memory = 0;              // pinned, per context; 0: device_memory / 16, >= 1 MiB
+    uint64_t device_memory = 64ull << 20;  // per context, first chunk of the ring
+    uint64_t host_memory = 0;              // pinned, per chunk; 0: device chunk / 16, >= 1 MiB
   };
+  // The ring grows in chunks up to an eighth of the GPU's free memory when
+  // the context is prepared, and never beyond this many bytes.
+  static constexpr uint64_t kMaxRingBytes = 16ull << 30;
   struct Stats {
     std::atomic<uint64_t> batches{0};
     std::atomic<uint64_t> full{0};        // refused: ring full or batch too big
     std::atomic<uint64_t> errors{0};      // refused: a driver call failed
-    std::atomic<uint64_t> unprepared{0};  // refused: the current context was not prepared
+    std::atomic<uint64_t> unprepared{0};  // refused: the context is not (yet) prepared
+    std::atomic<uint64_t> grown{0};       // chunks added to a ring
   };
 
   CudaDevice(const DriverApi& api, std::span<const uint8_t> fatbin, Options options);
@@ -144,20 +161,30 @@ class CudaDevice : public Device {
   void SetRangeOracle(RangeOracle* oracle) { ranges_ = oracle; }
 
  private:
+  // One piece of a context's ring: device memory for batches, pinned host
+  // memory for staging and results, each a FIFO ByteRing.
+  struct Chunk {
+    uint64_t device_base = 0;  // CUdeviceptr
+    uint8_t* host_base = nullptr;
+    ByteRing device_ring, host_ring;
+  };
   struct Batch {
     uint64_t ticket;
     uint32_t count;
+    uint32_t chunk;       // index into Context::chunks
     void* event;          // CUevent
     const void* results;  // BufferStats[count] in the host ring
     bool deliver;         // false: a failed batch that only holds ring space
   };
+  enum class State : uint8_t { kNew, kPreparing, kReady, kFailed };
   struct Context {
     uint64_t handle = 0;
-    bool failed = false;
+    State state = State::kNew;
     void* function = nullptr;  // CUfunction: the kernel loaded into this context
-    uint64_t device_base = 0;  // CUdeviceptr
-    uint8_t* host_base = nullptr;
-    ByteRing device_ring, host_ring;
+    std::vector<std::unique_ptr<Chunk>> chunks;
+    uint64_t ring_bytes = 0;   // device bytes of all chunks
+    uint64_t budget = 0;       // the most ring_bytes may grow to (GrowthFor)
+    bool growing = false;      // a thread is allocating a chunk (outside mu_)
     std::deque<Batch> in_flight;
     std::vector<void*> free_events;
   };
@@ -165,32 +192,50 @@ class CudaDevice : public Device {
     uint64_t ticket;
     std::vector<BufferStats> stats;
   };
+  enum class Prepared : uint8_t { kReady, kFailed, kBusy };
 
   // The context `stream` belongs to (the current one when the driver cannot
-  // say), prepared now if it is new; null when it could not be prepared.
-  Context* ContextForStreamLocked(void* stream);
-  Context* PrepareLocked(uint64_t context);
+  // say); 0 when there is none. No lock: driver calls only.
+  uint64_t StreamContext(void* stream);
+  // The ready context `handle`, preparing it first when it is new. The
+  // preparation runs outside mu_: other threads' Enqueues in other contexts
+  // go on meanwhile, and one in the same context is refused (unprepared),
+  // never made to wait. Null when the context is not (yet) measured.
+  Context* ReadyContext(uint64_t handle);
+  // Kernel load, first chunk, events for `c` (state kPreparing, owned by
+  // the calling thread). No lock held; pushes `c`'s context for the calls.
+  Prepared Prepare(Context& c);
+  bool LoadKernel();
+  // A chunk of `device_bytes` (and its pinned part). Outside mu_.
+  std::unique_ptr<Chunk> AllocateChunk(uint64_t device_bytes);
+  // Bytes the ring of `c` may grow by for a batch of `need` device bytes,
+  // or 0: bounded by Context::budget.
+  uint64_t GrowthFor(const Context& c, uint64_t need);
   // Checks each item's range with the driver; unconfirmed ones get 0 bytes.
   void ConfirmRanges(std::span<const MeasureItem> items, std::vector<MeasureItem>* out);
-  bool InitLocked(Context& c);
   bool AcquireEventLocked(Context& c, void** event);
-  bool LoadKernelLocked();
   // Moves finished batches of `c` (FIFO order) to parked_ and recycles
   // their ring space; `wait` blocks until all are finished.
   void RetireLocked(Context& c, bool wait);
+  void FreeChunks(Context& c);
 
   const DriverApi& api_;
   std::span<const uint8_t> fatbin_;
   Options options_;
+  // Never held across a blocking driver call or a CUPTI call: Enqueue (in
+  // the application's launch callback) takes it for ring bookkeeping and
+  // the asynchronous copy/launch/record calls; Poll for non-blocking event
+  // queries. Context preparation, chunk allocation and Drain's waits run
+  // without it.
   std::mutex mu_;
+  std::mutex load_mu_;  // the one kernel load; only try_lock'ed on the launch path
   void* library_ = nullptr;  // CUlibrary
-  void* kernel_ = nullptr;   // CUkernel
-  bool kernel_failed_ = false;
+  std::atomic<void*> kernel_{nullptr};  // CUkernel
+  std::atomic<bool> kernel_failed_{false};
   std::vector<std::unique_ptr<Context>> contexts_;
   std::vector<Parked> parked_;
-  std::vector<MeasureItem> confirmed_;  // Enqueue's scratch, under mu_
   RangeOracle* ranges_ = nullptr;
-  std::atomic<bool> warned_unconfirmed_{false};
+  std::atomic<bool> warned_unconfirmed_{false}, warned_full_{false};
   Stats stats_;
   CudaDumpCopier dump_copier_{api_};
 };

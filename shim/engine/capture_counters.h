@@ -53,7 +53,10 @@ namespace numtrace::shim {
   X(kRangesUnconfirmed, "ranges_unconfirmed")                    \
   X(kBuffersSkipped, "buffers_skipped")                          \
   X(kRangesUnmapped, "ranges_unmapped")                          \
-  X(kDriverBuffersCapped, "driver_buffers_capped")
+  X(kDriverBuffersCapped, "driver_buffers_capped")              \
+  X(kRingChunks, "ring_chunks")                                  \
+  X(kRingBytes, "ring_bytes")                                    \
+  X(kRingFull, "ring_full")
 
 enum class Counter : uint8_t {
 #define NUMTRACE_ENUM(e, name) e,

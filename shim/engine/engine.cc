@@ -27,6 +27,7 @@ struct Scratch {
   std::vector<ScannedBuffer> scanned;
   MeasurementPlan plan;
   bool dump = false;  // the launch being captured is dumped too
+  bool dropped = false;  // its "before" was refused: the launch is dropped whole
 };
 Scratch& ThreadScratch() {
   thread_local Scratch s;
@@ -164,6 +165,7 @@ int64_t Engine::Begin(const LaunchEvent& launch, LaunchDecision d, bool at_enter
   p.buffers = s.plan.buffers;
   p.want_before = at_enter && config_.outputs == OutputsMode::kChanged && !s.plan.items.empty();
   s.dump = false;
+  s.dropped = false;
   int64_t index;
   {
     // Numbering the launch under the lock that orders pending_ keeps the
@@ -184,6 +186,7 @@ int64_t Engine::Begin(const LaunchEvent& launch, LaunchDecision d, bool at_enter
   if (index >= 0 && at_enter && config_.outputs == OutputsMode::kChanged && !s.plan.items.empty()) {
     if (!device_->Enqueue(launch.stream, s.plan.items, static_cast<uint64_t>(index) * 2)) {
       MarkDropped(index);
+      s.dropped = true;
     }
     // The inputs as the kernel will find them: queued before the kernel itself.
     if (s.dump && !device_->EnqueueCopy(launch.stream, s.plan.items, static_cast<uint64_t>(index) * 2)) {
@@ -198,6 +201,8 @@ void Engine::MeasureAfter(const LaunchEvent& launch, int64_t index) {
   // gone already, and Shutdown has written this entry off.
   if (shut_down_.load(std::memory_order_acquire)) return;
   const MeasurementPlan& plan = ThreadScratch().plan;
+  // Dropped whole at ENTER: no ring space for the half of a launch.
+  if (ThreadScratch().dropped) return;
   if (plan.items.empty()) {
     std::lock_guard<std::mutex> lock(mu_);
     if (static_cast<uint64_t>(index) >= base_) pending_[index - base_].has_after = true;

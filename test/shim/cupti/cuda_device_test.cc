@@ -11,9 +11,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <thread>
 #include <vector>
 
 #include "shim/cupti/driver_api.h"
@@ -37,6 +40,7 @@ struct FakeGpu {
   int launches = 0;
   uint64_t last_grid = 0;
   std::map<CUevent, bool> recorded;
+  std::map<CUevent, bool> synced;  // waited for since their last record
   bool fail_event_create = false;
   // The thread's context stack (the fake is single-threaded): top is current.
   std::vector<CUcontext> contexts{reinterpret_cast<CUcontext>(0xC0)};
@@ -51,6 +55,17 @@ struct FakeGpu {
   // cuMemGetAddressRange: the mapped pieces, when they differ from `ranges`
   // (a VMM or pool reservation mapped in part). Empty: all of each range.
   std::map<uint64_t, uint64_t> mapped;
+  // Device memory accounting (cuMemAlloc/cuMemFree) and cuMemGetInfo.
+  std::map<uint64_t, uint64_t> live;
+  uint64_t live_bytes = 0, peak_bytes = 0;
+  uint64_t gpu_bytes = 0;  // cuMemGetInfo: free = gpu_bytes - live_bytes; 0: no cuMemGetInfo answer
+  // lag >= 0: an event completes once `lag` more events were recorded after it
+  // (the GPU that many batches behind the host).
+  int lag = -1;
+  uint64_t records = 0;
+  std::map<CUevent, uint64_t> recorded_at;
+  // cuMemAlloc blocks while alloc_gate is set (a slow or stuck allocation).
+  std::atomic<bool> alloc_gate{false}, in_alloc{false};
 };
 FakeGpu* g;
 
@@ -71,11 +86,34 @@ CUresult LibGetKernel(CUkernel* k, CUlibrary, const char* name) {
 }
 CUresult MemAlloc(CUdeviceptr* p, size_t n) {
   ++g->allocs;
+  if (g->alloc_gate) {
+    g->in_alloc = true;
+    for (int i = 0; i < 5000 && g->alloc_gate; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    g->in_alloc = false;
+  }
   if (g->fail_alloc) return CUDA_ERROR_OUT_OF_MEMORY;
+  if (g->gpu_bytes != 0 && g->live_bytes + n > g->gpu_bytes) return CUDA_ERROR_OUT_OF_MEMORY;
   *p = reinterpret_cast<CUdeviceptr>(std::malloc(n));
+  g->live[*p] = n;
+  g->live_bytes += n;
+  g->peak_bytes = std::max(g->peak_bytes, g->live_bytes);
   return CUDA_SUCCESS;
 }
-CUresult MemFree(CUdeviceptr p) { std::free(reinterpret_cast<void*>(p)); return CUDA_SUCCESS; }
+CUresult MemFree(CUdeviceptr p) {
+  auto it = g->live.find(p);
+  if (it != g->live.end()) {
+    g->live_bytes -= it->second;
+    g->live.erase(it);
+  }
+  std::free(reinterpret_cast<void*>(p));
+  return CUDA_SUCCESS;
+}
+CUresult MemGetInfo(size_t* free, size_t* total) {
+  if (g->gpu_bytes == 0) return CUDA_ERROR_NOT_SUPPORTED;
+  *total = g->gpu_bytes;
+  *free = g->gpu_bytes - g->live_bytes;
+  return CUDA_SUCCESS;
+}
 CUresult HostAlloc(void** p, size_t n, unsigned) { ++g->allocs; *p = std::malloc(n); return CUDA_SUCCESS; }
 CUresult KernelGetFunction(CUfunction* f, CUkernel k) {
   EXPECT_EQ(reinterpret_cast<uint64_t>(k), 0x22u);
@@ -147,12 +185,18 @@ CUresult EventCreate(CUevent* e, unsigned) {
   return CUDA_SUCCESS;
 }
 CUresult EventDestroy(CUevent) { return CUDA_SUCCESS; }  // events are leaked above
-CUresult EventRecord(CUevent e, CUstream) { g->recorded[e] = true; return CUDA_SUCCESS; }
-CUresult EventQuery(CUevent) {
+CUresult EventRecord(CUevent e, CUstream) {
+  g->recorded[e] = true;
+  g->recorded_at[e] = g->records++;
+  g->synced.erase(e);
+  return CUDA_SUCCESS;
+}
+CUresult EventQuery(CUevent e) {
   EXPECT_EQ(g->mode, CU_STREAM_CAPTURE_MODE_RELAXED) << "event polls must not break a global capture";
   g->queried_in.push_back(g->contexts.empty() ? nullptr : g->contexts.back());
-  return g->events_ready ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY; }
-CUresult EventSync(CUevent) { return CUDA_SUCCESS; }
+  if (g->lag >= 0 && g->records - g->recorded_at[e] > static_cast<uint64_t>(g->lag)) return CUDA_SUCCESS;
+  return g->events_ready || g->synced.count(e) != 0 ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY; }
+CUresult EventSync(CUevent e) { g->synced[e] = true; return CUDA_SUCCESS; }
 CUresult StreamGetCtx(CUstream s, CUcontext* c) {
   if (g->stream_ctx_fails) return CUDA_ERROR_INVALID_HANDLE;
   auto it = g->stream_ctx.find(reinterpret_cast<uint64_t>(s));
@@ -227,6 +271,7 @@ DriverApi FakeApi() {
   a.cuStreamGetCtx = &StreamGetCtx;
   a.cuPointerGetAttributes = &PointerAttrs;
   a.cuMemGetAddressRange_v2 = &AddressRange;
+  a.cuMemGetInfo_v2 = &MemGetInfo;
   return a;
 }
 
@@ -438,8 +483,11 @@ TEST_F(CudaDeviceTest, RangesAreConfirmedThroughTheStepCacheWhenGiven) {
 
 TEST_F(CudaDeviceTest, FailedPrepareLeavesTheContextUnmeasured) {
   CudaDevice dev(api_, kFatbin, {.device_memory = 1 << 20});
-  gpu_.fail_alloc = true;
+  gpu_.fail_alloc = true;  // a GPU the job's allocator filled
+  ::testing::internal::CaptureStderr();
   EXPECT_FALSE(dev.PrepareContext(0xC0));
+  std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("cannot allocate"), std::string::npos) << err;
   gpu_.fail_alloc = false;
   EXPECT_FALSE(dev.PrepareContext(0xC0)) << "a failed context is not retried on the launch path";
   EXPECT_EQ(CaptureCounters::Get().value(Counter::kContextsFailed), 1u);
@@ -493,6 +541,88 @@ TEST_F(CudaDeviceTest, EventShortageGivesTheSpaceBackAndKeepsTheContext) {
   dev.Poll([&](uint64_t, std::span<const BufferStats>) { ++delivered; });
   EXPECT_EQ(delivered, accepted);
   EXPECT_TRUE(dev.Enqueue(0x5, {&item, 1}, 6000)) << "the context is still measured";
+}
+
+// Issue 18, item 3: a model-size step. 10,000 launches each measuring a
+// 100 MB bf16 buffer (about 1.2 MB of device scratch per measurement) with
+// the GPU 256 batches behind the host: about 300 MB in flight, far more
+// than the 64 MiB first chunk. Before the fix most of the step was dropped.
+TEST_F(CudaDeviceTest, AModelSizeStepGrowsTheRingAndReusesItWithoutDrops) {
+  gpu_.gpu_bytes = 80ull << 30;  // an H200's worth of free memory
+  gpu_.lag = 256;
+  gpu_.events_ready = false;
+  CudaDevice dev(api_, kFatbin, {.device_memory = 64 << 20});
+  MeasureItem item{0x7f00'0000'0000ull, 100'000'000, DType::kBF16};
+  int accepted = 0, delivered = 0;
+  for (int i = 0; i < 10000; ++i) {
+    accepted += dev.Enqueue(0x5, {&item, 1}, i) ? 1 : 0;
+    if (i % 100 == 99) dev.Poll([&](uint64_t, std::span<const BufferStats>) { ++delivered; });
+  }
+  dev.Drain();
+  dev.Poll([&](uint64_t, std::span<const BufferStats>) { ++delivered; });
+  EXPECT_EQ(accepted, 10000) << "no drops";
+  EXPECT_EQ(delivered, 10000);
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kRingFull), 0u);
+  EXPECT_GT(dev.stats().grown.load(), 0u) << "the first chunk alone is too small";
+  EXPECT_LE(gpu_.peak_bytes, 1ull << 30) << "bounded: space is reused as batches complete";
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kRingBytes), gpu_.live_bytes);
+}
+
+// The same step on a GPU with 512 MiB left: the ring may grow to an eighth
+// of that and stops; every refusal is counted, exactly.
+TEST_F(CudaDeviceTest, ASmallBudgetDropsWholeMeasurementsAndCountsEachOne) {
+  gpu_.gpu_bytes = 512ull << 20;
+  gpu_.lag = 256;
+  gpu_.events_ready = false;
+  CudaDevice dev(api_, kFatbin, {.device_memory = 64 << 20});
+  MeasureItem item{0x7f00'0000'0000ull, 100'000'000, DType::kBF16};
+  int accepted = 0, refused = 0, delivered = 0;
+  ::testing::internal::CaptureStderr();
+  for (int i = 0; i < 10000; ++i) {
+    if (dev.Enqueue(0x5, {&item, 1}, i)) {
+      ++accepted;
+    } else {
+      ++refused;
+    }
+    if (i % 100 == 99) dev.Poll([&](uint64_t, std::span<const BufferStats>) { ++delivered; });
+  }
+  std::string err = ::testing::internal::GetCapturedStderr();
+  dev.Drain();
+  dev.Poll([&](uint64_t, std::span<const BufferStats>) { ++delivered; });
+  EXPECT_GT(refused, 0);
+  EXPECT_EQ(accepted + refused, 10000);
+  EXPECT_EQ(delivered, accepted) << "every accepted measurement completes";
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kRingFull), static_cast<uint64_t>(refused))
+      << "counted exactly";
+  EXPECT_EQ(dev.stats().full.load(), static_cast<uint64_t>(refused));
+  EXPECT_EQ(dev.stats().grown.load(), 0u) << "64 MiB already is the budget (512 MiB / 8)";
+  EXPECT_EQ(gpu_.peak_bytes, 64ull << 20);
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << "one line: " << err;
+}
+
+// Issue 18, item 5: preparing a context (module load, ring, pinned memory,
+// events) ran under the device mutex, so a slow allocation stalled every
+// other thread's launches. Now it runs outside it.
+TEST_F(CudaDeviceTest, PreparingOneContextDoesNotStallLaunchesInAnother) {
+  gpu_.contexts.reserve(64);
+  gpu_.stream_ctx[0x7] = reinterpret_cast<CUcontext>(0xCA);
+  gpu_.stream_ctx[0x8] = reinterpret_cast<CUcontext>(0xCB);
+  CudaDevice dev(api_, kFatbin, {.device_memory = 1 << 20});
+  ASSERT_TRUE(dev.PrepareContext(0xCB));
+  MeasureItem item{0x1000, 64, DType::kF32};
+  gpu_.alloc_gate = true;
+  bool slow_ok = false;
+  std::thread slow([&] { slow_ok = dev.Enqueue(0x7, {&item, 1}, 1); });
+  for (int i = 0; i < 5000 && !gpu_.in_alloc; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_TRUE(gpu_.in_alloc.load()) << "the first launch in 0xCA is allocating";
+  EXPECT_TRUE(dev.Enqueue(0x8, {&item, 1}, 2)) << "another context is measured meanwhile";
+  EXPECT_FALSE(dev.Enqueue(0x7, {&item, 1}, 3)) << "0xCA is being prepared: refused, not waited for";
+  EXPECT_TRUE(gpu_.alloc_gate.load()) << "both answers came while the allocation was still stuck";
+  gpu_.alloc_gate = false;
+  slow.join();
+  EXPECT_TRUE(slow_ok);
+  EXPECT_EQ(dev.stats().unprepared.load(), 1u);
+  EXPECT_TRUE(dev.Enqueue(0x7, {&item, 1}, 4)) << "prepared now";
 }
 
 TEST(ParseNvidiaDriverVersion, ProprietaryAndOpenModules) {

@@ -311,6 +311,8 @@ TEST_F(EngineTest, DeviceRefusalDropsAndCounts) {
   Register(out);
   device.FailNextEnqueues(1);
   Launch("_Z3addPfS_i", in, out, 1);  // "before" refused
+  EXPECT_EQ(device.enqueued(), 0u) << "dropped whole: its \"after\" is not even asked for";
+  EXPECT_EQ(device.rejected(), 1u);
   Launch("_Z3addPfS_i", in, out, 1);
   engine->Shutdown();
   ASSERT_EQ(sink.kernels.size(), 1u);
