@@ -175,14 +175,15 @@ int64_t Engine::Begin(const LaunchEvent& launch, LaunchDecision d, bool at_enter
     if (!d.selected) return -1;  // launches:N - another thread took the step's last slot
     p.decision = d;
     if (dumper_ != nullptr) {
-      p.dump = dumper_->Plan(next_seq_, kernel, p.buffers, p.want_before, &p.dump_note);
+      // The seq this record gets unless records before it are dropped.
+      p.dump = dumper_->Plan(captured_.load(std::memory_order_relaxed), kernel, p.buffers,
+                             p.want_before, &p.dump_note);
       s.dump = p.dump != nullptr;
     }
-    ++next_seq_;
+    captured_.fetch_add(1, std::memory_order_relaxed);
     index = static_cast<int64_t>(base_ + pending_.size());
     pending_.push_back(std::move(p));
   }
-  captured_.fetch_add(1, std::memory_order_relaxed);
   if (index >= 0 && at_enter && config_.outputs == OutputsMode::kChanged && !s.plan.items.empty()) {
     if (!device_->Enqueue(launch.stream, s.plan.items, static_cast<uint64_t>(index) * 2)) {
       MarkDropped(index);
@@ -364,6 +365,9 @@ void Engine::Pump() {
       n.msg = std::move(p.dump_note);
       dump_notes.push_back(std::move(n));
     }
+    // The trace's one seq counter: a record the sink refuses gives its seq
+    // to the next, so the numbering stays dense.
+    r.seq = emitted_;
     if (sink_->Push(std::move(r))) ++emitted_;
     for (NoteRecord& n : dump_notes) sink_->Push(std::move(n));
   }

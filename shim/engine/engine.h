@@ -133,9 +133,10 @@ class Engine : public EventSink {
   uint64_t base_ = 0;  // index of pending_.front()
   std::mutex pump_mu_;  // one Pump at a time keeps emission in order
   std::unique_ptr<TensorDumper> dumper_;  // null unless NUMTRACE_DUMP
-  uint64_t next_seq_ = 0;  // guarded by mu_: the seq the trace will give the next record
-  uint64_t emitted_ = 0;   // Pump only: kernel records the sink took
+  uint64_t emitted_ = 0;   // Pump only: kernel records the sink took = the next record's seq
 
+  // captured_: launches given a pending record, counted under mu_ in launch
+  // order (a dump plan's expected seq).
   std::atomic<uint64_t> captured_{0}, dropped_{0}, unmeasured_{0};
   std::atomic<int64_t> capturing_note_step_{-2};
   std::atomic<bool> shut_down_{false};

@@ -2,8 +2,9 @@
 //
 // Where the engine hands finished records, in launch order. TraceWriter
 // (trace_writer.h) is the real one: bounded, background thread, JSONL file.
-// Tests use an in-memory sink. The sink numbers kernel records itself (`seq`)
-// as it writes them, so a record it drops leaves no hole in the numbering.
+// Tests use an in-memory sink. The engine numbers kernel records (`seq`, the
+// one counter of it): a record the sink refuses (Push false) gives its seq
+// to the next one, so a drop leaves no hole in the numbering.
 //
 // Example:
 //   sink->Push(std::move(kernel_record));  // false: dropped (queue full)
@@ -25,7 +26,7 @@ class RecordSink {
  public:
   virtual ~RecordSink() = default;
   // Both may be called from any thread; false means the record was dropped
-  // and counted. `seq` of a kernel record is assigned by the sink.
+  // and counted. `seq` of a kernel record is the engine's; kept as given.
   virtual bool Push(KernelRecord record) = 0;
   virtual bool Push(NoteRecord note) = 0;
   // Makes everything pushed so far reach the file soon (step end).

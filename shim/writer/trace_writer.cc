@@ -145,7 +145,7 @@ void TraceWriter::Cycle() {
   buffer_.clear();
   for (Item& item : items) {
     if (auto* k = std::get_if<KernelRecord>(&item)) {
-      k->seq = seq_++;
+      ++kernels_;  // numbered by the engine (record_sink.h)
       AppendJsonLine(*k, &buffer_);
     } else {
       AppendJsonLine(std::get<NoteRecord>(item), &buffer_);
@@ -161,7 +161,7 @@ void TraceWriter::Cycle() {
     reported_drops_ = drops;
   }
   if (!buffer_.empty()) WriteBytes(buffer_);
-  kernels_written_.store(seq_, std::memory_order_relaxed);
+  kernels_written_.store(kernels_, std::memory_order_relaxed);
 }
 
 void TraceWriter::WriteBytes(std::string_view bytes) {
@@ -200,7 +200,7 @@ void TraceWriter::Finish(uint64_t launches, uint64_t dropped) {
   finished_.store(true);
   if (fd_ >= 0) {
     FooterRecord footer;
-    footer.kernels = seq_;
+    footer.kernels = kernels_;
     footer.launches = launches;
     footer.dropped = dropped_.load() + dropped;
     footer.status = "complete";

@@ -2,7 +2,7 @@
 //
 // The trace file writer of libnumtrace.so: a RecordSink with a bounded queue
 // and one background thread. Producers (the engine's Pump, markers) only
-// queue; the thread numbers kernel records (`seq`), serialises them to JSON
+// queue; the thread writes kernel records (numbered by the engine, `seq`) as JSON
 // Lines and writes whole lines with write(2), never a buffered stdio flush,
 // so a process killed at any moment leaves complete lines behind, except at
 // most the very last one when the kill lands inside a write (Linux may cut a
@@ -110,7 +110,7 @@ class TraceWriter : public RecordSink {
   // Writer-thread state (or Finish's, after the join).
   int fd_ = -1;
   std::string path_;  // guarded by mu_ for readers
-  uint64_t seq_ = 0;
+  uint64_t kernels_ = 0;  // kernel records written
   uint64_t reported_drops_ = 0;
   std::string buffer_;
   uint64_t footer_unmeasured_ = 0;  // guarded by mu_

@@ -322,6 +322,38 @@ TEST_F(EngineTest, DeviceRefusalDropsAndCounts) {
   EXPECT_NE(sink.notes[0].msg.find("NUMTRACE_DEVICE_MEMORY"), std::string::npos);
 }
 
+// One seq counter (the engine's): a record the sink refuses gives its seq
+// to the next one, so the trace stays dense.
+class RefusingSink : public testing::MemorySink {
+ public:
+  bool Push(KernelRecord r) override {
+    if (++pushes % 3 == 2) return false;  // the 2nd, 5th, ... kernel record
+    return MemorySink::Push(std::move(r));
+  }
+  bool Push(NoteRecord n) override { return MemorySink::Push(std::move(n)); }
+  int pushes = 0;
+};
+
+TEST(EngineSeq, RefusedRecordsLeaveNoHole) {
+  Config config = ConfigFrom({{"NUMTRACE_STEPS", "0"}});
+  HostDevice device;
+  RefusingSink sink;
+  Engine engine(config, &device, &sink);
+  Buf in(16), out(16);
+  engine.OnAlloc({in.addr(), in.bytes(), AllocKind::kPlain, 0});
+  engine.OnAlloc({out.addr(), out.bytes(), AllocKind::kPlain, 0});
+  for (int i = 0; i < 9; ++i) {
+    LaunchBuilder b("_Z3addPfS_i", 1);
+    b.Pointer(in.data.data()).Pointer(out.data.data()).U32(16);
+    engine.OnLaunchEnter(b.event());
+    engine.OnLaunch(b.event());
+    engine.Pump();
+  }
+  engine.Shutdown();
+  ASSERT_EQ(sink.kernels.size(), 6u);
+  for (size_t i = 0; i < sink.kernels.size(); ++i) EXPECT_EQ(sink.kernels[i].seq, i);
+}
+
 TEST_F(EngineTest, RecordsWaitForSlowResultsAndKeepLaunchOrder) {
   Make({{"NUMTRACE_STEPS", "0"}});
   Buf in(16), out(16);

@@ -35,8 +35,10 @@ class TraceWriterTest : public ::testing::Test {
     o.period = std::chrono::milliseconds(period_ms);
     return o;
   }
-  static KernelRecord Kernel(uint64_t launch) {
+  // `seq` as the engine numbers it (the writer keeps it).
+  static KernelRecord Kernel(uint64_t launch, uint64_t seq = 0) {
     KernelRecord k;
+    k.seq = seq;
     k.name = std::string("k").append(std::to_string(launch));
     k.launch = launch;
     return k;
@@ -84,7 +86,7 @@ TEST_F(TraceWriterTest, HeaderRecordsFooterInOrder) {
     NoteRecord n;
     n.msg = "hello";
     EXPECT_TRUE(w.Push(n));
-    EXPECT_TRUE(w.Push(Kernel(12)));
+    EXPECT_TRUE(w.Push(Kernel(12, 1)));
     w.WaitWritten();
     EXPECT_EQ(w.kernels_written(), 2u);
     w.SetFooterExtras(/*unmeasured=*/4, {{"launches_seen", 20}, {"runtime_without_driver", 2}});
@@ -111,7 +113,7 @@ TEST_F(TraceWriterTest, FullQueueDropsCountsAndSaysSo) {
   // A long period and no wake-ups: nothing drains while we push.
   TraceWriter w(Options(/*queue=*/5, /*period_ms=*/60000));
   int accepted = 0;
-  for (int i = 0; i < 12; ++i) accepted += w.Push(Kernel(i));
+  for (int i = 0; i < 12; ++i) accepted += w.Push(Kernel(i, accepted));  // a refused seq is reused
   EXPECT_EQ(accepted, 5);
   EXPECT_EQ(w.dropped(), 7u);
   w.Finish(12, 0);
@@ -201,7 +203,7 @@ TEST_F(TraceWriterTest, KilledMidCaptureLeavesOnlyCompleteLines) {
   if (pid == 0) {
     TraceWriter w(Options(100000, 1));
     for (uint64_t i = 0;; ++i) {
-      KernelRecord k = Kernel(i);
+      KernelRecord k = Kernel(i, i);
       k.demangled = std::string(200 + i % 300, 'x');  // lines of varying length
       BufferRecord b;
       b.bytes = i;
