@@ -49,6 +49,11 @@ struct Setting {
   std::string_view implicit_value = {};
   SettingKind kind = SettingKind::kValue;
   bool run_required = false;    // `numtrace run` refuses to start without it (-o)
+  // It changes which launches are captured or which buffers are listed, so
+  // the seq numbers and sizes of a re-capture match only when it is repeated:
+  // the trace header records its value (capture.settings) and the diff's
+  // printed re-capture commands repeat it.
+  bool recapture = false;
   std::string_view default_text = {};  // docs' default column ("" renders as "empty")
   std::string_view accepted = {};    // the accepted forms: error line and docs
   std::string_view help = {};        // one line: --help and the docs' meaning column
