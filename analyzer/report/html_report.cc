@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "absl/container/flat_hash_map.h"
+#include "analyzer/report/capture_warnings.h"
 #include "analyzer/report/dump_commands.h"
 #include "analyzer/report/html_template.h"
 #include "common/names/normalize.h"
@@ -163,6 +164,7 @@ void Warnings(const Trace& ta, const Trace& tb, const Alignment& al, JsonWriter&
     if (h.truncated) w.String(t->path + " is truncated (cut short: no footer, the process was killed)");
     if (h.dropped) w.String(t->path + ": records dropped (" + std::to_string(h.dropped) + ")");
     if (h.unmeasured) w.String(std::to_string(h.unmeasured) + " kernels ran unmeasured in " + side);
+    for (const std::string& c : CaptureWarnings(*t, side)) w.String(c);
   }
   for (const std::string& s : al.warnings) w.String(s);
   w.EndArray();

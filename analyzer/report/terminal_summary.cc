@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "analyzer/report/capture_warnings.h"
 #include "analyzer/report/dump_commands.h"
 #include "analyzer/report/terminal_text.h"
 #include "common/names/normalize.h"
@@ -212,6 +213,10 @@ void Warnings(const RankDiff& rd, Writer& w) {
     if (h.unmeasured > 0) {
       w.C(kYellow, "  warning: ");
       w << h.unmeasured << " kernels ran unmeasured in " << side << "\n";
+    }
+    for (const std::string& c : CaptureWarnings(*t, side)) {
+      w.C(kYellow, "  warning: ");
+      w << TerminalSafe(c) << "\n";
     }
     const std::string counters = CountersText(*t);
     if (!counters.empty()) w << "  " << side << " counters: " << TerminalSafe(counters) << "\n";

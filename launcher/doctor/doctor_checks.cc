@@ -8,6 +8,8 @@
 #include <regex>
 #include <system_error>
 
+#include "shim/engine/config.h"
+
 namespace numtrace::launcher {
 namespace {
 
@@ -194,6 +196,19 @@ DoctorReport RunDoctorChecks(SystemProbe& probe, const DoctorInputs& in) {
     alloc.fix = "unset it (numtrace run then sets backend:cudaMallocAsync) to measure tensors";
   }
   rows.push_back(alloc);
+
+  // Kernel activity records are the one CUPTI feature that runs on CUPTI's
+  // own thread and flushes at step ends: the first thing to switch off when
+  // a job hangs or stalls under numtrace.
+  CheckRow activity{"kernel activity check", CheckStatus::kOk, "", "", false};
+  const std::string* act = in.env.Find("NUMTRACE_ACTIVITY");
+  if (act != nullptr && !shim::ParseBool(*act).value_or(true)) {
+    activity.found = "off (NUMTRACE_ACTIVITY=" + *act + "): kernels that run unmeasured are not counted";
+  } else {
+    activity.found = "on: kernels that run unmeasured are counted (footer kernels_unmeasured)";
+    activity.fix = "if a job hangs or stalls under numtrace, rerun it with NUMTRACE_ACTIVITY=0 first";
+  }
+  rows.push_back(activity);
 
   PythonFacts py = probe.Python(in.layout, in.env);
   if (!py.python) {

@@ -119,5 +119,22 @@ TEST(TerminalSummaryTest, LeadsWithFirstDivergenceThenFirstOriginAndShowsUnmeasu
   EXPECT_NE(s.find("incomplete:"), std::string::npos) << s;
 }
 
+// Issue 18, item 4: a capture where most launches had no parameter layout
+// compares names, not numbers - the diff must say so loudly.
+TEST(TerminalSummaryTest, MostLaunchesWithoutALayoutIsAWarning) {
+  RankFixture f = Diverged();
+  FooterRecord footer;
+  footer.counters = {{"launches_seen", 100}, {"launches_no_layout", 80}, {"ring_full", 3}};
+  f.a().footer = footer;
+  FooterRecord fine;
+  fine.counters = {{"launches_seen", 100}, {"launches_no_layout", 10}};
+  f.b().footer = fine;
+  DiffReport report{"a.jsonl", "b.jsonl", false, {f.Diff()}};
+  std::string s = TerminalSummary(report, {.color = false, .top = 5, .context = 2});
+  EXPECT_NE(s.find("warning: A: 80 of 100 launches had no parameter layout"), std::string::npos) << s;
+  EXPECT_EQ(s.find("warning: B: 10 of 100"), std::string::npos) << "a few without a layout is no warning";
+  EXPECT_NE(s.find("warning: A: 3 measurements were refused by a full device ring"), std::string::npos) << s;
+}
+
 }  // namespace
 }  // namespace numtrace::analyzer

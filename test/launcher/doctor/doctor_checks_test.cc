@@ -146,6 +146,21 @@ TEST(DoctorChecks, TorchProblemsWarnButDoNotStopCapture) {
   EXPECT_EQ(Row(r, "PyTorch hooks attach").status, CheckStatus::kSkip);
 }
 
+// Issue 18, item 1: doctor names the first thing to try when a job hangs.
+TEST(DoctorChecks, KernelActivityRowNamesTheSwitchToTryWhenAJobHangs) {
+  TempDir tmp;
+  FakeProbe probe;
+  DoctorInputs in = Inputs(tmp.path());
+  DoctorReport r = RunDoctorChecks(probe, in);
+  EXPECT_EQ(Row(r, "kernel activity check").status, CheckStatus::kOk);
+  EXPECT_THAT(Row(r, "kernel activity check").fix, HasSubstr("NUMTRACE_ACTIVITY=0"));
+  in.env.Set("NUMTRACE_ACTIVITY", "off");
+  r = RunDoctorChecks(probe, in);
+  EXPECT_THAT(Row(r, "kernel activity check").found, HasSubstr("off (NUMTRACE_ACTIVITY=off)"));
+  EXPECT_TRUE(Row(r, "kernel activity check").fix.empty());
+  EXPECT_TRUE(r.can_capture);
+}
+
 TEST(ReductionKernelsCover, SassWithinAMajorAndPtxForNewerGpus) {
   std::string what;
   EXPECT_TRUE(ReductionKernelsCover(kGencode, 9, 0, &what));

@@ -1,0 +1,40 @@
+// File: analyzer/report/capture_warnings.cc
+//
+// Footer-counter warnings; see capture_warnings.h.
+#include "analyzer/report/capture_warnings.h"
+
+#include <cstdint>
+
+namespace numtrace::analyzer {
+namespace {
+
+uint64_t Counter(const Trace& t, std::string_view name) {
+  if (!t.footer) return 0;
+  for (const auto& [n, v] : t.footer->counters) {
+    if (n == name) return v;
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::vector<std::string> CaptureWarnings(const Trace& t, std::string_view side) {
+  std::vector<std::string> out;
+  const uint64_t seen = Counter(t, "launches_seen");
+  const uint64_t no_layout = Counter(t, "launches_no_layout");
+  // Most launches without a layout: their kernels have no buffers, so the
+  // diff compares names and geometry only.
+  if (seen > 0 && no_layout * 2 > seen) {
+    out.push_back(std::string(side) + ": " + std::to_string(no_layout) + " of " + std::to_string(seen) +
+                  " launches had no parameter layout (launches_no_layout): their kernels carry no "
+                  "buffers, so this diff compares names, not numbers (docs/gpu.md)");
+  }
+  if (const uint64_t full = Counter(t, "ring_full")) {
+    out.push_back(std::string(side) + ": " + std::to_string(full) +
+                  " measurements were refused by a full device ring (ring_full): those launches "
+                  "were dropped (NUMTRACE_DEVICE_MEMORY, docs/gpu.md)");
+  }
+  return out;
+}
+
+}  // namespace numtrace::analyzer
