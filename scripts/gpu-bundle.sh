@@ -79,7 +79,8 @@ fi
 cp "$root/scripts/gpu-check.sh" "$out/scripts/"
 cp "$root/scripts/gpu-check.sh" "$out/"  # run as gpu-bundle/gpu-check.sh
 cp -r "$root/scripts/hooks" "$out/scripts/" 2>/dev/null || true
-cp "$root/test/gpu/torch_transformer.py" "$root/test/gpu/replica_train.py" "$out/test/"
+cp "$root/test/gpu/torch_transformer.py" "$root/test/gpu/replica_train.py" \
+  "$root/test/gpu/torch_checks.py" "$root/test/gpu/pointer_probe.py" "$out/test/"
 git -C "$root" rev-parse HEAD >"$out/COMMIT" 2>/dev/null || echo unknown >"$out/COMMIT"
 
 # libnumtrace.so must load with only glibc, libstdc++ and the driver.

@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+# File: test/gpu/torch_checks.py
+#
+# The PyTorch rows of scripts/gpu-check.sh (issue 18), one subcommand each,
+# every one printing "result KEY VALUE" lines the check script reads. None of
+# this has run on a GPU yet. Exit 77: no CUDA here.
+#
+#   train-step OUT.txt   a few layers of hidden size 2048 in bf16, eager, one
+#                        optimizer step; writes a hash of every parameter's
+#                        bytes after the step (run it with and without the
+#                        shim: the files must be equal).
+#   reduce-overhead      torch.compile(mode="reduce-overhead") for a few steps
+#                        (CUDA graph trees) under whatever allocator the
+#                        environment chose; prints whether it ran.
+#   nccl                 init_process_group("nccl") with world size 1 and an
+#                        all_reduce; the check script looks for the NCCL kernel.
+#
+# Example:
+#   LD_PRELOAD=libnumtrace.so NUMTRACE_STEPS=1 python3 torch_checks.py train-step with.txt
+import ctypes
+import hashlib
+import os
+import sys
+
+os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+
+
+def mark_step():
+    try:
+        fn = ctypes.CDLL(None).numtrace_mark_step
+    except (AttributeError, OSError):
+        return
+    fn()
+
+
+def model(torch, layers=4, hidden=2048):
+    torch.manual_seed(0)
+    blocks = []
+    for _ in range(layers):
+        blocks += [torch.nn.Linear(hidden, hidden), torch.nn.GELU(), torch.nn.LayerNorm(hidden)]
+    return torch.nn.Sequential(*blocks).cuda().to(torch.bfloat16)
+
+
+def train_step(out_path):
+    import torch
+    torch.use_deterministic_algorithms(True)
+    m = model(torch)
+    opt = torch.optim.AdamW(m.parameters(), lr=1e-3)
+    x = torch.randn(64, 2048, device="cuda", dtype=torch.bfloat16, generator=None)
+    # Step 0 warms up (cuBLAS handles, allocator); step 1 is the captured one.
+    for step in range(2):
+        loss = m(x).float().pow(2).mean()
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        torch.cuda.synchronize()
+        mark_step()
+        print(f"step {step} loss {loss.item():.9g}")
+    h = hashlib.sha256()
+    for name, p in m.named_parameters():
+        h.update(name.encode())
+        h.update(p.detach().view(torch.uint8).cpu().numpy().tobytes())
+    with open(out_path, "w") as f:
+        f.write(h.hexdigest() + "\n")
+    print("result params_sha256", h.hexdigest())
+
+
+def reduce_overhead():
+    import torch
+    m = model(torch, layers=2, hidden=1024)
+    x = torch.randn(32, 1024, device="cuda", dtype=torch.bfloat16)
+    f = torch.compile(m, mode="reduce-overhead")
+    for step in range(4):
+        with torch.no_grad():
+            y = f(x)
+        torch.cuda.synchronize()
+        mark_step()
+    print("result allocator", os.environ.get("PYTORCH_CUDA_ALLOC_CONF", "(default)"))
+    print("result ran", float(y.float().sum()))
+
+
+def nccl():
+    import torch
+    import torch.distributed as dist
+    os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
+    os.environ.setdefault("MASTER_PORT", "29511")
+    dist.init_process_group("nccl", rank=0, world_size=1)
+    t = torch.ones(1 << 20, device="cuda")
+    for _ in range(3):
+        dist.all_reduce(t)
+        torch.cuda.synchronize()
+        mark_step()
+    print("result sum", float(t.sum()))
+    dist.destroy_process_group()
+
+
+def main():
+    try:
+        import torch
+        if not torch.cuda.is_available():
+            print("no CUDA", file=sys.stderr)
+            return 77
+    except ImportError as e:
+        print(f"no torch: {e}", file=sys.stderr)
+        return 77
+    cmd = sys.argv[1] if len(sys.argv) > 1 else ""
+    if cmd == "train-step" and len(sys.argv) == 3:
+        train_step(sys.argv[2])
+    elif cmd == "reduce-overhead":
+        reduce_overhead()
+    elif cmd == "nccl":
+        nccl()
+    else:
+        print(__doc__ if __doc__ else "usage: torch_checks.py train-step OUT | reduce-overhead | nccl",
+              file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
