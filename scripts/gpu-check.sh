@@ -171,37 +171,6 @@ else
   row "shim_gpu_test" "skip" "no GPU"
 fi
 
-# --- figures ------------------------------------------------------------
-if [ $gpu -eq 1 ]; then
-  if t 60 "$results/logs/device_bench.log" "$bin/device_bench" 1024; then
-    while read -r k v; do row "bench $k" "info" "$v"; done <"$results/logs/device_bench.log"
-  else
-    row "bench device_bench" "fail" "$(tail -1 "$results/logs/device_bench.log")"
-  fi
-  # Per-launch overhead, capture off (NUMTRACE_STEPS names a step never reached).
-  if t 45 "$results/logs/empty-plain.log" "$bin/empty_kernels" 100000 &&
-     t 60 "$results/logs/empty-shim.log" env LD_PRELOAD="$lib" NUMTRACE_STEPS=1000000 \
-       NUMTRACE_OUTPUT_DIR="$results/trace-empty" "$bin/empty_kernels" 100000; then
-    a=$(awk '/us_per_launch/ {print $2}' "$results/logs/empty-plain.log")
-    b=$(awk '/us_per_launch/ {print $2}' "$results/logs/empty-shim.log")
-    row "bench launch_us plain / shim (capture off)" "info" "$a / $b (+$(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.2f", b - a}') us)"
-  else
-    row "bench launch overhead" "fail" "see logs/empty-*.log"
-  fi
-  # Capture step vs normal steps (mlp_train prints step times on stderr).
-  if t 60 "$results/logs/mlp-capture.log" env LD_PRELOAD="$lib" NUMTRACE_STEPS=2 \
-       NUMTRACE_OUTPUT_DIR="$results/trace-mlp" "$bin/mlp_train" --steps 6; then
-    cap=$(awk '/step 2 time_ms/ {print $5}' "$results/logs/mlp-capture.log")
-    norm=$(awk '/time_ms/ && $3 >= 3 {s += $5; n++} END {if (n) printf "%.3f", s / n}' "$results/logs/mlp-capture.log")
-    row "bench mlp step_ms capture / normal" "info" "$cap / $norm"
-    footer "mlp capture" "$results/trace-mlp"
-  else
-    row "bench mlp capture step" "fail" "$(tail -1 "$results/logs/mlp-capture.log")"
-  fi
-else
-  row "bench (all)" "skip" "no GPU"
-fi
-
 # --- which callbacks fire per launch path (docs/gpu.md, "Probe answers") --
 if [ $gpu -eq 1 ] && [ -x "$bin/callback_probe" ]; then
   # cuBLASLt and NCCL from the PyTorch wheel's nvidia/ packages when the
@@ -365,6 +334,37 @@ else
   row "CUPTI held by another subscriber" "skip" "needs a GPU and bin/cupti_holder"
 fi
 
+# --- figures ------------------------------------------------------------
+if [ $gpu -eq 1 ]; then
+  if t 60 "$results/logs/device_bench.log" "$bin/device_bench" 1024; then
+    while read -r k v; do row "bench $k" "info" "$v"; done <"$results/logs/device_bench.log"
+  else
+    row "bench device_bench" "fail" "$(tail -1 "$results/logs/device_bench.log")"
+  fi
+  # Per-launch overhead, capture off (NUMTRACE_STEPS names a step never reached).
+  if t 45 "$results/logs/empty-plain.log" "$bin/empty_kernels" 100000 &&
+     t 60 "$results/logs/empty-shim.log" env LD_PRELOAD="$lib" NUMTRACE_STEPS=1000000 \
+       NUMTRACE_OUTPUT_DIR="$results/trace-empty" "$bin/empty_kernels" 100000; then
+    a=$(awk '/us_per_launch/ {print $2}' "$results/logs/empty-plain.log")
+    b=$(awk '/us_per_launch/ {print $2}' "$results/logs/empty-shim.log")
+    row "bench launch_us plain / shim (capture off)" "info" "$a / $b (+$(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.2f", b - a}') us)"
+  else
+    row "bench launch overhead" "fail" "see logs/empty-*.log"
+  fi
+  # Capture step vs normal steps (mlp_train prints step times on stderr).
+  if t 60 "$results/logs/mlp-capture.log" env LD_PRELOAD="$lib" NUMTRACE_STEPS=2 \
+       NUMTRACE_OUTPUT_DIR="$results/trace-mlp" "$bin/mlp_train" --steps 6; then
+    cap=$(awk '/step 2 time_ms/ {print $5}' "$results/logs/mlp-capture.log")
+    norm=$(awk '/time_ms/ && $3 >= 3 {s += $5; n++} END {if (n) printf "%.3f", s / n}' "$results/logs/mlp-capture.log")
+    row "bench mlp step_ms capture / normal" "info" "$cap / $norm"
+    footer "mlp capture" "$results/trace-mlp"
+  else
+    row "bench mlp capture step" "fail" "$(tail -1 "$results/logs/mlp-capture.log")"
+  fi
+else
+  row "bench (all)" "skip" "no GPU"
+fi
+
 # --- PyTorch: kernels seen, dtypes, eager vs compiled -------------------
 if [ $gpu -eq 1 ] && [ $python_torch -eq 1 ]; then
   ok=1
@@ -459,7 +459,7 @@ else
   row "tensor dumps (cuBLAS GEMM)" "skip" "needs a GPU, python3 with torch and the eager trace"
 fi
 
-# --- the numtrace command: doctor, twice, cross-rank ---------------------
+# --- the numtrace command: doctor, cross-rank ----------------------------
 nt="$bin/numtrace"
 if [ $gpu -eq 1 ] && [ -x "$nt" ]; then
   t 150 "$results/logs/doctor.log" "$nt" doctor -o "$results"
