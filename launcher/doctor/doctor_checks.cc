@@ -187,7 +187,11 @@ DoctorReport RunDoctorChecks(SystemProbe& probe, const DoctorInputs& in) {
   CheckRow alloc{"allocator setting", CheckStatus::kOk, "", "", false};
   const std::string* conf = in.env.Find("PYTORCH_CUDA_ALLOC_CONF");
   if (conf == nullptr || conf->empty()) {
-    alloc.found = "PYTORCH_CUDA_ALLOC_CONF unset: numtrace run sets backend:cudaMallocAsync";
+    alloc.found = "PYTORCH_CUDA_ALLOC_CONF unset: numtrace run sets backend:cudaMallocAsync (one "
+                  "allocation per tensor, so a buffer is a tensor)";
+    alloc.fix = "PyTorch refuses that backend for torch.compile(mode=\"reduce-overhead\"), "
+                "torch.cuda.MemPool and symmetric memory: for such jobs set PYTORCH_CUDA_ALLOC_CONF "
+                "yourself (numtrace keeps it; buffers are then allocator segments)";
   } else if (conf->find("cudaMallocAsync") != std::string::npos) {
     alloc.found = "PYTORCH_CUDA_ALLOC_CONF=" + *conf;
   } else {
