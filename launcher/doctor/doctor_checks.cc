@@ -176,6 +176,23 @@ DoctorReport RunDoctorChecks(SystemProbe& probe, const DoctorInputs& in) {
                           (sub.message.empty() ? std::string() : " (" + sub.message + ")"),
                       ""});
     }
+    // Most launches without a parameter layout: kernels are listed with no
+    // buffers, a trace of names only (issue 18). Loud, and it stops capture.
+    if (!sub.ran || sub.held || !sub.layouts_known || sub.launches_seen == 0) {
+      rows.push_back({"parameter layouts", CheckStatus::kSkip,
+                      "the CUDA child's trace said nothing about its launches", "", false});
+    } else if (sub.launches_no_layout * 2 > sub.launches_seen) {
+      rows.push_back({"parameter layouts", CheckStatus::kFail,
+                      std::to_string(sub.launches_no_layout) + " of " + std::to_string(sub.launches_seen) +
+                          " launches had no parameter layout: kernels would carry no buffers",
+                      "the driver refused cuFuncGetParamInfo/cuKernelGetParamInfo: update the driver "
+                      "(CUDA 12.4+), and report it with the footer counters (docs/gpu.md)"});
+    } else {
+      rows.push_back({"parameter layouts", CheckStatus::kOk,
+                      std::to_string(sub.launches_seen - sub.launches_no_layout) + " of " +
+                          std::to_string(sub.launches_seen) + " test launches described by the driver",
+                      "", false});
+    }
   } else {
     rows.push_back({"CUPTI subscriber free", CheckStatus::kSkip,
                     gpu_ok ? "needs the library and CUPTI" : "needs a GPU (starts a CUDA child under the library)",
@@ -188,10 +205,9 @@ DoctorReport RunDoctorChecks(SystemProbe& probe, const DoctorInputs& in) {
   const std::string* conf = in.env.Find("PYTORCH_CUDA_ALLOC_CONF");
   if (conf == nullptr || conf->empty()) {
     alloc.found = "PYTORCH_CUDA_ALLOC_CONF unset: numtrace run sets backend:cudaMallocAsync (one "
-                  "allocation per tensor, so a buffer is a tensor)";
-    alloc.fix = "PyTorch refuses that backend for torch.compile(mode=\"reduce-overhead\"), "
-                "torch.cuda.MemPool and symmetric memory: for such jobs set PYTORCH_CUDA_ALLOC_CONF "
-                "yourself (numtrace keeps it; buffers are then allocator segments)";
+                  "allocation per tensor, so a buffer is a tensor); PyTorch refuses it for "
+                  "compile(mode=\"reduce-overhead\"), MemPool and symmetric memory: set your own "
+                  "there (kept; buffers are then allocator segments)";
   } else if (conf->find("cudaMallocAsync") != std::string::npos) {
     alloc.found = "PYTORCH_CUDA_ALLOC_CONF=" + *conf;
   } else {
@@ -209,8 +225,8 @@ DoctorReport RunDoctorChecks(SystemProbe& probe, const DoctorInputs& in) {
   if (act != nullptr && !shim::ParseBool(*act).value_or(true)) {
     activity.found = "off (NUMTRACE_ACTIVITY=" + *act + "): kernels that run unmeasured are not counted";
   } else {
-    activity.found = "on: kernels that run unmeasured are counted (footer kernels_unmeasured)";
-    activity.fix = "if a job hangs or stalls under numtrace, rerun it with NUMTRACE_ACTIVITY=0 first";
+    activity.found = "on (counts kernels that run unmeasured); if a job hangs or stalls under numtrace, "
+                     "rerun it with NUMTRACE_ACTIVITY=0 first";
   }
   rows.push_back(activity);
 

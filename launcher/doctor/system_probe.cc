@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "launcher/child_process.h"
@@ -29,6 +31,60 @@ using CuDevicePrimaryCtxRetain = int (*)(void**, int);
 using CuCtxSetCurrent = int (*)(void*);
 using CuMemAlloc = int (*)(unsigned long long*, size_t);
 using CuMemFree = int (*)(unsigned long long);
+using CuModuleLoadData = int (*)(void**, const void*);
+using CuModuleGetFunction = int (*)(void**, void*, const char*);
+using CuLaunchKernel = int (*)(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                               void*, void**, void**);
+using CuCtxSynchronize = int (*)();
+
+// A kernel for the doctor's CUDA child to launch under the library, so the
+// trace's footer tells whether the driver gave parameter layouts
+// (launches_no_layout, issue 18). PTX, JIT-compiled for the GPU there.
+constexpr char kDoctorKernelPtx[] = R"(.version 8.0
+.target sm_75
+.address_size 64
+.visible .entry numtrace_doctor_kernel(.param .u64 p0, .param .u32 p1)
+{
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [p0];
+  ld.param.u32 %r1, [p1];
+  cvta.to.global.u64 %rd2, %rd1;
+  st.global.u32 [%rd2], %r1;
+  ret;
+}
+)";
+
+// The value of "NAME":N in a footer line; nullopt when absent.
+std::optional<uint64_t> FooterCounter(const std::string& footer, const std::string& name) {
+  const std::string key = "\"" + name + "\":";
+  size_t at = footer.find(key);
+  if (at == std::string::npos) return std::nullopt;
+  at += key.size();
+  uint64_t v = 0;
+  bool any = false;
+  while (at < footer.size() && footer[at] >= '0' && footer[at] <= '9') {
+    v = v * 10 + static_cast<uint64_t>(footer[at++] - '0');
+    any = true;
+  }
+  if (!any) return std::nullopt;
+  return v;
+}
+
+// The footer line of the one trace the CUDA child wrote into `dir`.
+std::string ChildFooter(const std::string& dir) {
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    if (e.path().string().find(".ntrace.jsonl") == std::string::npos) continue;
+    std::ifstream in(e.path());
+    std::string line, footer;
+    while (std::getline(in, line)) {
+      if (line.find("\"type\":\"footer\"") != std::string::npos) footer = line;
+    }
+    if (!footer.empty()) return footer;
+  }
+  return {};
+}
 using CuptiGetVersion = int (*)(uint32_t*);
 constexpr int kAttrComputeCapabilityMajor = 75;  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
 constexpr int kAttrComputeCapabilityMinor = 76;
@@ -204,7 +260,13 @@ SubscriberFacts MachineProbe::Subscriber(const InstallLayout& layout, const Envi
   env.Set("NUMTRACE_LOG_LEVEL", "info");
   env.Set("NUMTRACE_STEPS", "all");
   CapturedChild child = RunChildCaptured({layout.bin_dir + "/numtrace", "__cuda-child"}, env, 60);
+  const std::string footer = ChildFooter(dir);
   std::filesystem::remove_all(dir, ec);
+  if (auto seen = FooterCounter(footer, "launches_seen")) {
+    facts.launches_seen = *seen;
+    facts.launches_no_layout = FooterCounter(footer, "launches_no_layout").value_or(0);
+    facts.layouts_known = true;
+  }
   facts.ran = child.result.started && child.result.exit_code == 0;
   std::string err = Trim(child.err);
   if (!facts.ran) {
@@ -270,7 +332,26 @@ int CudaChildMain() {
     return 1;
   }
   if ((r = init(0)) || (r = get(&dev, 0)) || (r = retain(&ctx, dev)) || (r = set(ctx)) ||
-      (r = alloc(&ptr, 256)) || (r = release(ptr))) {
+      (r = alloc(&ptr, 256))) {
+    std::fprintf(stderr, "numtrace __cuda-child: CUDA call failed with CUresult %d\n", r);
+    return 1;
+  }
+  // A few launches for the layout check; optional (the doctor's row skips
+  // when no trace says anything): a failure here is not the subscriber's.
+  auto load = Sym<CuModuleLoadData>(h, "cuModuleLoadData");
+  auto function = Sym<CuModuleGetFunction>(h, "cuModuleGetFunction");
+  auto launch = Sym<CuLaunchKernel>(h, "cuLaunchKernel");
+  auto sync = Sym<CuCtxSynchronize>(h, "cuCtxSynchronize");
+  void* module = nullptr;
+  void* fn = nullptr;
+  if (load && function && launch && sync && load(&module, kDoctorKernelPtx) == 0 &&
+      function(&fn, module, "numtrace_doctor_kernel") == 0) {
+    unsigned n = 7;
+    void* params[] = {&ptr, &n};
+    for (int i = 0; i < 4; ++i) launch(fn, 1, 1, 1, 1, 1, 1, 0, nullptr, params, nullptr);
+    sync();
+  }
+  if ((r = release(ptr))) {
     std::fprintf(stderr, "numtrace __cuda-child: CUDA call failed with CUresult %d\n", r);
     return 1;
   }
