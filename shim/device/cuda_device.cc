@@ -384,6 +384,7 @@ bool CudaDevice::Enqueue(uint64_t stream, std::span<const MeasureItem> items, ui
   Context* c = ReadyContext(StreamContext(s));
   if (c == nullptr) {
     stats_.unprepared.fetch_add(1, std::memory_order_relaxed);
+    CaptureCounters::Get().Add(Counter::kDeviceUnprepared);
     return false;
   }
   // Range checks are driver queries: made before taking the mutex.
@@ -450,6 +451,7 @@ bool CudaDevice::Enqueue(uint64_t stream, std::span<const MeasureItem> items, ui
     k.device_ring.ReleaseNewest();
     k.host_ring.ReleaseNewest();
     stats_.errors.fetch_add(1, std::memory_order_relaxed);
+    CaptureCounters::Get().Add(Counter::kDeviceErrors);
     return false;
   }
   auto* event = static_cast<CUevent>(acquired);
@@ -483,6 +485,7 @@ bool CudaDevice::Enqueue(uint64_t stream, std::span<const MeasureItem> items, ui
       c->state = State::kFailed;  // cannot know when the space is free: stop using it
     }
     stats_.errors.fetch_add(1, std::memory_order_relaxed);
+    CaptureCounters::Get().Add(Counter::kDeviceErrors);
     return false;
   }
   c->in_flight.push_back({ticket, m, chunk, event, host + L.host_results, true});

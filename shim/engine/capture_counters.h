@@ -56,7 +56,9 @@ namespace numtrace::shim {
   X(kDriverBuffersCapped, "driver_buffers_capped")              \
   X(kRingChunks, "ring_chunks")                                  \
   X(kRingBytes, "ring_bytes")                                    \
-  X(kRingFull, "ring_full")
+  X(kRingFull, "ring_full")                                      \
+  X(kDeviceUnprepared, "device_unprepared")                      \
+  X(kDeviceErrors, "device_errors")
 
 enum class Counter : uint8_t {
 #define NUMTRACE_ENUM(e, name) e,

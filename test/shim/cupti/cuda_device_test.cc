@@ -535,6 +535,7 @@ TEST_F(CudaDeviceTest, EventShortageGivesTheSpaceBackAndKeepsTheContext) {
   gpu_.fail_event_create = true;
   EXPECT_FALSE(dev.Enqueue(0x5, {&item, 1}, 5000)) << "no event left, none can be made";
   EXPECT_GE(dev.stats().errors.load(), 1u);
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kDeviceErrors), dev.stats().errors.load());
   gpu_.fail_event_create = false;
   gpu_.events_ready = true;
   int delivered = 0;
@@ -617,11 +618,12 @@ TEST_F(CudaDeviceTest, PreparingOneContextDoesNotStallLaunchesInAnother) {
   ASSERT_TRUE(gpu_.in_alloc.load()) << "the first launch in 0xCA is allocating";
   EXPECT_TRUE(dev.Enqueue(0x8, {&item, 1}, 2)) << "another context is measured meanwhile";
   EXPECT_FALSE(dev.Enqueue(0x7, {&item, 1}, 3)) << "0xCA is being prepared: refused, not waited for";
-  EXPECT_TRUE(gpu_.alloc_gate.load()) << "both answers came while the allocation was still stuck";
+  EXPECT_TRUE(gpu_.in_alloc.load()) << "both answers came while the allocation was still stuck";
   gpu_.alloc_gate = false;
   slow.join();
   EXPECT_TRUE(slow_ok);
   EXPECT_EQ(dev.stats().unprepared.load(), 1u);
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kDeviceUnprepared), 1u) << "the footer counts it";
   EXPECT_TRUE(dev.Enqueue(0x7, {&item, 1}, 4)) << "prepared now";
 }
 
