@@ -573,8 +573,8 @@ void CudaDevice::ReleaseContext(uint64_t context) {
   SelfCallGuard guard;
   RelaxedCaptureScope relaxed(api_);
   std::lock_guard<std::mutex> lock(mu_);
-  for (auto it = contexts_.begin(); it != contexts_.end(); ++it) {
-    Context& c = **it;
+  for (auto& p : contexts_) {
+    Context& c = *p;
     if (c.handle != context) continue;
     // Being prepared by a launch on another thread: that thread owns it.
     if (c.state == State::kPreparing) return;
@@ -584,7 +584,15 @@ void CudaDevice::ReleaseContext(uint64_t context) {
       for (void* e : c.free_events) api_.cuEventDestroy_v2(static_cast<CUevent>(e));
       FreeChunks(c);
     }
-    contexts_.erase(it);
+    // The entry stays (a launch thread may still hold it between its lookup
+    // and the mutex), emptied: a new context reusing the handle is prepared
+    // afresh.
+    c.free_events.clear();
+    c.in_flight.clear();
+    c.function = nullptr;
+    c.ring_bytes = 0;
+    c.budget = 0;
+    c.state = State::kNew;
     return;
   }
 }

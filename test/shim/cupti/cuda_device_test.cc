@@ -627,6 +627,26 @@ TEST_F(CudaDeviceTest, PreparingOneContextDoesNotStallLaunchesInAnother) {
   EXPECT_TRUE(dev.Enqueue(0x7, {&item, 1}, 4)) << "prepared now";
 }
 
+// CONTEXT_DESTROY_STARTING: the batches finish, every chunk is freed, and a
+// context that later reuses the handle is prepared afresh.
+TEST_F(CudaDeviceTest, ReleasingAContextFreesEveryChunkAndAReusedHandleStartsOver) {
+  gpu_.gpu_bytes = 8ull << 30;
+  gpu_.events_ready = false;
+  CudaDevice dev(api_, kFatbin, {.device_memory = 16 << 20});
+  MeasureItem big{0x7f00'0000'0000ull, 100'000'000, DType::kBF16};
+  for (int i = 0; i < 40; ++i) ASSERT_TRUE(dev.Enqueue(0x5, {&big, 1}, i));
+  EXPECT_GT(dev.stats().grown.load(), 0u);
+  dev.ReleaseContext(0xC0);
+  EXPECT_EQ(gpu_.live_bytes, 0u) << "every chunk freed";
+  int delivered = 0;
+  dev.Poll([&](uint64_t, std::span<const BufferStats>) { ++delivered; });
+  EXPECT_EQ(delivered, 40) << "waited for, and kept for the next Poll";
+  gpu_.events_ready = true;
+  ASSERT_TRUE(dev.Enqueue(0x5, {&big, 1}, 99)) << "prepared again";
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kContextsPrepared), 2u);
+  EXPECT_EQ(gpu_.live_bytes, 16u << 20);
+}
+
 TEST(ParseNvidiaDriverVersion, ProprietaryAndOpenModules) {
   EXPECT_EQ(ParseNvidiaDriverVersion(
                 "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.95.05  Tue Sep 23 2025"),
