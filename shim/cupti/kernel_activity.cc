@@ -43,7 +43,10 @@ void KernelActivity::Unavailable(const char* what, int code) {
 
 bool KernelActivity::Open() {
   std::lock_guard<std::mutex> lock(mu_);
-  if (unavailable_.load(std::memory_order_relaxed)) return false;
+  // After Finish (exit) a late writer tick must not enable it again.
+  if (unavailable_.load(std::memory_order_relaxed) || finished_.load(std::memory_order_relaxed)) {
+    return false;
+  }
   if (open_.load(std::memory_order_relaxed)) return true;
   if (!api_.has_activity()) {
     Unavailable("this libcupti lacks the activity functions", 0);
@@ -81,6 +84,7 @@ void KernelActivity::Close() {
 // Flushes hold no lock: CUPTI's flush may wait for a thread that is inside
 // a callback, and no callback path takes anything held here.
 void KernelActivity::Finish(EventSink* sink) {
+  finished_.store(true, std::memory_order_relaxed);
   if (registered_.load(std::memory_order_acquire)) {
     NUMTRACE_CUPTI_CHECK(api_.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
   }

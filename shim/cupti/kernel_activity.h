@@ -66,7 +66,8 @@ class KernelActivity {
   // outside any callback (the writer's thread).
   void StepEnded(EventSink* sink);
   // Forced flush, then every unmeasured kernel goes to `sink` (may be null:
-  // only counted). Call once, outside any callback (process exit).
+  // only counted). Call once, outside any callback (process exit); Open
+  // refuses from then on.
   void Finish(EventSink* sink);
 
   // Reads one completed buffer into the check (the buffer callback's work;
@@ -91,7 +92,7 @@ class KernelActivity {
   // Open/Close only, never held across a flush; no callback takes it.
   std::mutex mu_;
   std::atomic<bool> registered_{false};
-  std::atomic<bool> open_{false}, unavailable_{false};
+  std::atomic<bool> open_{false}, unavailable_{false}, finished_{false};
 };
 
 }  // namespace numtrace::shim

@@ -131,6 +131,7 @@ TEST_F(KernelActivityTest, RecordsReachTheCheckAndFinishReportsTheUnmeasured) {
   EXPECT_EQ(g_flushes, 1);
   EXPECT_EQ(g_last_flush_flag, static_cast<uint32_t>(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)) << "forced at the end";
   EXPECT_FALSE(activity.open());
+  EXPECT_FALSE(activity.Open()) << "a writer tick after the exit flush enables nothing";
   ASSERT_EQ(sink.seen.size(), 2u);
   EXPECT_EQ(sink.seen[0].name, "graph_node");
   EXPECT_TRUE(sink.seen[0].in_graph);
