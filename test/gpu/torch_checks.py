@@ -86,8 +86,10 @@ def nccl():
     os.environ.setdefault("MASTER_PORT", "29511")
     dist.init_process_group("nccl", rank=0, world_size=1)
     t = torch.ones(1 << 20, device="cuda")
-    for _ in range(3):
-        dist.all_reduce(t)
+    # NCCL may skip the kernel of an in-place SUM on one rank; AVG scales,
+    # so it needs one (which NCCL kernel runs there is itself a question).
+    for op in (dist.ReduceOp.SUM, dist.ReduceOp.AVG, dist.ReduceOp.AVG):
+        dist.all_reduce(t, op=op)
         torch.cuda.synchronize()
         mark_step()
     print("result sum", float(t.sum()))
