@@ -61,6 +61,7 @@ Environment RunEnvironment(const RunOptions& o, const std::string& output_dir_ab
       {&o.launch_count, "NUMTRACE_LAUNCH_COUNT"},
       {&o.outputs, "NUMTRACE_OUTPUTS"},
       {&o.label, "NUMTRACE_LABEL"},
+      {&o.watch, "NUMTRACE_WATCH"},
       {&o.dump, "NUMTRACE_DUMP"},
       {&o.dump_dir, "NUMTRACE_DUMP_DIR"},
       {&o.dump_expect, "NUMTRACE_DUMP_EXPECT"},

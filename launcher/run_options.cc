@@ -21,6 +21,11 @@ void AddRunOptions(CLI::App* app, RunOptions* o) {
                   "capture at most N launches (NUMTRACE_LAUNCH_COUNT)");
   app->add_option("--outputs", o->outputs, "changed (default) or all (NUMTRACE_OUTPUTS)");
   app->add_option("--label", o->label, "label written in the trace header (NUMTRACE_LABEL)");
+  // A flag whose bare form means "full"; `--watch=sampled` picks the mode.
+  app->add_flag("--watch{full}", o->watch,
+                "a digest of every launch on every step (--watch=full, the default, or --watch=sampled: "
+                "about 1/32 of each buffer's bytes); steps in full only with --steps (NUMTRACE_WATCH)")
+      ->check(CLI::IsMember({"full", "sampled", "off"}));
   app->add_option("--dump", o->dump, "tensor dumps of the selected launches (NUMTRACE_DUMP)");
   app->add_option("--dump-dir", o->dump_dir, "where dumps go (NUMTRACE_DUMP_DIR; default DIR)");
   app->add_option("--dump-expect", o->dump_expect,

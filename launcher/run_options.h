@@ -30,6 +30,7 @@ struct RunOptions {
   std::string launch_count;    // NUMTRACE_LAUNCH_COUNT
   std::string outputs;         // NUMTRACE_OUTPUTS
   std::string label;           // NUMTRACE_LABEL
+  std::string watch;           // --watch[=full|sampled]: NUMTRACE_WATCH (empty: off)
   std::string dump;            // NUMTRACE_DUMP (docs/format.md section 5)
   std::string dump_dir;        // NUMTRACE_DUMP_DIR
   std::string dump_expect;     // NUMTRACE_DUMP_EXPECT: NAME@BYTES,... the trace recorded

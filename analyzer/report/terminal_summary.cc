@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "analyzer/report/dump_commands.h"
+#include "analyzer/report/steps_report.h"
 #include "analyzer/report/terminal_text.h"
 #include "common/names/normalize.h"
 
@@ -275,6 +276,7 @@ std::string TerminalSummary(const DiffReport& report, const TerminalOptions& opt
       w << ":\n";
     }
     // Where the runs part first; the counts and lists after.
+    w << StepsTerminal(rd, opt.color);
     FirstDivergence(rd, opt, w);
     FirstOrigin(rd, w);
     if (!report.per_rank) Counts(rd.result->counts, w);

@@ -110,6 +110,7 @@ std::optional<StepSet> StepSet::Parse(std::string_view text) {
   text = Trim(text);
   if (text == "all" || text == "*") return All();
   StepSet s;
+  if (text == "none") return s;  // watch mode: digests only, no step in full
   size_t start = 0;
   while (start <= text.size()) {
     size_t end = text.find(',', start);
@@ -158,6 +159,7 @@ std::vector<int64_t> StepSet::Listed() const {
 
 std::string StepSet::ToString() const {
   if (all_) return "all";
+  if (ranges_.empty()) return "none";
   std::string s;
   for (const auto& [lo, hi] : ranges_) {
     if (!s.empty()) s.push_back(',');
@@ -263,7 +265,7 @@ std::optional<Config> ParseConfig(const GetEnvFn& getenv, std::string* error) {
   c.steps = range_mode ? StepSet::All() : *StepSet::Parse("2");
   if (auto v = get("NUMTRACE_STEPS")) {
     auto s = StepSet::Parse(*v);
-    if (!s) return fail("NUMTRACE_STEPS", *v, "all, N, N,M, N-M or a mix like 1,3-4 (N >= 0)");
+    if (!s) return fail("NUMTRACE_STEPS", *v, "all, none, N, N,M, N-M or a mix like 1,3-4 (N >= 0)");
     c.steps = std::move(*s);
   }
   if (auto v = get("NUMTRACE_LAUNCH_SKIP")) {
@@ -299,6 +301,15 @@ std::optional<Config> ParseConfig(const GetEnvFn& getenv, std::string* error) {
     else if (m == "all") c.outputs = OutputsMode::kAll;
     else return fail("NUMTRACE_OUTPUTS", *v, "changed or all");
   }
+  if (auto v = get("NUMTRACE_WATCH")) {
+    std::string_view m = Trim(*v);
+    if (m == "full") c.watch = WatchMode::kFull;
+    else if (m == "sampled") c.watch = WatchMode::kSampled;
+    else if (m == "off" || m.empty()) c.watch = WatchMode::kOff;
+    else return fail("NUMTRACE_WATCH", *v, "full, sampled or off");
+  }
+  // Watch mode digests every step; a step in full only when asked for.
+  if (c.watch != WatchMode::kOff && !get("NUMTRACE_STEPS")) c.steps = StepSet();
   if (auto v = get("NUMTRACE_LOG_LEVEL")) {
     std::string_view m = Trim(*v);
     if (m != "off" && m != "error" && m != "warn" && m != "info" && m != "debug") {

@@ -70,6 +70,13 @@ enum class OutputsMode : uint8_t {
   kAll,      // "all": measure after only; roles unknown
 };
 
+// Watch mode (NUMTRACE_WATCH, watch.h): a digest of every launch on every step.
+enum class WatchMode : uint8_t {
+  kOff,      // "off"
+  kFull,     // "full": every byte of every buffer hashed
+  kSampled,  // "sampled": the documented sample (common/format/digest.h)
+};
+
 struct Config {
   std::string output_dir = "./numtrace";          // NUMTRACE_OUTPUT_DIR
   StepMode step_mode = StepMode::kMark;           // NUMTRACE_STEP_MODE
@@ -95,6 +102,7 @@ struct Config {
   std::optional<DumpExpectation> dump_expect;     // NUMTRACE_DUMP_EXPECT
   std::string dump_dir;                           // NUMTRACE_DUMP_DIR (empty: output_dir)
   uint64_t dump_max_bytes = 4ull << 30;           // NUMTRACE_DUMP_MAX_BYTES
+  WatchMode watch = WatchMode::kOff;              // NUMTRACE_WATCH
 
   // Free text for the header's capture.selector.
   std::string SelectorText() const;
