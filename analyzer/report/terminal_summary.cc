@@ -268,6 +268,7 @@ std::string TerminalSummary(const DiffReport& report, const TerminalOptions& opt
     bool detail = !report.per_rank || static_cast<int>(r) == up.first_divergence_rank ||
                   static_cast<int>(r) == up.first_nonfinite_a_rank ||
                   static_cast<int>(r) == up.first_nonfinite_b_rank ||
+                  rd.result->steps.has_value() ||
                   !HealthOf(*rd.a).complete() || !HealthOf(*rd.b).complete();
     if (!detail) continue;
     if (report.per_rank) {
