@@ -41,11 +41,11 @@ int FinishWatchHunt(const RunOptions& options, const std::string& dir, const Dif
   for (int i = 0; i < 2; ++i) {
     ctx.out << "== capture step " << step << " in full, run " << (i + 1) << " of 2: " << run_dirs[i] << "\n";
     RunOptions once = options;
-    once.output_dir = run_dirs[i];
+    once.Set(kOutputDirVariable, run_dirs[i]);
     once.force = false;
-    once.watch.clear();
-    once.steps = std::to_string(step);
-    if (once.label.empty()) once.label = "run" + std::to_string(i + 1);
+    once.settings.erase("NUMTRACE_WATCH");
+    once.Set("NUMTRACE_STEPS", std::to_string(step));
+    if (once.Get("NUMTRACE_LABEL").empty()) once.Set("NUMTRACE_LABEL", "run" + std::to_string(i + 1));
     absl::StatusOr<CaptureOutcome> outcome = CaptureJob(once, ctx);
     if (!outcome.ok()) return FailLine(ctx, "twice", outcome.status());
     if (outcome->exit_code != 0) {
