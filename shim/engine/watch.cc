@@ -43,10 +43,9 @@ void StepWatch::OnLaunch(const LaunchEvent& launch, const KernelInfo& kernel, in
   uint64_t index;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    index = base_ + slots_.size();
-    Slot& s = slots_.emplace_back();
-    s.step = step;
-    s.kernel = &kernel;
+    if (size_ == ring_.size()) GrowLocked();
+    index = base_ + size_++;
+    At(index) = Slot{step, &kernel};
   }
   // Measuring into a capturing stream would add our work to the user's graph.
   bool queued = false;
@@ -66,14 +65,14 @@ void StepWatch::OnLaunch(const LaunchEvent& launch, const KernelInfo& kernel, in
     }
     if (items.empty()) {
       std::lock_guard<std::mutex> lock(mu_);
-      if (index >= base_) Finish(&slots_[index - base_], {});  // else written off at exit
+      if (Live(index)) Finish(&At(index), {});  // else written off at exit
       return;
     }
     queued = device_->Enqueue(launch.stream, items, kTicketBit | index);
   }
   if (!queued) {
     std::lock_guard<std::mutex> lock(mu_);
-    if (index >= base_) slots_[index - base_].done = slots_[index - base_].lost = true;
+    if (Live(index)) At(index).done = At(index).lost = true;
   }
 }
 
@@ -97,8 +96,14 @@ void StepWatch::Finish(Slot* s, std::span<const BufferStats> stats) {
 void StepWatch::OnResult(uint64_t ticket, std::span<const BufferStats> stats) {
   const uint64_t index = ticket & ~kTicketBit;
   std::lock_guard<std::mutex> lock(mu_);
-  if (index < base_ || index >= base_ + slots_.size()) return;  // written off at exit
-  Finish(&slots_[index - base_], stats);
+  if (!Live(index)) return;  // written off at exit
+  Finish(&At(index), stats);
+}
+
+void StepWatch::GrowLocked() {
+  std::vector<Slot> bigger(ring_.size() * 2);
+  for (uint64_t i = base_; i < base_ + size_; ++i) bigger[i & (bigger.size() - 1)] = At(i);
+  ring_.swap(bigger);
 }
 
 void StepWatch::StepEnded(int64_t step) {
@@ -126,15 +131,16 @@ void StepWatch::EmitCurrent() {
 }
 
 void StepWatch::Collect(bool final) {
-  std::vector<Slot> ready;
+  std::vector<Slot>& ready = ready_;
+  ready.clear();
   {
     std::lock_guard<std::mutex> lock(mu_);
-    while (!slots_.empty() && (slots_.front().done || final)) {
-      Slot s = slots_.front();
+    while (size_ != 0 && (At(base_).done || final)) {
+      Slot s = At(base_);
       if (!s.done) s.lost = true;
       ready.push_back(s);
-      slots_.pop_front();
       ++base_;
+      --size_;
     }
   }
   for (const Slot& s : ready) {
@@ -154,7 +160,7 @@ void StepWatch::Collect(bool final) {
   bool idle;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    idle = slots_.empty();
+    idle = size_ == 0;
   }
   // The step's marker came and every launch of it is in: write it now.
   if (current_ && (final || (idle && current_->step <= ended_step_.load(std::memory_order_acquire)))) {

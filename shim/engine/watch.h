@@ -26,12 +26,12 @@
 
 #include <atomic>
 #include <cstdint>
-#include <deque>
 #include <mutex>
 #include <optional>
 #include <span>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "common/format/records.h"
 #include "common/format/stats.h"
@@ -77,6 +77,12 @@ class StepWatch {
     bool done = false, lost = false, nonfinite = false;
   };
   void Finish(Slot* s, std::span<const BufferStats> stats);
+  // The ring of launches in flight, by ticket index (mu_ held). A power of
+  // two that only grows: no allocation per launch once it holds a step's
+  // worth of launches in flight.
+  Slot& At(uint64_t index) { return ring_[index & (ring_.size() - 1)]; }
+  bool Live(uint64_t index) const { return index >= base_ && index < base_ + size_; }
+  void GrowLocked();
   void EmitCurrent();
   uint64_t NameId(const KernelInfo* kernel);
 
@@ -85,14 +91,16 @@ class StepWatch {
   Device* device_;
   RecordSink* sink_;
 
-  std::mutex mu_;  // slots_, base_
-  std::deque<Slot> slots_;
-  uint64_t base_ = 0;  // ticket index of slots_.front()
+  std::mutex mu_;  // ring_, base_, size_
+  std::vector<Slot> ring_ = std::vector<Slot>(4096);
+  uint64_t base_ = 0;  // ticket index of the oldest launch in flight
+  uint64_t size_ = 0;  // launches in flight
   std::atomic<int64_t> ended_step_{-1};
   std::atomic<uint64_t> digested_{0};
 
   // Collect's thread only.
   std::optional<DigestRecord> current_;
+  std::vector<Slot> ready_;  // reused by every Collect
   std::unordered_map<const KernelInfo*, uint64_t> name_ids_;
   uint64_t next_name_id_ = 0;
 };

@@ -131,6 +131,26 @@ TEST(WatchTest, SampledDigestsReadTheDocumentedWindowsOnly) {
   EXPECT_NE(d.kernel_hashes[1], d.kernel_hashes[2]);
 }
 
+TEST(WatchTest, MoreLaunchesInFlightThanTheRingHeldKeepTheirOrder) {
+  WatchEngine w("full");
+  w.device.SetHoldResults(true);  // nothing completes until the exit's drain
+  w.engine->OnStepMark();
+  for (int i = 0; i < 5000; ++i) {  // more than the ring's first 4096 slots
+    LaunchBuilder b(i % 2 ? "_Z3oddPf" : "_Z4evenPf", 1 + i % 2);
+    b.Pointer(w.buf.data());
+    w.engine->OnLaunchEnter(b.event());
+    w.engine->OnLaunch(b.event());
+    if (i % 1000 == 0) w.engine->Pump();  // the writer thread: nothing is ready yet
+  }
+  EXPECT_TRUE(w.sink.digests.empty());
+  w.engine->Shutdown();
+  ASSERT_EQ(w.sink.digests.size(), 1u);
+  const DigestRecord& d = w.sink.digests[0];
+  ASSERT_EQ(d.kernels, 5000u);
+  EXPECT_EQ(d.lost, 0u);
+  for (size_t i = 0; i < d.names.size(); ++i) ASSERT_EQ(d.names[i], i % 2) << i;
+}
+
 TEST(WatchTest, TheSampleIsAtMostOneThirtySecondOfABufferPlusALine) {
   SampleWindow w[kSampleWindows];
   EXPECT_EQ(SampleWindows(4096, w), 1u);  // small buffers whole
