@@ -381,6 +381,8 @@ void Engine::Pump() {
 void Engine::StepEnded(int64_t step) {
   if (watch_ && step >= 0) {
     watch_->StepEnded(step);
+    // Digests use the oracle's ranges on every step: memory may be freed and reused now.
+    if (ranges_ != nullptr && !tracker_.IsSelected(step)) ranges_->NewStep();
     sink_->Flush();
   }
   if (step >= 0 && tracker_.IsSelected(step)) {
