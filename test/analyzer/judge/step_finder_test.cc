@@ -115,6 +115,24 @@ TEST(StepFinderTest, FindsTheFirstDifferingStepAndLaunch) {
   EXPECT_THAT(term, HasSubstr("numtrace diff runA-step6 runB-step6"));
 }
 
+TEST(StepFinderTest, DirectorySummariesRollUpTheRankThatDiffersFirst) {
+  auto late = Job(10), early = Job(10);
+  late[8].hashes[0] = 1;
+  early[3].hashes[2] = 1;
+  Trace a0 = Read(WatchText(Job(10)), "A/rank_0.ntrace.jsonl"), b0 = Read(WatchText(late), "B/rank_0.ntrace.jsonl");
+  Trace a1 = Read(WatchText(Job(10)), "A/rank_1.ntrace.jsonl"), b1 = Read(WatchText(early), "B/rank_1.ntrace.jsonl");
+  DiffResult r0 = Judge(a0, b0, Align(a0, b0)), r1 = Judge(a1, b1, Align(a1, b1));
+  r0.steps = FindSteps(a0, b0);
+  r1.steps = FindSteps(a1, b1);
+  DiffReport report{"A", "B", true, {{0, &a0, &b0, &r0}, {1, &a1, &b1, &r1}}};
+  EXPECT_EQ(StepsRank(report), 1);
+  simdjson::dom::parser parser;
+  simdjson::dom::element root = parser.parse(JsonSummary(report));
+  EXPECT_EQ(int64_t(root["steps"]["first_differing"]), 3);
+  EXPECT_EQ(int64_t(root["ranks"].at(0)["steps"]["first_differing"]), 8);
+  EXPECT_EQ(int64_t(root["ranks"].at(1)["steps"]["first_differing"]), 3);
+}
+
 TEST(StepFinderTest, IdenticalStepsAreIdenticalAndTheStripSaysEqual) {
   Trace a = Read(WatchText(Job(5)), "a.jsonl"), b = Read(WatchText(Job(5)), "b.jsonl");
   std::optional<StepsResult> s = FindSteps(a, b);
