@@ -55,10 +55,31 @@ std::optional<StepsResult> FindSteps(const Trace& a, const Trace& b) {
   }
   absl::flat_hash_map<int64_t, size_t> b_steps;
   for (size_t i = 0; i < b.digests.size(); ++i) b_steps.emplace(b.digests[i].step, i);
+  // A step written twice (launches of a step still in flight when its record
+  // went out): only the first record of each step is compared; say so.
+  for (bool side_a : {true, false}) {
+    const Trace& t = side_a ? a : b;
+    absl::flat_hash_map<int64_t, int> seen;
+    uint64_t repeated = 0;
+    int64_t example = 0;
+    for (const StepDigest& d : t.digests) {
+      if (seen[d.step]++ == 1) {
+        if (repeated++ == 0) example = d.step;
+      }
+    }
+    if (repeated != 0) {
+      r.notes.push_back(absl::StrCat(repeated, " step numbers of ", SideName(t, side_a),
+                                     " have more than one digest record (first: step ", example,
+                                     "): only the first record of each is compared"));
+    }
+  }
   uint64_t only_a = 0, structure = 0;
   std::vector<bool> b_used(b.digests.size(), false);
+  absl::flat_hash_map<int64_t, bool> a_done;
   for (size_t ia = 0; ia < a.digests.size(); ++ia) {
     const StepDigest& da = a.digests[ia];
+    if (a_done[da.step]) continue;  // a repeated step number: noted above
+    a_done[da.step] = true;
     auto it = b_steps.find(da.step);
     if (it == b_steps.end()) {
       // Past the end of a trace cut short is the cut, said below; not a misalignment.
@@ -106,6 +127,7 @@ std::optional<StepsResult> FindSteps(const Trace& a, const Trace& b) {
   }
   uint64_t only_b = 0;
   for (size_t i = 0; i < b.digests.size(); ++i) {
+    if (b_steps[b.digests[i].step] != i) continue;  // a repeated step number: noted above
     if (!b_used[i] && !(a.truncated && b.digests[i].step > a.digests.back().step)) ++only_b;
   }
 

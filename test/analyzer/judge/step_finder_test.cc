@@ -181,6 +181,21 @@ TEST(StepFinderTest, StepNumbersThatDoNotLineUpAreComparedByNumberAndSaid) {
   EXPECT_THAT(s->notes[0], HasSubstr("no step number is in both traces: A has steps 0-9, B steps 100-102"));
 }
 
+TEST(StepFinderTest, AStepWrittenTwiceIsComparedOnceAndSaid) {
+  auto twice = Job(4);
+  twice.insert(twice.begin() + 3, StepSpec{2, {5}, {0}, std::nullopt});
+  Trace a = Read(WatchText(twice), "a.jsonl"), b = Read(WatchText(Job(4)), "b.jsonl");
+  std::optional<StepsResult> s = FindSteps(a, b);
+  EXPECT_EQ(s->compared, 4u);
+  EXPECT_FALSE(s->first_differing);
+  ASSERT_EQ(s->notes.size(), 1u);
+  EXPECT_EQ(s->notes[0], "1 step numbers of A have more than one digest record (first: step 2): only the first "
+                         "record of each is compared");
+  s = FindSteps(b, a);  // the same on side B: no misalignment claimed
+  ASSERT_EQ(s->notes.size(), 1u);
+  EXPECT_THAT(s->notes[0], HasSubstr("1 step numbers of B have more than one digest record"));
+}
+
 TEST(StepFinderTest, APlainTraceAgainstAWatchTraceSaysWhichSideHasNoDigests) {
   std::string plain;
   TraceHeader h;
