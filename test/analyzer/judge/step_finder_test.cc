@@ -13,12 +13,14 @@
 #include "analyzer/judge/judge.h"
 #include "analyzer/judge/step_finder.h"
 #include "analyzer/read/trace_reader.h"
+#include "analyzer/report/html_report.h"
 #include "analyzer/report/json_summary.h"
 #include "analyzer/report/steps_report.h"
 #include "analyzer/report/terminal_summary.h"
 #include "common/format/digest.h"
 #include "common/format/jsonl_writer.h"
 #include "simdjson.h"
+#include "test/analyzer/report/chromium.h"
 
 namespace numtrace::analyzer {
 namespace {
@@ -131,6 +133,26 @@ TEST(StepFinderTest, DirectorySummariesRollUpTheRankThatDiffersFirst) {
   EXPECT_EQ(int64_t(root["steps"]["first_differing"]), 3);
   EXPECT_EQ(int64_t(root["ranks"].at(0)["steps"]["first_differing"]), 8);
   EXPECT_EQ(int64_t(root["ranks"].at(1)["steps"]["first_differing"]), 3);
+}
+
+// The page's per-step strip, as a browser renders it.
+TEST(StepFinderTest, TheHtmlReportDrawsTheStepStrip) {
+  if (testing::Chromium().empty()) GTEST_SKIP() << "chromium not installed: browser checks skipped";
+  auto b_steps = Job(10);
+  b_steps[6].hashes[2] = 0xdead;
+  b_steps[8].nonfinite = 0;
+  Trace a = Read(WatchText(Job(10)), "runA/rank_0.ntrace.jsonl");
+  Trace b = Read(WatchText(b_steps, true, "full", "B"), "runB/rank_0.ntrace.jsonl");
+  DiffResult r = Judge(a, b, Align(a, b));
+  r.steps = FindSteps(a, b);
+  DiffReport report{"runA", "runB", false, {{0, &a, &b, &r}}};
+  const std::string dom = testing::DumpDom(HtmlReport(report, {}), "steps_strip.html");
+  EXPECT_THAT(dom, HasSubstr("10 steps compared, 1 differ; first differing step 6, launch 2 of the step"));
+  EXPECT_THAT(dom, HasSubstr("title=\"step 6: differs\""));
+  EXPECT_THAT(dom, HasSubstr("title=\"step 8: nonfinite\""));
+  EXPECT_THAT(dom, HasSubstr("title=\"step 0: equal\""));
+  EXPECT_THAT(dom, HasSubstr("numtrace run -o runA-step6 --steps 6 --label A -- python train.py --seed 1"));
+  EXPECT_THAT(dom, HasSubstr("first NaN/Inf step in B: 8, launch 0 fill_kernel"));
 }
 
 TEST(StepFinderTest, IdenticalStepsAreIdenticalAndTheStripSaysEqual) {
