@@ -27,12 +27,14 @@ void AddRunOptions(CLI::App* app, RunOptions* o) {
     };
     CLI::Option* opt;
     if (!s.implicit_value.empty()) {
-      // A flag with a default value (`--watch` alone is full, `--watch=sampled`
+      // A flag with a value (`--watch` alone is full, `--watch=sampled`
       // picks): unlike an option of 0 or 1 values it never takes the next
       // argument, so `--watch -- CMD` keeps `--` and the command.
-      opt = app->add_flag(std::string(s.option) + "{" + std::string(s.implicit_value) + "}")
+      // CLI11 hands a bare flag over as "true": that is the implicit value.
+      const std::string implicit(s.implicit_value);
+      opt = app->add_flag(std::string(s.option))
                 ->description(help)
-                ->each(keep);
+                ->each([keep, implicit](const std::string& value) { keep(value == "true" ? implicit : value); });
       opt->type_name("[=" + std::string(s.value_name) + "]");
     } else {
       opt = app->add_option_function<std::string>(std::string(s.option), keep, help);
