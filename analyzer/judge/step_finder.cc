@@ -5,6 +5,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "common/format/digest.h"
 
 namespace numtrace::analyzer {
 namespace {
@@ -30,6 +31,34 @@ std::string WatchMode(const Trace& t) { return t.header.capture ? t.header.captu
 
 // A digest of 0 marks a launch the shim could not digest (`lost`).
 constexpr uint64_t kLostDigest = 0;
+
+// A `full` watch trace that also holds a step in full must agree with
+// itself: each launch's digest is KernelDigest of its kernel record's buffer
+// hashes (docs/format.md). Checked where the step's kernel records are all
+// there (same count and names in order); returns how many launches disagree
+// and how many were checked.
+std::pair<uint64_t, uint64_t> SelfCheck(const Trace& t) {
+  uint64_t bad = 0, checked = 0;
+  if (WatchMode(t) != "full" || t.kernels.empty()) return {0, 0};
+  absl::flat_hash_map<int64_t, std::vector<uint32_t>> by_step;
+  for (uint32_t i = 0; i < t.kernels.size(); ++i) by_step[t.kernels[i].step].push_back(i);
+  std::vector<uint64_t> hashes;
+  for (const StepDigest& d : t.digests) {
+    auto it = by_step.find(d.step);
+    if (it == by_step.end() || it->second.size() != d.kernels) continue;
+    for (uint64_t i = 0; i < d.kernels; ++i) {
+      const Kernel& k = t.kernels[it->second[i]];
+      if (t.Name(k) != t.strings.View(t.digest_names[d.first + i])) break;
+      const uint64_t digest = t.digest_hashes[d.first + i];
+      if (digest == kLostDigest) continue;
+      hashes.clear();
+      for (const Buffer& b : t.BuffersOf(k)) hashes.push_back(b.stats.hash);
+      ++checked;
+      if (KernelDigest(hashes) != digest) ++bad;
+    }
+  }
+  return {bad, checked};
+}
 
 }  // namespace
 
@@ -148,6 +177,11 @@ std::optional<StepsResult> FindSteps(const Trace& a, const Trace& b) {
   }
   for (bool side_a : {true, false}) {
     const Trace& t = side_a ? a : b;
+    if (const auto [bad, checked] = SelfCheck(t); bad != 0) {
+      r.notes.push_back(absl::StrCat(bad, " of ", checked, " launches of ", SideName(t, side_a),
+                                     " captured in full have digests that disagree with their kernel records' "
+                                     "buffer hashes: the digests of that trace are suspect"));
+    }
     if (t.truncated) {
       r.notes.push_back(absl::StrCat(Who(t, side_a), " was cut short: steps after ", t.digests.back().step,
                                      " were not compared"));

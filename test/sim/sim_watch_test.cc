@@ -65,6 +65,10 @@ TEST(SimWatchTest, FullDigestsAreTheKernelRecordsBufferHashesFolded) {
     EXPECT_EQ(t.digest_hashes[d.first + i], KernelDigest(hashes)) << "launch " << i;
     EXPECT_EQ(t.strings.View(t.digest_names[d.first + i]), t.Name(t.kernels[i]));
   }
+  // The step finder's self-check finds the same: nothing to say.
+  std::optional<StepsResult> s = analyzer::FindSteps(t, t);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_TRUE(s->notes.empty()) << s->notes.front();
 }
 
 TEST(SimWatchTest, IdenticalRunsHaveEqualStepsAndAnIdenticalVerdict) {

@@ -218,6 +218,42 @@ TEST(StepFinderTest, AStepWrittenTwiceIsComparedOnceAndSaid) {
   EXPECT_THAT(s->notes[0], HasSubstr("1 step numbers of B have more than one digest record"));
 }
 
+// A full watch trace holding a step in full checks itself: digests must be
+// KernelDigest of the kernel records' buffer hashes.
+std::string SelfCheckText(uint64_t digest_of_launch0) {
+  std::string out = WatchText({}, false);
+  KernelRecord k;
+  k.step = 0;
+  k.name = kNames[0];
+  BufferRecord b;
+  b.arg = 0;
+  b.bytes = 8;
+  b.dtype = DType::kRaw;
+  b.stats.n = 8;
+  b.stats.hash = 0x1234;
+  k.buffers.push_back(b);
+  AppendJsonLine(k, &out);
+  DigestRecord d;
+  d.step = 0;
+  d.kernels = 1;
+  d.kernel_hashes = {digest_of_launch0};
+  d.hash = StepHash(d.kernel_hashes);
+  d.names = {0};
+  AppendJsonLine(d, &out);
+  AppendJsonLine(FooterRecord{}, &out);
+  return out;
+}
+
+TEST(StepFinderTest, DigestsThatDisagreeWithTheFullCaptureOfTheirStepAreSaid) {
+  const uint64_t right = KernelDigest(std::vector<uint64_t>{0x1234});
+  Trace good = Read(SelfCheckText(right), "good.jsonl"), bad = Read(SelfCheckText(right ^ 1), "bad.jsonl");
+  EXPECT_TRUE(FindSteps(good, good)->notes.empty());
+  std::optional<StepsResult> s = FindSteps(good, bad);
+  ASSERT_EQ(s->notes.size(), 1u);
+  EXPECT_EQ(s->notes[0], "1 of 1 launches of B captured in full have digests that disagree with their kernel "
+                         "records' buffer hashes: the digests of that trace are suspect");
+}
+
 TEST(StepFinderTest, APlainTraceAgainstAWatchTraceSaysWhichSideHasNoDigests) {
   std::string plain;
   TraceHeader h;
