@@ -395,6 +395,9 @@ watch_rows() {
   for mode in plain sampled full; do
     rm -rf "$results/trace-watch-$mode"
     local flag=(); [ $mode != plain ] && flag=(--watch=$mode)
+    # full: step 2 in full too, so the diff below checks the GPU's digests
+    # against that step's kernel records (the step finder's self-check).
+    [ $mode = full ] && flag+=(--steps 2)
     local t0; t0=$(date +%s.%N)
     if [ $mode = plain ]; then
       t 120 "$results/logs/watch-$mode.log" env PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync \
@@ -415,9 +418,16 @@ watch_rows() {
     local status=pass; [ "$d" -ge $steps ] || status=fail
     row "watch torch --watch=$mode" "$status" "$d digests, ${secs} s (+${per} ms/step), ${bytes} B for ${launches:-?} launches"
   done
-  # Two watch traces of the same deterministic job: every step identical.
-  t 60 "$results/logs/watch-diff.log" "$bin/numtrace-diff" "$results/trace-watch-full" "$results/trace-watch-full" --quiet \
-    && row "watch diff full vs itself" "pass" "identical, exit 0" || row "watch diff full vs itself" "fail" "exit $?"
+  # The full watch trace against itself: identical, and its digests agree
+  # with step 2's kernel records (else a note calls them suspect).
+  t 60 "$results/logs/watch-diff.log" "$bin/numtrace-diff" "$results/trace-watch-full" "$results/trace-watch-full" \
+    --json "$results/watch-diff.json" --force --quiet
+  rc=$?
+  if [ $rc -eq 0 ] && [ -s "$results/watch-diff.json" ] && ! grep -q 'suspect' "$results/watch-diff.json"; then
+    row "watch full digests vs step 2 in full" "pass" "identical, digests agree with the kernel records"
+  else
+    row "watch full digests vs step 2 in full" "fail" "exit $rc: $(grep -o '"notes":\[[^]]*\]' "$results/watch-diff.json" 2>/dev/null | cut -c1-100)"
+  fi
   rm -rf "$results/trace-watch-hunt"
   t 150 "$results/logs/watch-hunt.log" "$nt" twice -o "$results/trace-watch-hunt" --watch -- "$bin/mlp_train" --steps 3 --nondeterministic
   local rc=$?
