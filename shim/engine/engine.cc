@@ -408,7 +408,11 @@ void Engine::OnGraphLaunch(const GraphLaunchEvent& graph) {
   const int64_t step = config_.step_mode == StepMode::kLaunches
                            ? static_cast<int64_t>(tracker_.launches() / config_.launches_per_step)
                            : tracker_.current_step();
-  if (step < 0 || !tracker_.IsSelected(step)) return;
+  if (step < 0) return;
+  if (!tracker_.IsSelected(step)) {
+    // Watch mode digests no graph's kernels either: say so, once a step.
+    if (watch_ == nullptr || graph_note_step_.exchange(step) == step) return;
+  }
   char buf[160];
   std::snprintf(buf, sizeof(buf),
                 "CUDA graph 0x%" PRIx64 " launched on stream %" PRIu64 " in step %" PRId64

@@ -145,6 +145,7 @@ class Engine : public EventSink {
 
   std::atomic<uint64_t> captured_{0}, dropped_{0}, unmeasured_{0};
   std::atomic<int64_t> capturing_note_step_{-2};
+  std::atomic<int64_t> graph_note_step_{-2};  // watch mode: the last step noted for a graph launch
   std::atomic<bool> shut_down_{false};
   std::atomic<bool> drained_{false};  // Shutdown drained the device: watch slots left are lost
   std::atomic<bool> step_ended_{false};

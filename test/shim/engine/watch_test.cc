@@ -104,6 +104,20 @@ TEST(WatchTest, LaunchesThatCannotBeDigestedAreLostNotEqual) {
   EXPECT_NE(w.sink.digests[0].kernel_hashes[2], 0u);
 }
 
+TEST(WatchTest, CudaGraphLaunchesAreNotedOnceAStepNeverSilentlySkipped) {
+  WatchEngine w("full");
+  w.engine->OnStepMark();
+  w.engine->OnGraphLaunch({0xabc, 7});
+  w.engine->OnGraphLaunch({0xabc, 7});
+  w.engine->OnStepMark();
+  w.engine->OnGraphLaunch({0xabc, 7});
+  w.engine->Shutdown();
+  ASSERT_EQ(w.sink.notes.size(), 2u);
+  EXPECT_NE(w.sink.notes[0].msg.find("in step 1: the kernels inside it were not measured"), std::string::npos)
+      << w.sink.notes[0].msg;
+  EXPECT_NE(w.sink.notes[1].msg.find("in step 2"), std::string::npos);
+}
+
 TEST(WatchTest, SampledDigestsReadTheDocumentedWindowsOnly) {
   WatchEngine w("sampled");
   w.engine->OnStepMark();
