@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/format/enum_list.h"
 #include "shim/engine/dump_selector.h"
 
 namespace numtrace::shim {
@@ -74,12 +75,16 @@ enum class OutputsMode : uint8_t {
   kAll,      // "all": measure after only; roles unknown
 };
 
-// Watch mode (NUMTRACE_WATCH, watch.h): a digest of every launch on every step.
-enum class WatchMode : uint8_t {
-  kOff,      // "off"
-  kFull,     // "full": every byte of every buffer hashed
-  kSampled,  // "sampled": the documented sample (common/format/digest.h)
-};
+// Watch mode (NUMTRACE_WATCH, watch.h): a digest of every launch on every
+// step. ONE list: the setting's words and the header's capture.watch.
+#define NUMTRACE_WATCH_MODES(X)                                          \
+  X(kOff, "off")                                                         \
+  X(kFull, "full")       /* every byte of every buffer hashed          */ \
+  X(kSampled, "sampled") /* the documented sample (common/format/digest.h) */
+
+enum class WatchMode : uint8_t { NUMTRACE_WATCH_MODES(NUMTRACE_ENUMERATOR) };
+inline constexpr std::string_view kWatchModeNames[] = {NUMTRACE_WATCH_MODES(NUMTRACE_ENUM_NAME)};
+inline std::string_view WatchModeName(WatchMode m) { return kWatchModeNames[static_cast<int>(m)]; }
 
 struct Config {
   std::string output_dir = "./numtrace";          // NUMTRACE_OUTPUT_DIR

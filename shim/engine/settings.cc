@@ -1,6 +1,7 @@
 #include "shim/engine/settings.h"
 
 #include <cctype>
+#include <iterator>
 #include <utility>
 
 #include "shim/engine/config.h"
@@ -184,12 +185,13 @@ constexpr Setting kSettings[] = {
      .accepted = "full, sampled or off",
      .help = "a digest of every launch on every step (full: every byte; sampled: about 1/32 of each buffer)",
      .parse = [](string_view v, Config* c) {
-       string_view m = TrimBlanks(v);
-       if (m == "full") c->watch = WatchMode::kFull;
-       else if (m == "sampled") c->watch = WatchMode::kSampled;
-       else if (m == "off") c->watch = WatchMode::kOff;
-       else return false;
-       return true;
+       for (size_t i = 0; i < std::size(kWatchModeNames); ++i) {
+         if (TrimBlanks(v) == kWatchModeNames[i]) {
+           c->watch = static_cast<WatchMode>(i);
+           return true;
+         }
+       }
+       return false;
      }},
     {.variable = "NUMTRACE_OUTPUTS",
      .option = "--outputs",

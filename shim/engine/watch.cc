@@ -9,15 +9,6 @@
 
 namespace numtrace::shim {
 
-std::string_view WatchModeName(WatchMode m) {
-  switch (m) {
-    case WatchMode::kFull: return "full";
-    case WatchMode::kSampled: return "sampled";
-    case WatchMode::kOff: break;
-  }
-  return "off";
-}
-
 namespace {
 
 // Reused by one thread's launches: no allocation once warm.

@@ -45,7 +45,6 @@
 
 namespace numtrace::shim {
 
-std::string_view WatchModeName(WatchMode m);  // "off", "full", "sampled"
 
 class StepWatch {
  public:
