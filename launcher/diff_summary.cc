@@ -51,6 +51,41 @@ void ReadOrigins(const object& s, int64_t rank, DiffSummaryView* view) {
   }
 }
 
+std::optional<int64_t> OptI64(const object& o, const char* key) {
+  int64_t v = 0;
+  if (o[key].get_int64().get(v)) return std::nullopt;
+  return v;
+}
+
+void ReadSteps(const object& root, DiffSummaryView* view) {
+  object s;
+  if (root["steps"].get_object().get(s)) return;
+  StepsView v;
+  v.compared = U64(s, "compared");
+  v.first_differing = OptI64(s, "first_differing");
+  v.first_kind = Str(s, "first_kind");
+  object k;
+  if (!s["first_kernel"].get_object().get(k)) {
+    v.first_index = U64(k, "index");
+    v.a_name = Str(k, "a_name");
+    v.b_name = Str(k, "b_name");
+  }
+  object nf;
+  if (!s["first_nonfinite"].get_object().get(nf)) {
+    object side;
+    if (!nf["a"].get_object().get(side)) v.nonfinite_a = OptI64(side, "step");
+    if (!nf["b"].get_object().get(side)) v.nonfinite_b = OptI64(side, "step");
+  }
+  simdjson::dom::array notes;
+  if (!s["notes"].get_array().get(notes)) {
+    for (element e : notes) {
+      std::string_view n;
+      if (!e.get_string().get(n)) v.notes.emplace_back(n);
+    }
+  }
+  view->steps = std::move(v);
+}
+
 }  // namespace
 
 absl::StatusOr<DiffSummaryView> ParseDiffSummary(const std::string& json,
@@ -92,6 +127,7 @@ absl::StatusOr<DiffSummaryView> ParseDiffSummary(const std::string& json,
     f.cause = Str(first, "cause");
     view.first_divergence = f;
   }
+  ReadSteps(root, &view);
   return view;
 }
 

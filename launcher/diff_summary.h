@@ -43,12 +43,24 @@ struct FirstDivergenceView {
   std::string cause;       // origin, inherited, unknown; empty when absent
 };
 
+// The summary's `steps` (watch mode, docs/format.md section 2).
+struct StepsView {
+  uint64_t compared = 0;
+  std::optional<int64_t> first_differing;
+  std::string first_kind;  // "digest" or "kernels" when a step differs
+  uint64_t first_index = 0;
+  std::string a_name, b_name;
+  std::optional<int64_t> nonfinite_a, nonfinite_b;  // first NaN/Inf step of each side
+  std::vector<std::string> notes;
+};
+
 struct DiffSummaryView {
   std::string verdict;     // identical, within_tolerance, diverged
   bool has_origins = false;
   uint64_t origin_count = 0;
   std::vector<OriginView> origins;  // the `top` lists of every rank
   std::optional<FirstDivergenceView> first_divergence;
+  std::optional<StepsView> steps;
 };
 
 [[nodiscard]] absl::StatusOr<DiffSummaryView> ReadDiffSummary(const std::string& path);

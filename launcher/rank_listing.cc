@@ -30,6 +30,7 @@ int ListRankTraces(const std::string& dir, std::ostream& out) {
       continue;
     }
     out << "rank " << rank << ": " << trace->kernels.size() << " kernels captured, ";
+    if (!trace->digests.empty()) out << trace->digests.size() << " steps digested, ";  // watch mode
     if (trace->truncated) {
       out << "TRUNCATED (no footer: the process was cut short)";
     } else {

@@ -21,16 +21,24 @@ void AddRunOptions(CLI::App* app, RunOptions* o) {
     std::string shown(s.option);
     for (char& c : shown) c = c == ',' ? '/' : c;
     // The value is kept even when empty: the shim's parser judges it.
-    CLI::Option* opt = app->add_option_function<std::string>(
-        std::string(s.option),
-        [o, variable, shown](const std::string& value) {
-          o->settings[variable] = value;
-          o->typed_as[variable] = shown;
-        },
-        help);
-    opt->type_name(std::string(s.value_name));
+    auto keep = [o, variable, shown](const std::string& value) {
+      o->settings[variable] = value;
+      o->typed_as[variable] = shown;
+    };
+    CLI::Option* opt;
     if (!s.implicit_value.empty()) {
-      opt->expected(0, 1)->default_str(std::string(s.implicit_value));
+      // A flag with a value (`--watch` alone is full, `--watch=sampled`
+      // picks): unlike an option of 0 or 1 values it never takes the next
+      // argument, so `--watch -- CMD` keeps `--` and the command.
+      // CLI11 hands a bare flag over as "true": that is the implicit value.
+      const std::string implicit(s.implicit_value);
+      opt = app->add_flag(std::string(s.option))
+                ->description(help)
+                ->each([keep, implicit](const std::string& value) { keep(value == "true" ? implicit : value); });
+      opt->type_name("[=" + std::string(s.value_name) + "]");
+    } else {
+      opt = app->add_option_function<std::string>(std::string(s.option), keep, help);
+      opt->type_name(std::string(s.value_name));
     }
     if (s.run_required) opt->required();
   }

@@ -76,6 +76,21 @@ int ShowReadable(const std::string& path, const Selection& sel, const CommandCon
     if (!t.header.capture->selector.empty()) out << "; " << t.header.capture->selector;
     out << "\n";
   }
+  if (!t.digests.empty()) {  // watch mode (docs/format.md, `digest`)
+    uint64_t launches = 0, lost = 0;
+    const analyzer::StepDigest* nonfinite = nullptr;
+    for (const analyzer::StepDigest& d : t.digests) {
+      launches += d.kernels;
+      lost += d.lost;
+      if (nonfinite == nullptr && d.nonfinite) nonfinite = &d;
+    }
+    out << "watch " << (t.header.capture ? t.header.capture->watch : std::string()) << ": "
+        << t.digests.size() << " steps digested (" << t.digests.front().step << "-" << t.digests.back().step
+        << "), " << launches << " launches";
+    if (lost != 0) out << ", " << lost << " not digested";
+    if (nonfinite != nullptr) out << "; first NaN/Inf: step " << nonfinite->step << ", launch " << *nonfinite->nonfinite;
+    out << "\n";
+  }
   size_t shown = 0;
   for (const analyzer::Kernel& k : t.kernels) {
     if (!Selected(sel, k.seq, t.Name(k), t.Demangled(k))) continue;

@@ -8,6 +8,7 @@
 #include "launcher/origin_hints.h"
 #include "launcher/output_dir.h"
 #include "launcher/run_command.h"
+#include "launcher/watch_hunt.h"
 
 namespace numtrace::launcher {
 namespace {
@@ -77,6 +78,7 @@ identical, 1 when not, 2 on errors.
 
 Examples:
   numtrace twice -o hunt --steps 0 -- python train.py
+  numtrace twice -o hunt --watch -- python train.py   # every step by digest, then the first differing one in full
   numtrace twice -o hunt --steps all -- numtrace-sim --steps 2 --nondeterministic
   numtrace twice -o hunt --steps 1 --kernel-name regex:gemm -- torchrun --nproc-per-node 2 train.py)");
   int code = 0;
@@ -115,6 +117,10 @@ Examples:
 
   absl::StatusOr<DiffSummaryView> summary = ReadDiffSummary(diff.json_path);
   if (!summary.ok()) return FailLine(ctx, "twice", summary.status());
+  if (!options.Get("NUMTRACE_WATCH").empty() && options.Get("NUMTRACE_WATCH") != "off") {
+    ctx.out << "digest report: " << diff.html_path << "  summary: " << diff.json_path << "\n";
+    return FinishWatchHunt(options, *dir, *summary, ctx);
+  }
   ctx.out << "== verdict: ";
   if (summary->verdict == "identical") {
     ctx.out << "the two runs are bitwise identical\n";

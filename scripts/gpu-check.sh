@@ -501,6 +501,63 @@ if [ $gpu -eq 1 ] && [ -x "$nt" ]; then
 else
   row "numtrace command (doctor, across-ranks)" "skip" "needs a GPU and bin/numtrace"
 fi
+# --- watch mode (issue 19): a torch step's time plain, --watch=sampled, --watch=full;
+# the twice --watch hunt on mlp_train --nondeterministic ------------------
+# Self-contained: its own rows, its own logs (logs/watch-*). Step time is the
+# whole run's wall time over 30 steps, minus the plain run's, per step.
+watch_rows() {
+  local nt="$bin/numtrace" steps=30 plain="" mode secs tr d
+  for mode in plain sampled full; do
+    rm -rf "$results/trace-watch-$mode"
+    local flag=(); [ $mode != plain ] && flag=(--watch=$mode)
+    # full: step 2 in full too, so the diff below checks the GPU's digests
+    # against that step's kernel records (the step finder's self-check).
+    [ $mode = full ] && flag+=(--steps 2)
+    local t0; t0=$(date +%s.%N)
+    if [ $mode = plain ]; then
+      t 120 "$results/logs/watch-$mode.log" env PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync \
+        python3 "$bundle/test/torch_transformer.py" --mode eager --steps $steps
+    else
+      t 180 "$results/logs/watch-$mode.log" "$nt" run -o "$results/trace-watch-$mode" "${flag[@]}" -- \
+        python3 "$bundle/test/torch_transformer.py" --mode eager --steps $steps
+    fi
+    local rc=$?
+    secs=$(awk -v a="$(date +%s.%N)" -v b="$t0" 'BEGIN { printf "%.2f", a - b }')
+    if [ $rc -ne 0 ]; then row "watch torch $mode" "fail" "exit $rc: $(tail -1 "$results/logs/watch-$mode.log" | cut -c1-90)"; return; fi
+    if [ $mode = plain ]; then plain=$secs; row "watch torch plain" "info" "$steps steps in ${secs} s"; continue; fi
+    tr=$(main_trace "$results/trace-watch-$mode")
+    d=$(grep -c '"type":"digest"' "$tr" 2>/dev/null || echo 0)
+    local per; per=$(awk -v a="$secs" -v b="$plain" -v n=$steps 'BEGIN { printf "%.1f", (a - b) * 1000 / n }')
+    local bytes; bytes=$(stat -c %s "$tr" 2>/dev/null || echo 0)
+    local launches; launches=$(grep '"type":"digest"' "$tr" | grep -o '"kernels":[0-9]*' | cut -d: -f2 | awk '{ s += $1 } END { print s + 0 }')
+    local status=pass; [ "$d" -ge $steps ] || status=fail
+    row "watch torch --watch=$mode" "$status" "$d digests, ${secs} s (+${per} ms/step), ${bytes} B for ${launches:-?} launches"
+  done
+  # The full watch trace against itself: identical, and its digests agree
+  # with step 2's kernel records (else a note calls them suspect).
+  t 60 "$results/logs/watch-diff.log" "$bin/numtrace-diff" "$results/trace-watch-full" "$results/trace-watch-full" \
+    --json "$results/watch-diff.json" --force --quiet
+  rc=$?
+  if [ $rc -eq 0 ] && [ -s "$results/watch-diff.json" ] && ! grep -q 'suspect' "$results/watch-diff.json"; then
+    row "watch full digests vs step 2 in full" "pass" "identical, digests agree with the kernel records"
+  else
+    row "watch full digests vs step 2 in full" "fail" "exit $rc: $(grep -o '"notes":\[[^]]*\]' "$results/watch-diff.json" 2>/dev/null | cut -c1-100)"
+  fi
+  rm -rf "$results/trace-watch-hunt"
+  t 150 "$results/logs/watch-hunt.log" "$nt" twice -o "$results/trace-watch-hunt" --watch -- "$bin/mlp_train" --steps 3 --nondeterministic
+  local rc=$?
+  local first; first=$(grep -A1 '^== first differing step' "$results/logs/watch-hunt.log" | tr '\n' ' ' | cut -c1-110)
+  if [ $rc -eq 1 ] && grep -A1 '^== first differing step' "$results/logs/watch-hunt.log" | grep -q weight_grad_atomic; then
+    row "numtrace twice --watch mlp_train --nondet" "pass" "exit 1: $first"
+  else
+    row "numtrace twice --watch mlp_train --nondet" "fail" "exit $rc: ${first:-$(tail -2 "$results/logs/watch-hunt.log" | tr '\n' ' ' | cut -c1-100)}"
+  fi
+}
+if [ $gpu -eq 1 ] && [ $python_torch -eq 1 ] && [ -x "$bin/numtrace" ]; then
+  watch_rows
+else
+  row "watch mode (torch step time, twice --watch)" "skip" "needs a GPU, python3 with torch and bin/numtrace"
+fi
 echo "numtrace gpu-check ($(cat "$bundle/COMMIT" 2>/dev/null | cut -c1-12)), $(( $(date +%s) - start )) s, results in $results"
 cat "$table"
 # The device tool brings back at most 8 files from $OUT, 16 MiB each: pack the

@@ -23,6 +23,8 @@ int main(int argc, char** argv) {
   app.add_flag("--nondeterministic", o.nondeterministic,
                "bias gradients by an atomics-style index_add kernel: run-to-run differences");
   app.add_flag("--reorder-gemm", o.reorder_gemm, "sum every GEMM in reverse order (reduction-order noise)");
+  app.add_option("--nan-at-step", o.nan_at_step,
+                 "the bias add of layer 2 leaves a NaN in its output at this step (the NaN path end to end)");
   app.add_option("--profile-step", o.profile_step, "cuProfilerStart/Stop around this step");
   app.add_option("--kill-after", o.kill_after_launches,
                  "SIGKILL this process after N launches (a trace cut mid-capture)");

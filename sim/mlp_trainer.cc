@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -197,6 +198,7 @@ class Mlp {
                             reinterpret_cast<char*>(t_.b2)}})
         .Run([&] {
           for (int i = 0; i < B * C; ++i) t_.logits[i] += t_.b2[i % C];
+          if (step == o_.nan_at_step) t_.logits[0] = std::numeric_limits<float>::quiet_NaN();
         });
     // Softmax and NLL loss.
     launch_.Kernel(kSoftmaxName, {uint32_t(B), 1, 1}, {128, 1, 1})

@@ -42,6 +42,7 @@ struct MlpOptions {
   int perturb_ulps = 0;     // 0: scale the whole output; N > 0: N ULPs at kPerturbedElements
   bool reorder_gemm = false;
   bool nondeterministic = false;  // bias gradients summed in a random row order per launch
+  int nan_at_step = -1;     // the bias add leaves a NaN in logits[0] at this step (-1: never)
   int profile_step = -1;    // cuProfilerStart/Stop around this step (-1: none)
   int64_t kill_after_launches = -1;  // SIGKILL the process after this many launches
 };

@@ -18,6 +18,7 @@
 #include "analyzer/cli/output_file.h"
 #include "analyzer/cli/tensor_command.h"
 #include "analyzer/judge/judge.h"
+#include "analyzer/judge/step_finder.h"
 #include "analyzer/read/input.h"
 #include "analyzer/report/html_report.h"
 #include "analyzer/report/json_summary.h"
@@ -102,6 +103,9 @@ int RunDiffCommand(const DiffCommandOptions& opt, std::ostream& out, std::ostrea
     if (absl::Status s = ReadPair(pair, data.get()); !s.ok()) return FailLine(err, s);
     Alignment alignment = Align(data->a, data->b, align_options);
     data->result = Judge(data->a, data->b, std::move(alignment), judge_options);
+    // Watch mode: digests are exact, so a differing step means the runs diverged.
+    data->result.steps = FindSteps(data->a, data->b);
+    if (data->result.steps && data->result.steps->first_differing) data->result.verdict = Verdict::kDiverged;
     for (const std::string& w : pair.warnings) data->result.alignment.warnings.push_back(w);
     ranks.push_back(std::move(data));
   }

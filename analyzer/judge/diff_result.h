@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "analyzer/align/alignment.h"
+#include "analyzer/judge/steps_result.h"
 #include "common/format/enum_list.h"
 
 namespace numtrace::analyzer {
@@ -116,6 +117,7 @@ struct DiffResult {
   std::optional<uint32_t> first_nonfinite_b;  // kernel index in B
   std::vector<uint32_t> top_divergences;      // pair indices, largest score first
   Origins origins;                            // where the differences are born
+  std::optional<StepsResult> steps;           // watch mode: which step first differs (step_finder.h)
 };
 
 }  // namespace numtrace::analyzer

@@ -52,6 +52,17 @@ struct Kernel {
   uint32_t buffer_count = 0;
 };
 
+// One `digest` record (watch mode, docs/format.md): the step's launches are
+// [first, first + kernels) of Trace::digest_hashes / digest_names.
+struct StepDigest {
+  int64_t step = 0;
+  uint64_t kernels = 0;
+  uint64_t hash = 0;
+  std::optional<uint64_t> nonfinite;  // index in the step of the first launch leaving a NaN/Inf
+  uint64_t lost = 0;                  // launches the shim could not digest
+  uint64_t first = 0;
+};
+
 // What produced the trace; DebugMode logs carry an L1-norm "hash", not a hash
 // of the bytes, so equal "hashes" there mean equal L1 norms.
 enum class TraceSource : uint8_t { kNumtrace, kDebugMode };
@@ -70,6 +81,11 @@ struct Trace {
   StringPool strings;
   std::vector<Kernel> kernels;  // in seq order, kernels[i].seq == i for our traces
   std::vector<Buffer> buffers;  // all kernels' buffers, each kernel's contiguous
+
+  // Watch mode: one entry per `digest` record, in file order.
+  std::vector<StepDigest> digests;
+  std::vector<uint64_t> digest_hashes;  // every step's kernel digests, step after step
+  std::vector<StringId> digest_names;   // parallel: the launch's kernel name
 
   std::span<const Buffer> BuffersOf(const Kernel& k) const {
     return {buffers.data() + k.first_buffer, k.buffer_count};

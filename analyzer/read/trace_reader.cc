@@ -4,6 +4,7 @@
 
 #include "absl/status/status.h"
 #include "analyzer/read/line_reader.h"
+#include "analyzer/read/digest_record_parser.h"
 #include "analyzer/read/json_fields.h"
 #include "analyzer/read/kernel_record_parser.h"
 #include "analyzer/read/meta_record_parser.h"
@@ -34,7 +35,7 @@ bool IsCompleteJson(const char* p, size_t n) {
 // Parses the lines of one trace; one instance per file.
 class LineLoop {
  public:
-  explicit LineLoop(Trace* trace) : trace_(trace), kernels_(trace) {}
+  explicit LineLoop(Trace* trace) : trace_(trace), kernels_(trace), digests_(trace) {}
 
   // One line [p, p+n); `allocated` bytes from p are readable (>= n + padding).
   absl::Status ParseLine(const char* p, size_t n, size_t allocated) {
@@ -73,6 +74,10 @@ class LineLoop {
       have_header_ = true;
     } else if (type == "note") {
       NT_RETURN_IF_ERROR(json::Prefixed(ParseNoteRecord(object, end, &trace_->notes.emplace_back()), "note "));
+    } else if (type == "digest") {
+      NT_RETURN_IF_ERROR(digests_.ParseDigest(object, end));
+    } else if (type == "kernel_name") {
+      NT_RETURN_IF_ERROR(digests_.ParseName(object, end));
     } else if (type == "footer") {
       NT_RETURN_IF_ERROR(json::Prefixed(ParseFooterRecord(object, end, &trace_->footer.emplace()), "footer "));
     } else {
@@ -93,6 +98,7 @@ class LineLoop {
   Trace* trace_;
   od::parser parser_;
   KernelRecordParser kernels_;
+  DigestRecordParser digests_;
   bool have_header_ = false;
 };
 
@@ -119,6 +125,7 @@ absl::StatusOr<Trace> ReadTraceLines(LineReader& reader) {
     const size_t buffers_before = trace.buffers.size();
     const size_t notes_before = trace.notes.size();
     const bool footer_before = trace.footer.has_value();
+    const size_t digests_before = trace.digests.size();
     absl::Status s = loop.ParseLine(p, n, line.readable);
     if (!s.ok()) {
       if (!line.terminated && !IsCompleteJson(p, n)) {
@@ -127,6 +134,7 @@ absl::StatusOr<Trace> ReadTraceLines(LineReader& reader) {
         trace.buffers.resize(buffers_before);
         trace.notes.resize(notes_before);
         if (!footer_before) trace.footer.reset();
+        if (trace.digests.size() > digests_before) trace.digests.resize(digests_before);
         trace.truncated = true;
         if (!loop.have_header()) {
           return LineError(path, line.number, "the header line is cut short");

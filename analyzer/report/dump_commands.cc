@@ -52,11 +52,39 @@ std::vector<SelectorSetting> SelectorSettings(std::string_view selector) {
   return found;
 }
 
-std::string DumpDir(const Trace& t, uint64_t seq) {
+std::string TraceDir(const Trace& t) {
   std::string dir = std::filesystem::path(t.path).parent_path().string();
   if (dir.empty() || dir == ".") dir = "numtrace";
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-  return dir + "-dump-seq" + std::to_string(seq);
+  return dir;
+}
+
+std::string DumpDir(const Trace& t, uint64_t seq) { return TraceDir(t) + "-dump-seq" + std::to_string(seq); }
+
+// `numtrace run -o OUT --steps STEPS [options] [--label L]`, with the
+// selector's settings that change which launches are captured.
+std::string RunPrefix(const Trace& t, const std::string& out, const std::string& steps) {
+  std::string env, options;
+  if (t.header.capture) {
+    for (const SelectorSetting& f : SelectorSettings(t.header.capture->selector)) {
+      if (f.flag.empty()) env += f.env + "=" + ShellQuote(f.value) + " ";
+      else options += " " + f.flag + " " + ShellQuote(f.value);
+    }
+    if (t.header.capture->outputs == "all") options += " --outputs all";
+  }
+  std::string cmd = env + "numtrace run -o " + ShellQuote(out) + " --steps " + steps + options;
+  if (t.header.run && !t.header.run->label.empty()) cmd += " --label " + ShellQuote(t.header.run->label);
+  return cmd;
+}
+
+std::string CommandTail(const Trace& t) {
+  std::string cmd = " --";
+  if (t.header.run && !t.header.run->argv.empty()) {
+    for (const std::string& arg : t.header.run->argv) cmd += " " + ShellQuote(arg);
+  } else {
+    cmd += " YOUR_COMMAND";  // the trace did not record one
+  }
+  return cmd;
 }
 
 std::string Capture(const Trace& t, const Kernel& k, const std::string& out) {
@@ -106,6 +134,12 @@ std::string ShellQuote(std::string_view s) {
     else out.push_back(c);
   }
   return out + "'";
+}
+
+std::string StepCaptureDir(const Trace& t, int64_t step) { return TraceDir(t) + "-step" + std::to_string(step); }
+
+std::string StepCaptureCommand(const Trace& t, int64_t step) {
+  return RunPrefix(t, StepCaptureDir(t, step), std::to_string(step)) + CommandTail(t);
 }
 
 DumpCommands BuildDumpCommands(const Trace& a, const Kernel& ka, const Trace& b, const Kernel& kb) {

@@ -33,6 +33,13 @@ struct DumpCommands {
 
 DumpCommands BuildDumpCommands(const Trace& a, const Kernel& ka, const Trace& b, const Kernel& kb);
 
+// The command that captures step `step` of `t`'s run in full (watch mode's
+// follow-up, docs/walkthroughs.md): the same run options as the trace's
+// header recorded, `--steps STEP`, output `<trace dir>-step<STEP>`.
+std::string StepCaptureCommand(const Trace& t, int64_t step);
+// Where that command writes.
+std::string StepCaptureDir(const Trace& t, int64_t step);
+
 // `s` as one POSIX shell word (single-quoted unless plainly safe).
 std::string ShellQuote(std::string_view s);
 

@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "analyzer/report/capture_warnings.h"
 #include "analyzer/report/dump_commands.h"
+#include "analyzer/report/steps_report.h"
 #include "analyzer/report/html_template.h"
 #include "common/names/normalize.h"
 #include "common/format/json_writer.h"
@@ -271,6 +272,7 @@ void RankData(const RankDiff& rd, const HtmlOptions& opt, JsonWriter& w) {
   }
   w.EndArray().EndObject();
   Warnings(ta, tb, al, w);
+  WriteStepsJson(rd, /*strip=*/true, w);
   names.Write(w);
   w.Key("rows").BeginObject().Key("n").Int(cols.rows);
   for (auto [key, col] : {std::pair{"a", &cols.a}, {"b", &cols.b}, {"an", &cols.an}, {"bn", &cols.bn},

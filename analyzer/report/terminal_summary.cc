@@ -7,6 +7,7 @@
 
 #include "analyzer/report/capture_warnings.h"
 #include "analyzer/report/dump_commands.h"
+#include "analyzer/report/steps_report.h"
 #include "analyzer/report/terminal_text.h"
 #include "common/names/normalize.h"
 
@@ -272,6 +273,7 @@ std::string TerminalSummary(const DiffReport& report, const TerminalOptions& opt
     bool detail = !report.per_rank || static_cast<int>(r) == up.first_divergence_rank ||
                   static_cast<int>(r) == up.first_nonfinite_a_rank ||
                   static_cast<int>(r) == up.first_nonfinite_b_rank ||
+                  rd.result->steps.has_value() ||
                   !HealthOf(*rd.a).complete() || !HealthOf(*rd.b).complete();
     if (!detail) continue;
     if (report.per_rank) {
@@ -280,6 +282,7 @@ std::string TerminalSummary(const DiffReport& report, const TerminalOptions& opt
       w << ":\n";
     }
     // Where the runs part first; the counts and lists after.
+    w << StepsTerminal(rd, opt.color);
     FirstDivergence(rd, opt, w);
     FirstOrigin(rd, w);
     if (!report.per_rank) Counts(rd.result->counts, w);

@@ -135,6 +135,42 @@ void BM_CapturedLaunch(benchmark::State& state) {
 }
 BENCHMARK(BM_CapturedLaunch);
 
+// Watch mode (docs/benchmarks.md): every launch digested - a buffer scan, a
+// measurement queued on the launch's stream and a slot in the launch order -
+// against BM_NonCapturedLaunch. Target: at most 2 us over it. Arg 0: full,
+// 1: sampled (8 windows per 1 MiB buffer instead of 1 item).
+void BM_WatchedLaunch(benchmark::State& state) {
+  const char* mode = state.range(0) == 0 ? "full" : "sampled";
+  std::string error;
+  static Config config;
+  config = *ParseConfig([mode](const char* n) -> const char* {
+    return std::string_view(n) == "NUMTRACE_WATCH" ? mode : nullptr;
+  }, &error);
+  NoopDevice device;
+  NullSink sink;
+  Engine engine(config, &device, &sink);
+  RegisterAllocs(engine);
+  std::atomic<bool> stop{false};
+  std::thread pump([&] {  // the writer thread's job, off the launch path
+    while (!stop.load()) {
+      engine.Pump();
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+  });
+  Launch l;
+  uint64_t i = 0;
+  for (auto _ : state) {
+    engine.OnLaunchEnter(l.ev);
+    engine.OnLaunch(l.ev);
+    if (++i % 5000 == 0) engine.OnStepMark();  // a step of 5,000 launches
+  }
+  stop = true;
+  pump.join();
+  state.SetItemsProcessed(state.iterations());
+  state.SetLabel(mode);
+}
+BENCHMARK(BM_WatchedLaunch)->Arg(0)->Arg(1);
+
 void BM_WriterThroughput(benchmark::State& state) {
   const auto dir = std::filesystem::temp_directory_path() /
                    ("numtrace_bench_" + std::to_string(getpid()));

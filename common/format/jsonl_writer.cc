@@ -147,6 +147,7 @@ void AppendJsonLine(const TraceHeader& h, std::string* out) {
     }
     out->append("],\"outputs\":"); AppendJsonString(c.outputs, out);
     out->append(",\"selector\":"); AppendJsonString(c.selector, out);
+    if (!c.watch.empty()) { out->append(",\"watch\":"); AppendJsonString(c.watch, out); }
     out->push_back('}');
   }
   out->append("}\n");
@@ -223,6 +224,37 @@ void AppendJsonLine(const FooterRecord& f, std::string* out) {
   }
   out->append(",\"status\":");   AppendJsonString(f.status, out);
   out->append(",\"end_time\":"); AppendJsonString(f.end_time, out);
+  out->append("}\n");
+}
+
+void AppendJsonLine(const DigestRecord& d, std::string* out) {
+  out->append("{\"type\":\"digest\",\"step\":");
+  AppendInt(d.step, out);
+  out->append(",\"kernels\":"); AppendInt(d.kernels, out);
+  out->append(",\"hash\":");    AppendHash16(d.hash, out);
+  out->append(",\"nonfinite\":");
+  if (d.nonfinite) AppendInt(*d.nonfinite, out);
+  else out->append("null");
+  if (d.lost != 0) { out->append(",\"lost\":"); AppendInt(d.lost, out); }
+  // The bulk of a watch trace: ~19 bytes per launch here, a few for its name id.
+  out->append(",\"kernel_hashes\":[");
+  for (size_t i = 0; i < d.kernel_hashes.size(); ++i) {
+    if (i) out->push_back(',');
+    AppendHash16(d.kernel_hashes[i], out);
+  }
+  out->append("],\"names\":[");
+  for (size_t i = 0; i < d.names.size(); ++i) {
+    if (i) out->push_back(',');
+    AppendInt(d.names[i], out);
+  }
+  out->append("]}\n");
+}
+
+void AppendJsonLine(const KernelNameRecord& n, std::string* out) {
+  out->append("{\"type\":\"kernel_name\",\"id\":");
+  AppendInt(n.id, out);
+  out->append(",\"name\":");
+  AppendJsonString(n.name, out);
   out->append("}\n");
 }
 

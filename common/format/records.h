@@ -53,6 +53,7 @@ struct CaptureInfo {
   std::vector<int64_t> steps;
   std::string outputs;   // "changed" or "all"
   std::string selector;  // free text describing the filters
+  std::string watch;     // "full" or "sampled" when digests are taken on every step, else empty
 };
 
 struct TraceHeader {
@@ -96,6 +97,24 @@ struct NoteRecord {
   std::string kind;
   std::string name;
   std::optional<uint64_t> count;
+};
+
+// Watch mode (docs/format.md, `digest`): one per step, written at its end.
+// kernel_hashes[i] and names[i] belong to the step's i-th launch; names are
+// ids of `kernel_name` records (KernelNameRecord) written before first use.
+struct DigestRecord {
+  int64_t step = 0;
+  uint64_t kernels = 0;
+  uint64_t hash = 0;                   // StepHash(kernel_hashes), common/format/digest.h
+  std::optional<uint64_t> nonfinite;   // index of the first launch that left a NaN/Inf
+  uint64_t lost = 0;                   // launches whose digest the device could not take
+  std::vector<uint64_t> kernel_hashes;
+  std::vector<uint64_t> names;
+};
+
+struct KernelNameRecord {
+  uint64_t id = 0;
+  std::string name;
 };
 
 struct FooterRecord {

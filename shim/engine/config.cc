@@ -99,6 +99,7 @@ std::optional<StepSet> StepSet::Parse(std::string_view text) {
   text = TrimBlanks(text);
   if (text == "all" || text == "*") return All();
   StepSet s;
+  if (text == "none") return s;  // watch mode: digests only, no step in full
   size_t start = 0;
   while (start <= text.size()) {
     size_t end = text.find(',', start);
@@ -147,6 +148,7 @@ std::vector<int64_t> StepSet::Listed() const {
 
 std::string StepSet::ToString() const {
   if (all_) return "all";
+  if (ranges_.empty()) return "none";
   std::string s;
   for (const auto& [lo, hi] : ranges_) {
     if (!s.empty()) s.push_back(',');
@@ -223,6 +225,8 @@ std::optional<Config> ParseConfig(const GetEnvFn& getenv, std::string* error, Se
     // (no message about other variables).
     if (!c.enabled) return c;
   }
+  // Watch mode digests every step; a step in full only when asked for.
+  if (c.watch != WatchMode::kOff && getenv("NUMTRACE_STEPS") == nullptr) c.steps = StepSet();
   return c;
 }
 

@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/format/enum_list.h"
 #include "shim/engine/dump_selector.h"
 
 namespace numtrace::shim {
@@ -74,6 +75,17 @@ enum class OutputsMode : uint8_t {
   kAll,      // "all": measure after only; roles unknown
 };
 
+// Watch mode (NUMTRACE_WATCH, watch.h): a digest of every launch on every
+// step. ONE list: the setting's words and the header's capture.watch.
+#define NUMTRACE_WATCH_MODES(X)                                          \
+  X(kOff, "off")                                                         \
+  X(kFull, "full")       /* every byte of every buffer hashed          */ \
+  X(kSampled, "sampled") /* the documented sample (common/format/digest.h) */
+
+enum class WatchMode : uint8_t { NUMTRACE_WATCH_MODES(NUMTRACE_ENUMERATOR) };
+inline constexpr std::string_view kWatchModeNames[] = {NUMTRACE_WATCH_MODES(NUMTRACE_ENUM_NAME)};
+inline std::string_view WatchModeName(WatchMode m) { return kWatchModeNames[static_cast<int>(m)]; }
+
 struct Config {
   std::string output_dir = "./numtrace";          // NUMTRACE_OUTPUT_DIR
   StepMode step_mode = StepMode::kMark;           // NUMTRACE_STEP_MODE
@@ -102,6 +114,7 @@ struct Config {
   std::optional<DumpExpectation> dump_expect;     // NUMTRACE_DUMP_EXPECT
   std::string dump_dir;                           // NUMTRACE_DUMP_DIR (empty: output_dir)
   uint64_t dump_max_bytes = 4ull << 30;           // NUMTRACE_DUMP_MAX_BYTES
+  WatchMode watch = WatchMode::kOff;              // NUMTRACE_WATCH
 
   // Free text for the header's capture.selector.
   std::string SelectorText() const;

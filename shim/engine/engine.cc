@@ -18,6 +18,7 @@ struct HotState {
   uint64_t engine_id;
   uint64_t function;
   int64_t index;  // pending index when the launch is captured, else -1
+  int64_t step;   // the launch's step (watch mode digests it at EXIT)
   bool entered;
 };
 thread_local HotState t_hot{};
@@ -65,7 +66,11 @@ Engine::Engine(const Config& config, Device* device, RecordSink* sink)
       sink_(sink),
       id_(g_next_engine_id.fetch_add(1)),
       kernels_(config, &annotations_),
-      tracker_(config) {}
+      tracker_(config) {
+  if (config.watch != WatchMode::kOff) {
+    watch_ = std::make_unique<StepWatch>(config.watch, config.min_bytes, device, sink);
+  }
+}
 
 Engine::~Engine() { Shutdown(); }
 
@@ -79,8 +84,9 @@ void Engine::OnLaunchEnter(const LaunchEvent& launch) {
   h.function = launch.function;
   h.entered = true;
   h.index = -1;
+  h.step = d.step;
   if (!d.selected) {
-    tracker_.Count(d);
+    h.step = tracker_.Count(d).step;
     return;
   }
   h.index = Begin(launch, d, /*at_enter=*/true);
@@ -92,6 +98,7 @@ void Engine::OnLaunch(const LaunchEvent& launch) {
     if (h.function == launch.function) {
       h.entered = false;
       if (h.index >= 0) MeasureAfter(launch, h.index);
+      Watch(launch, h.step);
       return;
     }
     AbandonStale();
@@ -101,15 +108,17 @@ void Engine::OnLaunch(const LaunchEvent& launch) {
       config_.step_mode == StepMode::kKernel && kernels_.StartsStep(launch.function, launch.symbol);
   const LaunchDecision d = tracker_.Decide(starts);
   if (!d.selected) {
-    tracker_.Count(d);
+    Watch(launch, tracker_.Count(d).step);
     return;
   }
   const int64_t index = Begin(launch, d, /*at_enter=*/false);
   if (index >= 0) MeasureAfter(launch, index);
+  Watch(launch, d.step);
 }
 
 bool Engine::Quiet() const {
-  return shut_down_.load(std::memory_order_relaxed) || tracker_.Quiet();
+  // Watch mode digests every launch: none may skip decoding.
+  return shut_down_.load(std::memory_order_relaxed) || (watch_ == nullptr && tracker_.Quiet());
 }
 
 void Engine::AbandonStale() {
@@ -277,6 +286,10 @@ void Engine::PushNote(uint64_t launch, std::string msg) {
 void Engine::Pump() {
   std::lock_guard<std::mutex> pump_lock(pump_mu_);
   device_->Poll([this](uint64_t ticket, std::span<const BufferStats> stats) {
+    if (StepWatch::IsWatchTicket(ticket)) {
+      if (watch_) watch_->OnResult(ticket, stats);
+      return;
+    }
     std::lock_guard<std::mutex> lock(mu_);
     const uint64_t index = ticket >> 1;
     if (index < base_ || index >= base_ + pending_.size()) return;  // abandoned long ago
@@ -286,6 +299,7 @@ void Engine::Pump() {
     ((ticket & 1) ? p.has_after : p.has_before) = true;
   });
   CollectCopies(/*wait=*/false);
+  if (watch_) watch_->Collect(/*final=*/drained_.load(std::memory_order_acquire));
 
   std::vector<Pending> ready;
   {
@@ -374,6 +388,12 @@ void Engine::Pump() {
 }
 
 void Engine::StepEnded(int64_t step) {
+  if (watch_ && step >= 0) {
+    watch_->StepEnded(step);
+    // Digests use the oracle's ranges on every step: memory may be freed and reused now.
+    if (ranges_ != nullptr && !tracker_.IsSelected(step)) ranges_->NewStep();
+    sink_->Flush();
+  }
   if (step >= 0 && tracker_.IsSelected(step)) {
     if (ranges_ != nullptr) ranges_->NewStep();  // memory may be freed and reused now
     step_ended_.store(true, std::memory_order_release);
@@ -397,7 +417,11 @@ void Engine::OnGraphLaunch(const GraphLaunchEvent& graph) {
   const int64_t step = config_.step_mode == StepMode::kLaunches
                            ? static_cast<int64_t>(tracker_.launches() / config_.launches_per_step)
                            : tracker_.current_step();
-  if (step < 0 || !tracker_.IsSelected(step)) return;
+  if (step < 0) return;
+  if (!tracker_.IsSelected(step)) {
+    // Watch mode digests no graph's kernels either: say so, once a step.
+    if (watch_ == nullptr || graph_note_step_.exchange(step) == step) return;
+  }
   char buf[160];
   std::snprintf(buf, sizeof(buf),
                 "CUDA graph 0x%" PRIx64 " launched on stream %" PRIu64 " in step %" PRId64
@@ -437,6 +461,7 @@ bool Engine::Annotate(std::string_view kernel_name, std::string_view dtypes, std
 void Engine::Shutdown() {
   if (shut_down_.exchange(true)) return;
   device_->Drain();
+  drained_.store(true, std::memory_order_release);
   {
     std::lock_guard<std::mutex> lock(pump_mu_);
     CollectCopies(/*wait=*/true);

@@ -45,6 +45,7 @@
 #include "shim/engine/range_oracle.h"
 #include "shim/engine/step_tracker.h"
 #include "shim/engine/tensor_dumper.h"
+#include "shim/engine/watch.h"
 #include "shim/writer/record_sink.h"
 
 namespace numtrace::shim {
@@ -113,6 +114,11 @@ class Engine : public EventSink {
   void PushNote(uint64_t launch, std::string msg);
   void StepEnded(int64_t step);
   void MarkDropped(int64_t index);
+  // Watch mode: the digest of a launch that went through (EXIT).
+  void Watch(const LaunchEvent& launch, int64_t step) {
+    if (watch_ && !shut_down_.load(std::memory_order_acquire))
+      watch_->OnLaunch(launch, kernels_.Get(launch.function, launch.symbol), step, allocs_, ranges_);
+  }
   // Tensor dumps: hands finished copies to the dumper (writer thread, under
   // pump_mu_); `wait` waits for the device's copies first (exit).
   void CollectCopies(bool wait);
@@ -134,12 +140,15 @@ class Engine : public EventSink {
   std::mutex pump_mu_;  // one Pump at a time keeps emission in order
   std::unique_ptr<TensorDumper> dumper_;  // null unless NUMTRACE_DUMP
   uint64_t emitted_ = 0;   // Pump only: kernel records the sink took = the next record's seq
+  std::unique_ptr<StepWatch> watch_;      // null unless NUMTRACE_WATCH
 
   // captured_: launches given a pending record, counted under mu_ in launch
   // order (a dump plan's expected seq).
   std::atomic<uint64_t> captured_{0}, dropped_{0}, unmeasured_{0};
   std::atomic<int64_t> capturing_note_step_{-2};
+  std::atomic<int64_t> graph_note_step_{-2};  // watch mode: the last step noted for a graph launch
   std::atomic<bool> shut_down_{false};
+  std::atomic<bool> drained_{false};  // Shutdown drained the device: watch slots left are lost
   std::atomic<bool> step_ended_{false};
 };
 

@@ -120,6 +120,7 @@ TraceHeader Runtime::MakeHeader(std::optional<DeviceInfo> info) const {
   capture.steps = config_.steps.Listed();
   capture.outputs = config_.outputs == OutputsMode::kChanged ? "changed" : "all";
   capture.selector = config_.SelectorText();
+  if (config_.watch != WatchMode::kOff) capture.watch = std::string(WatchModeName(config_.watch));
   h.capture = std::move(capture);
   return h;
 }

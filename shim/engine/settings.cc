@@ -1,6 +1,7 @@
 #include "shim/engine/settings.h"
 
 #include <cctype>
+#include <iterator>
 #include <utility>
 
 #include "shim/engine/config.h"
@@ -121,8 +122,8 @@ constexpr Setting kSettings[] = {
      .option = "--steps",
      .value_name = "LIST",
      .recapture = true,
-     .default_text = "2 (all with api, profiler, nvtx:)",
-     .accepted = "all, N, N,M, N-M or a mix like 1,3-4 (N >= 0)",
+     .default_text = "2 (all with api, profiler, nvtx:; none with NUMTRACE_WATCH)",
+     .accepted = "all, none, N, N,M, N-M or a mix like 1,3-4 (N >= 0)",
      .help = "which steps are captured",
      .parse = [](string_view v, Config* c) {
        auto s = StepSet::Parse(v);
@@ -182,6 +183,22 @@ constexpr Setting kSettings[] = {
      .accepted = kBytes,
      .help = "buffers smaller than this are neither measured nor listed",
      .parse = [](string_view v, Config* c) { return ParseBytesAtLeast(v, 0, &c->min_bytes); }},
+    {.variable = "NUMTRACE_WATCH",
+     .option = "--watch",
+     .value_name = "MODE",
+     .implicit_value = "full",
+     .default_text = "off",
+     .accepted = "full, sampled or off",
+     .help = "a digest of every launch on every step (full: every byte; sampled: about 1/32 of each buffer)",
+     .parse = [](string_view v, Config* c) {
+       for (size_t i = 0; i < std::size(kWatchModeNames); ++i) {
+         if (TrimBlanks(v) == kWatchModeNames[i]) {
+           c->watch = static_cast<WatchMode>(i);
+           return true;
+         }
+       }
+       return false;
+     }},
     {.variable = "NUMTRACE_OUTPUTS",
      .option = "--outputs",
      .value_name = "WHICH",

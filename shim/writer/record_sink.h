@@ -29,6 +29,10 @@ class RecordSink {
   // and counted. `seq` of a kernel record is the engine's; kept as given.
   virtual bool Push(KernelRecord record) = 0;
   virtual bool Push(NoteRecord note) = 0;
+  // Watch mode's records (docs/format.md, `digest`); sinks that keep no
+  // digests drop them.
+  virtual bool Push(DigestRecord digest) { return false; }
+  virtual bool Push(KernelNameRecord name) { return false; }
   // Makes everything pushed so far reach the file soon (step end).
   virtual void Flush() = 0;
   // Writes what is left and the footer; `dropped` adds the producer's own

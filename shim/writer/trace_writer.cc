@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <new>
+#include <type_traits>
 
 #include "common/format/jsonl_writer.h"
 #include "shim/writer/trace_file.h"
@@ -96,6 +97,8 @@ bool TraceWriter::Enqueue(Item item) {
 
 bool TraceWriter::Push(KernelRecord record) { return Enqueue(std::move(record)); }
 bool TraceWriter::Push(NoteRecord note) { return Enqueue(std::move(note)); }
+bool TraceWriter::Push(DigestRecord digest) { return Enqueue(std::move(digest)); }
+bool TraceWriter::Push(KernelNameRecord name) { return Enqueue(std::move(name)); }
 
 void TraceWriter::Flush() {
   {
@@ -148,7 +151,12 @@ void TraceWriter::Cycle() {
       ++kernels_;  // numbered by the engine (record_sink.h)
       AppendJsonLine(*k, &buffer_);
     } else {
-      AppendJsonLine(std::get<NoteRecord>(item), &buffer_);
+      // Notes and watch mode's digest and kernel_name records: written as queued.
+      std::visit(
+          [this](const auto& r) {
+            if constexpr (!std::is_same_v<std::decay_t<decltype(r)>, KernelRecord>) AppendJsonLine(r, &buffer_);
+          },
+          item);
     }
   }
   const uint64_t drops = dropped_.load(std::memory_order_relaxed);

@@ -70,6 +70,8 @@ class TraceWriter : public RecordSink {
 
   bool Push(KernelRecord record) override;
   bool Push(NoteRecord note) override;
+  bool Push(DigestRecord digest) override;
+  bool Push(KernelNameRecord name) override;
   void Flush() override;
   void Finish(uint64_t launches, uint64_t dropped) override;
   void SetFooterExtras(uint64_t unmeasured,
@@ -89,7 +91,7 @@ class TraceWriter : public RecordSink {
   void AfterForkChild();
 
  private:
-  using Item = std::variant<KernelRecord, NoteRecord>;
+  using Item = std::variant<KernelRecord, NoteRecord, DigestRecord, KernelNameRecord>;
   bool Enqueue(Item item);
   void Loop();
   // One cycle: pump, take the queue, serialise, write. Writer thread only

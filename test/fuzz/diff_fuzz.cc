@@ -13,6 +13,7 @@
 
 #include "analyzer/align/aligner.h"
 #include "analyzer/judge/judge.h"
+#include "analyzer/judge/step_finder.h"
 #include "analyzer/read/debugmode_reader.h"
 #include "analyzer/read/input.h"
 #include "analyzer/read/trace_reader.h"
@@ -45,6 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!a.ok() || !b.ok()) return 0;
 
   DiffResult r = Judge(*a, *b, Align(*a, *b));
+  r.steps = FindSteps(*a, *b);  // watch mode's step finder, rendered below with the rest
   const Alignment& al = r.alignment;
   Check(r.verdicts.size() == al.pairs.size());
   Check(al.pairs.size() + al.only_a.size() == a->kernels.size());

@@ -1,3 +1,4 @@
+#include <fstream>
 #include "launcher/show_command.h"
 
 #include <sstream>
@@ -11,6 +12,7 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
+using testing::TempDir;
 using testing::TestContext;
 
 const std::string kTrace = std::string(NUMTRACE_SOURCE_DIR) + "/examples/basic/run_a/rank_0.ntrace.jsonl";
@@ -81,6 +83,22 @@ TEST(ShowCommand, BadInputIsOneLineAndExit2) {
   EXPECT_EQ(ShowCommandMain({"show", kTrace, "--kernel", "("}, bad_re.ctx), 2);
   EXPECT_THAT(bad_re.err.str(), HasSubstr("not a valid regex"));
   EXPECT_THAT(bad_re.out.str(), Not(HasSubstr("seq ")));
+}
+
+TEST(ShowCommand, AWatchTraceSaysHowManyStepsWereDigested) {
+  TempDir tmp;
+  const std::string trace = tmp / "w.ntrace.jsonl";
+  {
+    std::ofstream f(trace);
+    f << R"({"type":"header","format":"numtrace-trace","version":1,"capture":{"steps":[],"outputs":"changed","selector":"","watch":"sampled"}})" "\n"
+      << R"({"type":"kernel_name","id":0,"name":"k"})" "\n"
+      << R"({"type":"digest","step":4,"kernels":2,"hash":"0000000000000001","nonfinite":null,"kernel_hashes":["0000000000000002","0000000000000003"],"names":[0,0]})" "\n"
+      << R"({"type":"digest","step":5,"kernels":1,"hash":"0000000000000001","nonfinite":0,"lost":1,"kernel_hashes":["0000000000000000"],"names":[0]})" "\n";
+  }
+  TestContext t;
+  ASSERT_EQ(ShowCommandMain({"show", trace}, t.ctx), 0) << t.err.str();
+  EXPECT_THAT(t.out.str(), HasSubstr("watch sampled: 2 steps digested (4-5), 3 launches, 1 not digested; "
+                                     "first NaN/Inf: step 5, launch 0"));
 }
 
 TEST(ShowCommand, HelpShowsExamples) {

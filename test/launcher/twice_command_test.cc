@@ -136,6 +136,48 @@ TEST(TwiceCommand, NondeterministicRunsDifferAndTheOriginIsTheAtomicsKernel) {
                                      "order: torch.use_deterministic_algorithms(True)"));
 }
 
+// The whole hunt in one command: digests of every step, the first differing
+// step, both runs again with that step in full, its origins with hints.
+TEST(TwiceCommand, WatchHuntNamesTheStepAndTheAtomicsKernel) {
+  TempDir tmp;
+  TestContext t;
+  std::vector<std::string> args = {"twice", "-o", tmp / "hunt", "--watch", "--", testing::BuildBin() + "/numtrace-sim",
+                                   "--steps", "6", "--nondeterministic"};
+  EXPECT_EQ(TwiceCommandMain(args, t.ctx), 1) << t.err.str();
+  EXPECT_THAT(t.out.str(), HasSubstr("rank 0: 0 kernels captured, 6 steps digested, complete: "));
+  EXPECT_THAT(t.out.str(), HasSubstr("== first differing step: 0 (of 6 compared), launch 9 of the step"));
+  EXPECT_THAT(t.out.str(), HasSubstr("   run1: void at::native::indexFuncSmallIndex"));
+  EXPECT_THAT(t.out.str(), HasSubstr("== capture step 0 in full, run 2 of 2"));
+  EXPECT_THAT(t.out.str(), HasSubstr("index_add/scatter with atomics: "));
+  absl::StatusOr<DiffSummaryView> watch = ReadDiffSummary(tmp / "hunt/summary.json");
+  ASSERT_TRUE(watch.ok()) << watch.status();
+  ASSERT_TRUE(watch->steps.has_value());
+  EXPECT_EQ(watch->steps->first_differing, 0);
+  EXPECT_EQ(watch->steps->compared, 6u);
+  absl::StatusOr<DiffSummaryView> full = ReadDiffSummary(tmp / "hunt/step0-summary.json");
+  ASSERT_TRUE(full.ok()) << full.status();
+  ASSERT_FALSE(full->origins.empty());
+  for (const OriginView& o : full->origins) EXPECT_THAT(o.a_name, HasSubstr("indexFuncSmallIndex"));
+}
+
+TEST(TwiceCommand, WatchHuntOfIdenticalRunsExitsZeroWithoutCapturingAgain) {
+  TempDir tmp;
+  TestContext t;
+  std::vector<std::string> args = {"twice", "-o", tmp / "hunt", "--watch=sampled", "--",
+                                   testing::BuildBin() + "/numtrace-sim", "--steps", "5"};
+  EXPECT_EQ(TwiceCommandMain(args, t.ctx), 0) << t.err.str();
+  EXPECT_THAT(t.out.str(), HasSubstr("== verdict: every step is identical (5 steps compared by digest)"));
+  EXPECT_FALSE(std::filesystem::exists(tmp / "hunt/step0-run1"));
+}
+
+TEST(TwiceCommand, ABadWatchModeIsRefusedBeforeAnythingRuns) {
+  TempDir tmp;
+  TestContext t;
+  EXPECT_EQ(TwiceCommandMain({"twice", "-o", tmp / "hunt", "--watch=every", "--", "true"}, t.ctx), 2);
+  EXPECT_THAT(t.err.str(), HasSubstr("--watch"));
+  EXPECT_FALSE(std::filesystem::exists(tmp / "hunt/run1"));
+}
+
 TEST(TwiceCommand, AFailingJobStopsTheHuntWithExit2) {
   TempDir tmp;
   TestContext t;

@@ -25,6 +25,20 @@ TEST(ConfigTest, DefaultsWithEmptyEnvironment) {
   EXPECT_TRUE(c.enabled);
 }
 
+TEST(ConfigTest, WatchModeDigestsEveryStepAndCapturesNoneInFullUnlessAsked) {
+  Config off = ConfigFrom({});
+  EXPECT_EQ(off.watch, WatchMode::kOff);
+  Config full = ConfigFrom({{"NUMTRACE_WATCH", "full"}});
+  EXPECT_EQ(full.watch, WatchMode::kFull);
+  EXPECT_FALSE(full.steps.Contains(2));  // the default step 2 is not captured in full
+  EXPECT_EQ(full.steps.ToString(), "none");
+  Config sampled = ConfigFrom({{"NUMTRACE_WATCH", " sampled "}, {"NUMTRACE_STEPS", "7"}});
+  EXPECT_EQ(sampled.watch, WatchMode::kSampled);
+  EXPECT_TRUE(sampled.steps.Contains(7));
+  EXPECT_EQ(ConfigFrom({{"NUMTRACE_WATCH", "off"}}).watch, WatchMode::kOff);
+  EXPECT_FALSE(ConfigFrom({{"NUMTRACE_STEPS", "none"}}).steps.Contains(0));
+}
+
 TEST(ConfigTest, ParsesEveryVariable) {
   Config c = ConfigFrom({{"NUMTRACE_OUTPUT_DIR", "/tmp/x"},
                          {"NUMTRACE_STEP_MODE", "kernel:^void at::native::embedding"},
@@ -125,6 +139,7 @@ INSTANTIATE_TEST_SUITE_P(
                       BadCase{"NUMTRACE_KERNEL_EXCLUDE", "regex:", "regex:EXPR"},
                       BadCase{"NUMTRACE_MIN_BYTES", "lots", "64MiB"},
                       BadCase{"NUMTRACE_OUTPUTS", "some", "changed or all"},
+                      BadCase{"NUMTRACE_WATCH", "every", "full, sampled or off"},
                       BadCase{"NUMTRACE_LOG_LEVEL", "loud", "debug"},
                       BadCase{"NUMTRACE_DEVICE_MEMORY", "1k", "at least 1MiB"},
                       BadCase{"NUMTRACE_CUPTI_LIB", "", "libcupti"},

@@ -1,0 +1,85 @@
+#include "launcher/watch_hunt.h"
+
+#include "analyzer/cli/diff_command.h"
+#include "launcher/run_command.h"
+#include "launcher/twice_command.h"
+
+namespace numtrace::launcher {
+
+int FinishWatchHunt(const RunOptions& options, const std::string& dir, const DiffSummaryView& watch,
+                    const CommandContext& ctx) {
+  if (!watch.steps) {
+    return FailLine(ctx, "twice", "the watch runs' summary has no `steps`: neither run wrote digests");
+  }
+  const StepsView& s = *watch.steps;
+  for (const std::string& n : s.notes) ctx.out << "note: " << n << "\n";
+  if (!s.first_differing) {
+    if (watch.verdict == "identical") {
+      ctx.out << "== verdict: every step is identical (" << s.compared << " steps compared by digest)\n";
+      ctx.out.flush();
+      return kExitOk;
+    }
+    // Digests equal, yet the runs differ (a step captured in full, or nothing compared).
+    ctx.out << "== verdict: the runs differ (" << watch.verdict << ") although no step's digests do\n";
+    PrintOrigins(watch, ctx.out);
+    ctx.out.flush();
+    return kExitDiffer;
+  }
+  const int64_t step = *s.first_differing;
+  ctx.out << "== first differing step: " << step << " (of " << s.compared << " compared), launch "
+          << s.first_index << " of the step";
+  if (s.first_kind == "kernels") ctx.out << ": the kernel sequences part there";
+  ctx.out << "\n   run1: " << s.a_name << "\n   run2: " << s.b_name << "\n";
+  if (s.nonfinite_a || s.nonfinite_b) {
+    ctx.out << "   first NaN/Inf step: run1 " << (s.nonfinite_a ? std::to_string(*s.nonfinite_a) : "none")
+            << ", run2 " << (s.nonfinite_b ? std::to_string(*s.nonfinite_b) : "none") << "\n";
+  }
+
+  // Both runs again, step `step` in full and no digests: the usual diff names the origins.
+  const std::string stem = dir + "/step" + std::to_string(step);
+  const std::string run_dirs[2] = {stem + "-run1", stem + "-run2"};
+  for (int i = 0; i < 2; ++i) {
+    ctx.out << "== capture step " << step << " in full, run " << (i + 1) << " of 2: " << run_dirs[i] << "\n";
+    RunOptions once = options;
+    once.Set(kOutputDirVariable, run_dirs[i]);
+    once.force = false;
+    once.settings.erase("NUMTRACE_WATCH");
+    once.Set("NUMTRACE_STEPS", std::to_string(step));
+    if (once.Get("NUMTRACE_LABEL").empty()) once.Set("NUMTRACE_LABEL", "run" + std::to_string(i + 1));
+    absl::StatusOr<CaptureOutcome> outcome = CaptureJob(once, ctx);
+    if (!outcome.ok()) return FailLine(ctx, "twice", outcome.status());
+    if (outcome->exit_code != 0) {
+      return FailLine(ctx, "twice", "the job exited with status " + std::to_string(outcome->exit_code) +
+                                        " capturing step " + std::to_string(step) + " (run " +
+                                        std::to_string(i + 1) + ")");
+    }
+    if (outcome->traces == 0) {
+      return FailLine(ctx, "twice", "capturing step " + std::to_string(step) + " wrote no trace (run " +
+                                        std::to_string(i + 1) + "): does the job reach that step?");
+    }
+  }
+  analyzer::DiffCommandOptions diff;
+  diff.a = run_dirs[0];
+  diff.b = run_dirs[1];
+  diff.json_path = stem + "-summary.json";
+  diff.html_path = stem + "-report.html";
+  diff.force = true;  // ours: written by this hunt in its own DIR
+  diff.quiet = true;
+  if (analyzer::RunDiffCommand(diff, ctx.out, ctx.err, ctx.stdout_is_tty) == analyzer::kExitError) {
+    return kExitUsage;
+  }
+  absl::StatusOr<DiffSummaryView> full = ReadDiffSummary(diff.json_path);
+  if (!full.ok()) return FailLine(ctx, "twice", full.status());
+  ctx.out << "== step " << step << " in full: " << full->verdict << "\n";
+  if (full->verdict == "identical") {
+    ctx.out << "the full capture of step " << step << " is identical: the difference did not recur "
+            << "(run-to-run nondeterminism that comes and goes)\n";
+  } else {
+    PrintOrigins(*full, ctx.out);
+  }
+  ctx.out << "report: " << diff.html_path << "  summary: " << diff.json_path << "\n";
+  ctx.out.flush();
+  return kExitDiffer;
+}
+
+}  // namespace numtrace::launcher

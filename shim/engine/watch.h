@@ -1,0 +1,109 @@
+// File: shim/engine/watch.h
+//
+// Watch mode (NUMTRACE_WATCH=full|sampled, docs/configuration.md): a digest
+// of every launch on every step, so `numtrace diff` can say which step the
+// runs first differ in (docs/format.md, `digest`). At each launch's EXIT the
+// buffers it touched are found as for a capture (buffer_scan.h,
+// measurement_plan.h) and measured by the Device on the launch's stream,
+// after the kernel - whole (`full`) or over the documented sample
+// (`sampled`, common/format/digest.h) - with a ticket of its own (bit 63
+// set). The engine's Pump hands results back here; finished launches are
+// folded in launch order into one `digest` record per step, kernel names
+// into `kernel_name` records (ids), and pushed to the RecordSink.
+//
+// Launch path: one short mutex to take the launch's slot, thread-local
+// scratch reused (no allocation once warm), no host synchronisation. A
+// launch that cannot be measured (device refused, stream capturing into a
+// graph, parameters not decoded) counts as `lost` in its step's record.
+//
+// Example:
+//   StepWatch watch(WatchMode::kFull, config, &device, &sink);
+//   watch.OnLaunch(launch, kernel_info, step, allocs, oracle);  // EXIT
+//   watch.OnResult(ticket, stats);   // from Device::Poll (IsWatchTicket)
+//   watch.Collect(/*final=*/false);  // writer thread: emits finished steps
+#ifndef NUMTRACE_SHIM_ENGINE_WATCH_H_
+#define NUMTRACE_SHIM_ENGINE_WATCH_H_
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "common/format/records.h"
+#include "common/format/stats.h"
+#include "shim/device/device.h"
+#include "shim/engine/config.h"
+#include "shim/engine/alloc_map.h"
+#include "shim/engine/events.h"
+#include "shim/engine/kernel_cache.h"
+#include "shim/engine/range_oracle.h"
+#include "shim/writer/record_sink.h"
+
+namespace numtrace::shim {
+
+
+class StepWatch {
+ public:
+  StepWatch(WatchMode mode, uint64_t min_bytes, Device* device, RecordSink* sink);
+
+  static constexpr uint64_t kTicketBit = uint64_t{1} << 63;
+  static bool IsWatchTicket(uint64_t ticket) { return (ticket & kTicketBit) != 0; }
+
+  // A launch that went through (EXIT), in step `step` (< 0: outside every
+  // step, not digested). Any thread.
+  void OnLaunch(const LaunchEvent& launch, const KernelInfo& kernel, int64_t step,
+                const AllocMap& allocs, RangeOracle* ranges);
+  // A measurement with a watch ticket (the Pump's thread).
+  void OnResult(uint64_t ticket, std::span<const BufferStats> stats);
+  // Step `step` ended (a marker): its record may go out once its launches are in.
+  void StepEnded(int64_t step);
+  // Pump's thread: folds finished launches in order and pushes each complete
+  // step. `final` (exit, after the device drained): everything left counts,
+  // unfinished launches as lost.
+  void Collect(bool final);
+
+  uint64_t digested() const { return digested_.load(std::memory_order_relaxed); }
+
+ private:
+  struct Slot {
+    int64_t step = 0;
+    const KernelInfo* kernel = nullptr;
+    uint64_t digest = 0;
+    bool done = false, lost = false, nonfinite = false;
+  };
+  void Finish(Slot* s, std::span<const BufferStats> stats);
+  // The ring of launches in flight, by ticket index (mu_ held). A power of
+  // two that only grows: no allocation per launch once it holds a step's
+  // worth of launches in flight.
+  Slot& At(uint64_t index) { return ring_[index & (ring_.size() - 1)]; }
+  bool Live(uint64_t index) const { return index >= base_ && index < base_ + size_; }
+  void GrowLocked();
+  void EmitCurrent();
+  uint64_t NameId(const KernelInfo* kernel);
+
+  const WatchMode mode_;
+  const uint64_t min_bytes_;
+  Device* device_;
+  RecordSink* sink_;
+
+  std::mutex mu_;  // ring_, base_, size_
+  std::vector<Slot> ring_ = std::vector<Slot>(4096);
+  uint64_t base_ = 0;  // ticket index of the oldest launch in flight
+  uint64_t size_ = 0;  // launches in flight
+  std::atomic<int64_t> ended_step_{-1};
+  std::atomic<uint64_t> digested_{0};
+
+  // Collect's thread only.
+  std::optional<DigestRecord> current_;
+  std::vector<Slot> ready_;  // reused by every Collect
+  std::unordered_map<const KernelInfo*, uint64_t> name_ids_;
+  uint64_t next_name_id_ = 0;
+};
+
+}  // namespace numtrace::shim
+
+#endif  // NUMTRACE_SHIM_ENGINE_WATCH_H_
