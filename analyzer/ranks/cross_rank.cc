@@ -59,6 +59,12 @@ CrossRankResult CompareAcrossRanks(const std::vector<const Trace*>& traces) {
         uint32_t first_arg = 0;
         for (size_t i = 0; i < ba.size(); ++i) {
           if (IsOutput(ba[i])) {
+            // What an in-place kernel overwrote is an input too: a buffer
+            // that already differed before the launch makes it no origin.
+            if (ba[i].has_pre && bb[i].has_pre) {
+              any_input = true;
+              inputs_equal = inputs_equal && ba[i].pre_hash == bb[i].pre_hash;
+            }
             if (outputs_equal && !SameBytes(ba[i], bb[i])) {
               outputs_equal = false;
               first_arg = bb[i].arg;

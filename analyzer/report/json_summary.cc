@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string_view>
 
+#include "analyzer/report/roots_report.h"
 #include "common/format/json_writer.h"
 
 namespace numtrace::analyzer {
@@ -171,6 +172,7 @@ void RankSummary(const RankDiff& rd, std::string_view path_a, std::string_view p
   Nonfinite(rd.b, res.first_nonfinite_b, -1, w);
   w.EndObject();
   WriteOrigins({&rd}, false, w);
+  WriteRoots({&rd}, false, w);
   w.EndObject();
 }
 
@@ -231,6 +233,7 @@ std::string JsonSummary(const DiffReport& report) {
   }
   w.EndObject();
   WriteOrigins(ranks, true, w);
+  WriteRoots(ranks, true, w);
   w.Key("ranks").BeginArray();
   for (const RankDiff& rd : report.ranks) RankSummary(rd, rd.a->path, rd.b->path, true, w);
   w.EndArray().EndObject();
