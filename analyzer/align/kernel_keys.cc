@@ -109,6 +109,13 @@ std::vector<KernelKeys> ComputeKernelKeys(const Trace& trace) {
     out.level[kKeyNormalized] = n.normalized;
     out.level[kKeyFamilyLayout] = HashCombine(n.family, layout);
     out.level[kKeyFamily] = n.family;
+    if (debugmode) {
+      // Ops of another shape or dtype are never the same op: every level
+      // holds the layout.
+      out.level[kKeyName] = out.level[kKeyNameLayout];
+      out.level[kKeyNormalized] = out.level[kKeyNormalizedLayout];
+      out.level[kKeyFamily] = out.level[kKeyFamilyLayout];
+    }
   }
   return keys;
 }

@@ -97,7 +97,7 @@ TEST(DebugModeReal, HashOnlyBlocksAreFirstClassRecords) {
       EXPECT_EQ(t.logged[&b - t.buffers.data()].has, LoggedStats::kL1);
     }
   }
-  EXPECT_GT(hash_only, 100u);  // the optimizer's in-place ops
+  EXPECT_GT(hash_only, 50u);  // the optimizer's in-place ops
 }
 
 // Scales the value of every "Output hash:" line of the blocks whose op is
@@ -218,23 +218,25 @@ TEST(DebugModeReal, EagerAgainstInductorIsWithinTolerance) {
 TEST(DebugModeReal, CutLogsReadToTheirLastCompleteBlock) {
   const std::string text = numtrace::testing::ReadFileText(LogPath("identical"));
   const size_t total = BlocksIn(text);
-  // Mid-line: inside the value of a "Mean:" line of block ~200.
-  size_t block200 = 0;
-  for (size_t n = 0; n < 200; ++n) block200 = text.find("\n[", block200 + 1);
-  const size_t mean = text.find("  Mean: ", block200);
+  // A full block past the middle of the log: cut inside its "Mean:" value
+  // (mid-line), and after its complete "Shape:" line (mid-block).
+  const size_t mean = text.find("  Mean: ", text.size() / 2);
+  ASSERT_NE(mean, std::string::npos);
+  const size_t header = text.rfind("\n[", mean) + 1;
   const size_t mid_line = mean + 12;
-  // Mid-block: after a complete line inside a block (its Output hash).
-  const size_t mid_block = text.find('\n', text.find("  Output hash: ", block200)) + 1;
+  const size_t mid_block = text.find('\n', header) + 1 + text.substr(text.find('\n', header) + 1).find('\n') + 1;
+  const size_t before = BlocksIn(text.substr(0, header));  // complete blocks before the cut one
+  ASSERT_GT(before, 50u);
   for (size_t cut : {mid_line, mid_block}) {
     SCOPED_TRACE(cut);
     absl::StatusOr<Trace> b = ReadDebugModeBuffer(text.substr(0, cut), "b/rank_0_activations.log");
     ASSERT_TRUE(b.ok()) << b.status();
     EXPECT_TRUE(b->truncated);
-    EXPECT_EQ(b->kernels.size(), 200u);  // the cut block is dropped
+    EXPECT_EQ(b->kernels.size(), before);  // the cut block is dropped
     EXPECT_LT(b->kernels.size(), total);
     Diff d = DiffOf(Read("identical"), *std::move(b));
     EXPECT_EQ(d.r.counts.diverged, 0u);
-    EXPECT_EQ(d.r.counts.pairs, 200u);
+    EXPECT_EQ(d.r.counts.pairs, before);
   }
 }
 
@@ -263,8 +265,9 @@ TEST(DebugModeReal, NothingComparedIsExitTwo) {
   opt.quiet = true;
   std::ostringstream out, err;
   EXPECT_EQ(RunDiffCommand(opt, out, err, false), 2);
-  EXPECT_NE(err.str().find("nothing was compared"), std::string::npos) << err.str();
-  EXPECT_EQ(std::count(err.str().begin(), err.str().end(), '\n'), 1);
+  const std::string line = err.str();
+  EXPECT_NE(line.find("nothing was compared"), std::string::npos) << line;
+  EXPECT_EQ(std::count(line.begin(), line.end(), '\n'), 1) << line;
 }
 
 }  // namespace

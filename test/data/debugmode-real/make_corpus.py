@@ -40,10 +40,10 @@ class Attention(nn.Module):
     def __init__(self, cfg):
         super().__init__()
         self.cfg = cfg
-        self.wq = nn.Linear(D, D)
-        self.wk = nn.Linear(D, D)
-        self.wv = nn.Linear(D, D)
-        self.wo = nn.Linear(D, D)
+        self.wq = nn.Linear(D, D, bias=False)
+        self.wk = nn.Linear(D, D, bias=False)
+        self.wv = nn.Linear(D, D, bias=False)
+        self.wo = nn.Linear(D, D, bias=False)
 
     def forward(self, x):
         b, t, _ = x.shape
@@ -63,8 +63,8 @@ class MLP(nn.Module):
     def __init__(self, cfg):
         super().__init__()
         self.cfg = cfg
-        self.w1 = nn.Linear(D, 4 * D)
-        self.w2 = nn.Linear(4 * D, D)
+        self.w1 = nn.Linear(D, 4 * D, bias=False)
+        self.w2 = nn.Linear(4 * D, D, bias=False)
 
     def forward(self, x):
         h = F.gelu(self.w1(x))
@@ -97,7 +97,7 @@ class Model(nn.Module):
         self.tok_embeddings = nn.Embedding(V, D)
         self.layers = nn.ModuleList([Block(cfg) for _ in range(2)])
         self.norm = nn.LayerNorm(D)
-        self.output = nn.Linear(D, V)
+        self.output = nn.Linear(D, V, bias=False)
 
     def forward(self, tokens):
         x = self.tok_embeddings(tokens)
