@@ -517,7 +517,8 @@ absl::StatusOr<Trace> ReadDebugModeLines(LineReader& reader) {
     // before a key every earlier block had.
     // A lone block is judged by what the tracer always writes.
     // A block with no statistic and no hash is cut whatever came before.
-    constexpr uint32_t kTracerKeys = kShape | kL2 | kMin | kMax | kMean | kOutputHash;
+    // What the tracer always writes: Location for both forms.
+    constexpr uint32_t kTracerKeys = kShape | kL2 | kMin | kMax | kMean | kOutputHash | kLocation;
     const bool full = block.keys_seen & kShape;
     const uint32_t keys_of_all = full ? keys_of_full : keys_of_hash_only;
     const bool learnt = seq > 0 && keys_of_all != ~0u;
@@ -526,7 +527,7 @@ absl::StatusOr<Trace> ReadDebugModeLines(LineReader& reader) {
     bool complete = !cut_in_block && has_content && blank_ok;
     if (complete && !block.blank_after) {
       complete = learnt ? (block.keys_seen & keys_of_all) == keys_of_all
-                        : !full || (block.keys_seen & kTracerKeys) == kTracerKeys;
+                        : full ? (block.keys_seen & kTracerKeys) == kTracerKeys : (block.keys_seen & kLocation) != 0;
     }
     if (complete) finish_block();
     else cut = true;

@@ -19,6 +19,7 @@
 #include "analyzer/cli/diff_command.h"
 #include "analyzer/judge/judge.h"
 #include "analyzer/read/debugmode_reader.h"
+#include "analyzer/report/html_report.h"
 #include "analyzer/report/json_summary.h"
 #include "analyzer/report/terminal_summary.h"
 #include "test/util/scratch_dir.h"
@@ -255,6 +256,17 @@ TEST(DebugModeReal, JsonLeadsWithRoots) {
   const std::string json = JsonSummary(report);
   EXPECT_NE(json.find("\"roots\":{\"count\":1,\"first\":{"), std::string::npos) << json;
   EXPECT_NE(json.find("\"cause\":\"origin\",\"score\":"), std::string::npos);
+}
+
+TEST(DebugModeReal, HtmlLeadsWithRootsAndHasNoDumpRecipe) {
+  Diff d = DiffOf("identical", "fwd_1e-3");
+  DiffReport report{d.a.path, d.b.path, false, {{0, &d.a, &d.b, &d.r}}};
+  const std::string html = HtmlReport(report, HtmlOptions{});
+  EXPECT_NE(html.find("\"roots\":{\"count\":1,\"lead\":\"the divergence beyond tolerance starts at "
+                      "layers.1.mlp/op_"),
+            std::string::npos);
+  EXPECT_NE(html.find("id=\"rootscard\""), std::string::npos);
+  EXPECT_EQ(html.find("\"dump\":["), std::string::npos);
 }
 
 TEST(DebugModeReal, NothingComparedIsExitTwo) {
