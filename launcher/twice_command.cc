@@ -5,12 +5,15 @@
 
 #include "CLI/CLI.hpp"
 #include "analyzer/cli/diff_command.h"
-#include "launcher/origin_hints.h"
+#include "analyzer/judge/origin_hints.h"
 #include "launcher/output_dir.h"
 #include "launcher/run_command.h"
 
 namespace numtrace::launcher {
 namespace {
+
+using analyzer::HintForKernel;
+using analyzer::OriginHint;
 
 void PrintKernel(int64_t rank, uint64_t seq, const std::string& name, std::ostream& out) {
   out << "  ";

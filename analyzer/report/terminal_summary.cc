@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "analyzer/judge/origin_hints.h"
 #include "analyzer/report/dump_commands.h"
 #include "analyzer/report/roots_report.h"
 #include "analyzer/report/terminal_text.h"
@@ -195,6 +196,11 @@ void OriginList(const RankDiff& rd, int top, Writer& w) {
     const Kernel& k = rd.a->kernels[rd.result->alignment.pairs[i].a];
     w << "    A#" << k.seq << " " << Label(*rd.a, k) << "  score " << Num(rd.result->verdicts[i].score)
       << ", fix it and " << static_cast<uint64_t>(o.descendants[i]) << " later divergences go away\n";
+    // A known family of run-to-run nondeterminism (judge/origin_hints.h).
+    if (const OriginHint* h = HintForKernel(rd.a->Demangled(k))) {
+      w.C(kDim, "      " + TerminalSafe(h->family) + ": " + TerminalSafe(h->hint));
+      w << "\n";
+    }
   }
 }
 

@@ -6,13 +6,15 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "launcher/diff_summary.h"
-#include "launcher/origin_hints.h"
+#include "analyzer/judge/origin_hints.h"
 #include "test/launcher/launcher_test_util.h"
 
 namespace numtrace::launcher {
 namespace {
 
 using ::testing::HasSubstr;
+using analyzer::HintForKernel;
+using analyzer::OriginHint;
 using testing::TempDir;
 using testing::TestContext;
 

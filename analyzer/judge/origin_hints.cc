@@ -1,10 +1,10 @@
-#include "launcher/origin_hints.h"
+#include "analyzer/judge/origin_hints.h"
 
 #include <regex>
 #include <string>
 #include <vector>
 
-namespace numtrace::launcher {
+namespace numtrace::analyzer {
 namespace {
 
 // Order matters: specific families before the generic "atomic" one, and
@@ -50,4 +50,4 @@ const OriginHint* HintForKernel(std::string_view kernel_name) {
   return nullptr;
 }
 
-}  // namespace numtrace::launcher
+}  // namespace numtrace::analyzer
