@@ -269,6 +269,35 @@ TEST(DebugModeReal, HtmlLeadsWithRootsAndHasNoDumpRecipe) {
   EXPECT_EQ(html.find("\"dump\":["), std::string::npos);
 }
 
+// Replaces the `index`-th input hash of every block named `key`.
+std::string WithInputHash(std::string text, const std::string& key, size_t index, const std::string& value) {
+  const size_t at = text.find("[" + key + "]");
+  EXPECT_NE(at, std::string::npos) << key;
+  const size_t line = text.find("  Input hashes: ", at) + 16;
+  size_t begin = line;
+  for (size_t i = 0; i < index; ++i) begin = text.find(", ", begin) + 2;
+  const size_t end = std::min(text.find(',', begin), text.find('\n', begin));
+  return text.replace(begin, end - begin, value);
+}
+
+TEST(DebugModeReal, GarbageInputHashMakesTheCauseUnknownNotOrigin) {
+  // The planted op's input hash replaced by uninitialised memory's (inductor
+  // hashes its out= buffers before the op writes them): the pair's cause is
+  // unknown, never origin, and it is no root.
+  const std::string a = numtrace::testing::ReadFileText(LogPath("identical"));
+  const std::string b = numtrace::testing::ReadFileText(LogPath("fwd_1e-3"));
+  Diff planted = DiffOf("identical", "fwd_1e-3");
+  const std::string key = planted.Key(*planted.r.first_divergence);
+  absl::StatusOr<Trace> ta = ReadDebugModeBuffer(WithInputHash(a, key, 0, "3.896717e+37"), "a/rank_0_activations.log");
+  absl::StatusOr<Trace> tb = ReadDebugModeBuffer(WithInputHash(b, key, 0, "1.085730e+37"), "b/rank_0_activations.log");
+  ASSERT_TRUE(ta.ok() && tb.ok());
+  Diff d = DiffOf(*std::move(ta), *std::move(tb));
+  ASSERT_TRUE(d.r.first_divergence);
+  EXPECT_EQ(d.Key(*d.r.first_divergence), key);
+  EXPECT_EQ(d.r.verdicts[*d.r.first_divergence].cause, Cause::kUnknown);
+  EXPECT_EQ(d.r.origins.count, 0u);
+}
+
 TEST(DebugModeReal, NothingComparedIsExitTwo) {
   // A DebugMode log against a numtrace trace: zero pairs, no verdict.
   DiffCommandOptions opt;
