@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "launcher/command_context.h"
-#include "launcher/diff_summary.h"
+#include "common/format/diff_summary.h"
 
 namespace numtrace::launcher {
 

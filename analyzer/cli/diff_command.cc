@@ -126,10 +126,17 @@ int RunDiffCommand(const DiffCommandOptions& opt, std::ostream& out, std::ostrea
   DiffReport report{opt.a, opt.b, fs::is_directory(opt.a, ec), {}};
   for (const auto& r : ranks) report.ranks.push_back({r->rank, &r->a, &r->b, &r->result});
 
+  std::string json;
+  if (!opt.json_path.empty() || opt.summary != nullptr) json = JsonSummary(report);
   if (!opt.json_path.empty()) {
-    if (absl::Status s = WriteOutput(opt.json_path, JsonSummary(report), opt.force, out); !s.ok()) {
+    if (absl::Status s = WriteOutput(opt.json_path, json, opt.force, out); !s.ok()) {
       return FailLine(err, s);
     }
+  }
+  if (opt.summary != nullptr) {
+    absl::StatusOr<DiffSummaryView> view = ParseDiffSummary(json, "numtrace-diff summary");
+    if (!view.ok()) return FailLine(err, view.status());
+    *opt.summary = *std::move(view);
   }
   if (!opt.html_path.empty()) {
     HtmlOptions html_options;

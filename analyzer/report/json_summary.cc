@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "analyzer/report/roots_report.h"
+#include "common/format/diff_summary.h"
 #include "common/format/json_writer.h"
 
 namespace numtrace::analyzer {
@@ -143,7 +144,7 @@ void Tolerances(const Tolerance& t, JsonWriter& w) {
   w.Key("tolerance").BeginObject().Key("rtol").Double(t.rtol).Key("atol").Double(t.atol).EndObject();
 }
 
-void Header(JsonWriter& w) { w.Key("format").String("numtrace-diff-summary").Key("version").Int(1); }
+void Header(JsonWriter& w) { w.Key("format").String(kDiffSummaryFormat).Key("version").Int(kDiffSummaryVersion); }
 
 SideHealth Sum(const SideHealth& x, const SideHealth& y) {
   return {x.truncated || y.truncated, x.dropped + y.dropped, x.unmeasured + y.unmeasured};

@@ -5,7 +5,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "launcher/diff_summary.h"
+#include "common/format/diff_summary.h"
 #include "analyzer/judge/origin_hints.h"
 #include "test/launcher/launcher_test_util.h"
 
