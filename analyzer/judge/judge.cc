@@ -103,8 +103,9 @@ DiffResult Judge(const Trace& a, const Trace& b, Alignment alignment, const Judg
     if (HasNonfiniteOutput(b, b.kernels[i])) { r.first_nonfinite_b = i; break; }
   }
   TallyVerdicts(&r, options.top_n);
-  AnalyzeOrigins(a, b, options.top_n, &r);
-  AnalyzeRoots(a, b, options.top_n, options.tolerance, &r);
+  const DataFlow flow_a(a), flow_b(b);
+  AnalyzeOrigins(a, flow_a, b, flow_b, options.top_n, &r);
+  AnalyzeRoots(a, flow_a, b, options.top_n, options.tolerance, &r);
   return r;
 }
 

@@ -52,11 +52,15 @@ Cause PairCause(const Trace& a, const DataFlow& flow_a, uint32_t ka, const Trace
 }
 
 void AnalyzeOrigins(const Trace& a, const Trace& b, size_t top_n, DiffResult* r) {
+  AnalyzeOrigins(a, DataFlow(a), b, DataFlow(b), top_n, r);
+}
+
+void AnalyzeOrigins(const Trace& a, const DataFlow& flow, const Trace& b, const DataFlow& flow_b, size_t top_n,
+                    DiffResult* r) {
   const auto& pairs = r->alignment.pairs;
   Origins& o = r->origins;
   o = {};
   o.descendants.assign(pairs.size(), 0);
-  const DataFlow flow(a), flow_b(b);
   std::vector<int64_t> pair_of_a(a.kernels.size(), -1);
   for (uint32_t i = 0; i < pairs.size(); ++i) {
     pair_of_a[pairs[i].a] = i;

@@ -45,11 +45,15 @@ bool InputBeyondTolerance(const Trace& a, uint32_t ka, const Trace& b, uint32_t 
 }  // namespace
 
 void AnalyzeRoots(const Trace& a, const Trace& b, size_t top_n, const Tolerance& tolerance, DiffResult* r) {
+  AnalyzeRoots(a, DataFlow(a), b, top_n, tolerance, r);
+}
+
+void AnalyzeRoots(const Trace& a, const DataFlow& flow, const Trace& b, size_t top_n, const Tolerance& tolerance,
+                  DiffResult* r) {
   const auto& pairs = r->alignment.pairs;
   Roots& o = r->roots;
   o = {};
   o.descendants.assign(pairs.size(), 0);
-  const DataFlow flow(a);
   std::vector<int64_t> pair_of_a(a.kernels.size(), -1);
   for (uint32_t i = 0; i < pairs.size(); ++i) pair_of_a[pairs[i].a] = i;
 

@@ -26,6 +26,7 @@
 
 #include <cstddef>
 
+#include "analyzer/judge/data_flow.h"
 #include "analyzer/judge/diff_result.h"
 #include "analyzer/model/trace.h"
 
@@ -33,6 +34,9 @@ namespace numtrace::analyzer {
 
 // Sets cause born where it applies and fills r->roots (AnalyzeOrigins first).
 void AnalyzeRoots(const Trace& a, const Trace& b, size_t top_n, const Tolerance& tolerance, DiffResult* r);
+// The same with A's data flow built once by the caller.
+void AnalyzeRoots(const Trace& a, const DataFlow& flow_a, const Trace& b, size_t top_n, const Tolerance& tolerance,
+                  DiffResult* r);
 
 }  // namespace numtrace::analyzer
 

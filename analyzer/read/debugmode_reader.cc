@@ -7,7 +7,6 @@
 #include <optional>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "analyzer/read/line_reader.h"
 #include "analyzer/read/trace_file_name.h"
@@ -287,11 +286,14 @@ LoggedStats Logged(const Block& b, size_t i) {
   return l;
 }
 
-void AppendKernel(const Block& b, uint64_t seq, const absl::flat_hash_map<std::string, uint32_t>& index_of,
-                  Trace* trace) {
+// kernel_of_name: by StringId of a block's key, its kernel index (keys are
+// unique in a log); producers are looked up there.
+void AppendKernel(const Block& b, uint64_t seq, std::vector<uint32_t>* kernel_of_name, Trace* trace) {
   Kernel k;
   k.seq = seq;
   k.name = trace->strings.Intern(b.key);
+  if (kernel_of_name->size() <= k.name) kernel_of_name->resize(k.name + 1, UINT32_MAX);
+  (*kernel_of_name)[k.name] = static_cast<uint32_t>(trace->kernels.size());
   k.demangled = trace->strings.Intern(DebugModeOpName(b.key));
   k.first_buffer = static_cast<uint32_t>(trace->buffers.size());
   // A hash-only block has exactly the outputs it has hashes for (none for
@@ -323,8 +325,10 @@ void AppendKernel(const Block& b, uint64_t seq, const absl::flat_hash_map<std::s
     buf.stats.l1 = *b.in_hashes[i];
     buf.stats.hash = std::bit_cast<uint64_t>(*b.in_hashes[i]);
     if (i < b.in_producers.size() && !b.in_producers[i].empty()) {
-      auto it = index_of.find(b.in_producers[i]);
-      if (it != index_of.end()) buf.addr = it->second + 1;
+      const std::optional<StringId> id = trace->strings.Find(b.in_producers[i]);
+      if (id && *id < kernel_of_name->size() && (*kernel_of_name)[*id] != UINT32_MAX) {
+        buf.addr = uint64_t{(*kernel_of_name)[*id]} + 1;
+      }
     }
     trace->buffers.push_back(buf);
     LoggedStats l;
@@ -430,6 +434,13 @@ absl::StatusOr<Trace> ReadDebugModeLines(LineReader& reader) {
   // ~330 bytes and ~3 buffers per block in the tracer's shape: estimates a
   // little high, so a whole log fits without a regrowth (a copy and faults).
   ReserveForSize(&trace, reader.size_hint() / 280, reader.size_hint() / 90);
+  try {
+    trace.logged.reserve(trace.buffers.capacity());
+    trace.backward.reserve(trace.kernels.capacity());
+    trace.hash_only.reserve(trace.kernels.capacity());
+  } catch (const std::bad_alloc&) {
+    // Estimates only: the vectors grow as needed.
+  }
   std::optional<uint64_t> declared_total;
   bool saw_preamble = false, any_text = false;
   Block block;
@@ -442,13 +453,12 @@ absl::StatusOr<Trace> ReadDebugModeLines(LineReader& reader) {
   uint32_t keys_of_full = ~0u, keys_of_hash_only = ~0u;
   bool all_blank_after = true;
   uint64_t seq = 0;
-  absl::flat_hash_map<std::string, uint32_t> index_of;  // key -> kernel index, for producers
+  std::vector<uint32_t> kernel_of_name;  // StringId of a key -> kernel index, for producers
   auto finish_block = [&] {
     if (block.keys_seen & kShape) keys_of_full &= block.keys_seen;
     else keys_of_hash_only &= block.keys_seen;
     all_blank_after &= block.blank_after;
-    index_of.emplace(block.key, static_cast<uint32_t>(trace.kernels.size()));
-    AppendKernel(block, seq++, index_of, &trace);
+    AppendKernel(block, seq++, &kernel_of_name, &trace);
   };
   LineReader::Line raw;
   bool cut_mid_line = false, cut_in_block = false;
