@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "analyzer/cli/diff_command.h"
-#include "analyzer/ranks/cross_rank_report.h"
+#include "analyzer/report/cross_rank_report.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "test/analyzer/trace_builder.h"
