@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "absl/strings/str_format.h"
+#include "common/names/normalize.h"
 
 namespace numtrace::analyzer {
 namespace {
@@ -82,7 +83,10 @@ std::string RootsSentence(const RankDiff& rd) {
   const Kernel& k = rd.a->kernels[res.alignment.pairs[i].a];
   const std::string score = std::isfinite(v.score) ? absl::StrFormat("%.3g", v.score) : "inf";
   std::string out = "the divergence beyond tolerance starts at ";
-  out.append(rd.a->Name(k)).append(" (cause ").append(CauseName(v.cause)).append(": ");
+  // A DebugMode block by its key; a kernel by its short name (templates
+  // elided), as the terminal's lines name it.
+  out.append(rd.a->source == TraceSource::kDebugMode ? rd.a->Name(k) : ShortName(rd.a->Demangled(k)));
+  out.append(" (cause ").append(CauseName(v.cause)).append(": ");
   out.append(CauseMeaning(v.cause)).append(", output score ").append(score).append("); ");
   out.append(std::to_string(res.roots.descendants[i])).append(" of the ");
   out.append(std::to_string(res.counts.diverged)).append(" diverged pairs descend from it");
