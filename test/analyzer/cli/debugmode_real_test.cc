@@ -18,6 +18,7 @@
 #include "analyzer/align/aligner.h"
 #include "analyzer/cli/diff_command.h"
 #include "analyzer/judge/judge.h"
+#include "analyzer/ranks/cross_rank.h"
 #include "analyzer/read/debugmode_reader.h"
 #include "analyzer/report/html_report.h"
 #include "analyzer/report/json_summary.h"
@@ -296,6 +297,19 @@ TEST(DebugModeReal, GarbageInputHashMakesTheCauseUnknownNotOrigin) {
   EXPECT_EQ(d.Key(*d.r.first_divergence), key);
   EXPECT_EQ(d.r.verdicts[*d.r.first_divergence].cause, Cause::kUnknown);
   EXPECT_EQ(d.r.origins.count, 0u);
+}
+
+TEST(DebugModeReal, AcrossRanksJudgesEqualByEveryPrintedValue) {
+  // Two "ranks": softmax's L1 (its row count) is equal, its Max is not; its
+  // input hash is equal (inf): the first replica mismatch is the softmax.
+  Trace r0 = Read("identical"), r1 = Read("mask_bug");
+  r1.rank = 1;
+  CrossRankResult r = CompareAcrossRanks({&r0, &r1});
+  ASSERT_FALSE(r.mismatches.empty());
+  EXPECT_NE(r.mismatches[0].name.find("_softmax"), std::string::npos) << r.mismatches[0].name;
+  Trace same = Read("identical");
+  same.rank = 1;
+  EXPECT_TRUE(CompareAcrossRanks({&r0, &same}).mismatches.empty());
 }
 
 TEST(DebugModeReal, NothingComparedIsExitTwo) {
