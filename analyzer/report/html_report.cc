@@ -44,7 +44,8 @@ double Finite(double v) { return std::isfinite(v) ? v : -1; }
 class NameTable {
  public:
   uint32_t Id(const Trace& t, const Kernel& k) {
-    std::string_view full = t.Demangled(k);
+    // A DebugMode block by its key (module path and op), not the op alone.
+    std::string_view full = t.source == TraceSource::kDebugMode ? t.Name(k) : t.Demangled(k);
     auto [it, added] = ids_.try_emplace(full, static_cast<uint32_t>(ids_.size()));
     if (added) names_.emplace_back(full);
     return it->second;

@@ -268,6 +268,9 @@ TEST(DebugModeReal, HtmlLeadsWithRootsAndHasNoDumpRecipe) {
             std::string::npos);
   EXPECT_NE(html.find("id=\"rootscard\""), std::string::npos);
   EXPECT_EQ(html.find("\"dump\":["), std::string::npos);
+  // The table names blocks by their keys, not by the op alone.
+  const std::string key = d.Key(*d.r.first_divergence);
+  EXPECT_NE(html.find("\"" + key + "\""), std::string::npos) << key;
 }
 
 // Replaces the `index`-th input hash of every block named `key`.
