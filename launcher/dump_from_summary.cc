@@ -1,6 +1,6 @@
 #include "launcher/dump_from_summary.h"
 
-#include "launcher/diff_summary.h"
+#include "common/format/diff_summary.h"
 
 namespace numtrace::launcher {
 

@@ -5,13 +5,16 @@
 
 #include "CLI/CLI.hpp"
 #include "analyzer/cli/diff_command.h"
-#include "launcher/origin_hints.h"
+#include "analyzer/judge/origin_hints.h"
 #include "launcher/output_dir.h"
 #include "launcher/run_command.h"
 #include "launcher/watch_hunt.h"
 
 namespace numtrace::launcher {
 namespace {
+
+using analyzer::HintForKernel;
+using analyzer::OriginHint;
 
 void PrintKernel(int64_t rank, uint64_t seq, const std::string& name, std::ostream& out) {
   out << "  ";
@@ -112,11 +115,12 @@ Examples:
   diff.html_path = *dir + "/report.html";
   diff.force = true;  // ours: written by this hunt in its own DIR
   diff.quiet = true;
+  // The rolled-up result in memory: summary.json is for the user, not read back.
+  DiffSummaryView summary_view;
+  diff.summary = &summary_view;
   int diff_code = analyzer::RunDiffCommand(diff, ctx.out, ctx.err, ctx.stdout_is_tty);
   if (diff_code == analyzer::kExitError) return kExitUsage;
-
-  absl::StatusOr<DiffSummaryView> summary = ReadDiffSummary(diff.json_path);
-  if (!summary.ok()) return FailLine(ctx, "twice", summary.status());
+  const DiffSummaryView* summary = &summary_view;
   if (!options.Get("NUMTRACE_WATCH").empty() && options.Get("NUMTRACE_WATCH") != "off") {
     ctx.out << "digest report: " << diff.html_path << "  summary: " << diff.json_path << "\n";
     return FinishWatchHunt(options, *dir, *summary, ctx);

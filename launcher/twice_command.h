@@ -6,7 +6,7 @@
 // origins: kernels whose outputs differ although every input they read was
 // bitwise equal in both runs (atomics, split-K, nondeterministic
 // algorithms), each with a one-line hint for its family
-// (launcher/origin_hints.h).
+// (analyzer/judge/origin_hints.h).
 //
 // Exit status: 0 when the two runs are bitwise identical, 1 when they are
 // not, 2 on bad usage, a failing job or unreadable traces.
@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "launcher/command_context.h"
-#include "launcher/diff_summary.h"
+#include "common/format/diff_summary.h"
 
 namespace numtrace::launcher {
 

@@ -16,7 +16,7 @@
 #include <string>
 
 #include "launcher/command_context.h"
-#include "launcher/diff_summary.h"
+#include "common/format/diff_summary.h"
 #include "launcher/run_options.h"
 
 namespace numtrace::launcher {

@@ -53,6 +53,7 @@ class AlignerImpl {
     b_.trace = &b;
     a_.keys = ComputeKernelKeys(a);
     b_.keys = ComputeKernelKeys(b);
+    debugmode_ = a.source == TraceSource::kDebugMode && b.source == TraceSource::kDebugMode;
   }
 
   Alignment Run();
@@ -76,6 +77,7 @@ class AlignerImpl {
   void Pair(uint32_t pa, uint32_t pb, bool by_name);
 
   const AlignOptions& options_;
+  bool debugmode_ = false;  // both sides DebugMode logs
   Side a_, b_;
   Alignment result_;
 };
@@ -262,7 +264,15 @@ void AlignerImpl::MatchWindow(uint32_t a0, uint32_t a1, uint32_t b0, uint32_t b1
   for (uint32_t j = 0; j < nb; ++j) cols[j] = CandidateB(b0 + j);
   std::vector<int> score(static_cast<size_t>(na) * nb);
   for (uint32_t i = 0; i < na; ++i) {
-    for (uint32_t j = 0; j < nb; ++j) score[i * nb + j] = ScoreOf(rows[i], cols[j]);
+    for (uint32_t j = 0; j < nb; ++j) {
+      int& s = score[i * nb + j];
+      s = ScoreOf(rows[i], cols[j]);
+      // DebugMode ops told apart by order and content only (no module path
+      // in common, as under compile): a partner whose values are far off is
+      // a weak candidate, so two swapped ops pair with their twins and leave
+      // the rest unpaired instead of making a chain of wrong pairs.
+      if (debugmode_ && s > 0 && s < kScoreName) s = std::min(s, kScoreFamily);
+    }
   }
   std::vector<int> dp(static_cast<size_t>(na + 1) * (nb + 1), 0);
   auto at = [&](uint32_t i, uint32_t j) -> int& { return dp[i * (nb + 1) + j]; };

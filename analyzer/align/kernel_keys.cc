@@ -1,5 +1,6 @@
 #include "analyzer/align/kernel_keys.h"
 
+#include <bit>
 #include <string>
 
 #include "common/names/normalize.h"
@@ -36,7 +37,30 @@ uint64_t HashCombine(uint64_t seed, uint64_t value) { return Mix(seed ^ (value +
 
 std::vector<KernelKeys> ComputeKernelKeys(const Trace& trace) {
   std::vector<NameKeys> by_name(trace.strings.size());
-  auto name_keys = [&](const Kernel& k) -> const NameKeys& {
+  std::vector<NameKeys> by_name_backward;
+  const bool debugmode = trace.source == TraceSource::kDebugMode;
+  if (debugmode) by_name_backward.resize(trace.strings.size());
+  auto name_keys = [&](size_t i, const Kernel& k) -> const NameKeys& {
+    if (debugmode) {
+      // A DebugMode key "module/op_N_name": the module path and op name are
+      // strong hints, the per-module counter N is not (activation
+      // checkpointing and compile shift it), so it takes no part. The phase
+      // does: name = (phase, module, op), normalized = (phase, op) for
+      // compiled logs without module paths, family = op.
+      const bool backward = i < trace.backward.size() && trace.backward[i];
+      NameKeys& n = (backward ? by_name_backward : by_name)[k.name];
+      if (!n.done) {
+        // NormalizedName drops the counter and a root class prefix:
+        // "FSDPLlama3Model.layers.0.x/op_3_mm" -> "layers.0.x/mm".
+        const std::string_view op = trace.Demangled(k);
+        const uint64_t phase = backward ? 0xb0a4dULL : 0xf04dULL;
+        n.name = HashCombine(phase, HashString(NormalizedName(trace.Name(k))));
+        n.normalized = HashCombine(phase, HashString(op));
+        n.family = HashString(op);
+        n.done = true;
+      }
+      return n;
+    }
     NameKeys& n = by_name[k.name];
     if (!n.done) {
       // The demangled name is what normalisation needs; the recorded name is
@@ -53,16 +77,24 @@ std::vector<KernelKeys> ComputeKernelKeys(const Trace& trace) {
   std::vector<KernelKeys> keys(trace.kernels.size());
   for (size_t i = 0; i < trace.kernels.size(); ++i) {
     const Kernel& k = trace.kernels[i];
-    const NameKeys& n = name_keys(k);
+    const NameKeys& n = name_keys(i, k);
     uint64_t layout = 0x51ed270b27e3fULL, content = 0x2545f4914f6cdd1dULL;
     KernelKeys& out = keys[i];
     uint64_t best_bytes = 0;
     auto buffers = trace.BuffersOf(k);
     for (size_t j = 0; j < buffers.size(); ++j) {
       const Buffer& b = buffers[j];
-      layout = HashCombine(HashCombine(layout, b.bytes), static_cast<uint64_t>(b.dtype));
+      // A DebugMode block's inputs are hashes of whatever the op read (an
+      // out= buffer under compile is one more): its layout is its outputs'.
+      if (!debugmode || IsOutput(b)) {
+        layout = HashCombine(HashCombine(layout, b.bytes), static_cast<uint64_t>(b.dtype));
+      }
       if (IsOutput(b)) {
         content = HashCombine(content, b.stats.hash);
+        if (debugmode) {  // every printed value: L1 alone is often a constant (softmax)
+          const LoggedStats& l = trace.logged[k.first_buffer + j];
+          for (double v : {l.l2, l.min, l.max, l.mean}) content = HashCombine(content, std::bit_cast<uint64_t>(v));
+        }
         if (out.primary_output < 0 || b.bytes > best_bytes) {
           out.primary_output = static_cast<int32_t>(j);
           best_bytes = b.bytes;
@@ -77,6 +109,13 @@ std::vector<KernelKeys> ComputeKernelKeys(const Trace& trace) {
     out.level[kKeyNormalized] = n.normalized;
     out.level[kKeyFamilyLayout] = HashCombine(n.family, layout);
     out.level[kKeyFamily] = n.family;
+    if (debugmode) {
+      // Ops of another shape or dtype are never the same op: every level
+      // holds the layout.
+      out.level[kKeyName] = out.level[kKeyNameLayout];
+      out.level[kKeyNormalized] = out.level[kKeyNormalizedLayout];
+      out.level[kKeyFamily] = out.level[kKeyFamilyLayout];
+    }
   }
   return keys;
 }

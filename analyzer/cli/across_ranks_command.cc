@@ -6,7 +6,7 @@
 
 #include "analyzer/cli/output_file.h"
 #include "analyzer/cli/diff_command.h"
-#include "analyzer/ranks/cross_rank_report.h"
+#include "analyzer/report/cross_rank_report.h"
 #include "analyzer/read/input.h"
 
 namespace numtrace::analyzer {

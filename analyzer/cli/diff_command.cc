@@ -109,15 +109,38 @@ int RunDiffCommand(const DiffCommandOptions& opt, std::ostream& out, std::ostrea
     for (const std::string& w : pair.warnings) data->result.alignment.warnings.push_back(w);
     ranks.push_back(std::move(data));
   }
+  // Zero compared pairs is not a clean bill: nothing was looked at.
+  // A DebugMode log against a numtrace trace compares ops with kernels:
+  // whatever pairs by chance means nothing.
+  for (const auto& r : ranks) {
+    if (r->result.counts.pairs != 0 && r->a.source == r->b.source) continue;
+    std::string why;
+    if (r->a.source != r->b.source) {
+      why = "a torchtitan DebugMode log against a numtrace trace (" + r->a.path + ", " + r->b.path +
+            "): ops and kernels have nothing to pair";
+    } else if (r->a.kernels.empty() || r->b.kernels.empty()) {
+      why = (r->a.kernels.empty() ? r->a.path : r->b.path) + " holds no kernel records";
+    } else {
+      why = "no kernel of " + r->a.path + " pairs with one of " + r->b.path;
+    }
+    return FailLine(err, absl::FailedPreconditionError("nothing was compared: " + why));
+  }
 
   std::error_code ec;
   DiffReport report{opt.a, opt.b, fs::is_directory(opt.a, ec), {}};
   for (const auto& r : ranks) report.ranks.push_back({r->rank, &r->a, &r->b, &r->result});
 
+  std::string json;
+  if (!opt.json_path.empty() || opt.summary != nullptr) json = JsonSummary(report);
   if (!opt.json_path.empty()) {
-    if (absl::Status s = WriteOutput(opt.json_path, JsonSummary(report), opt.force, out); !s.ok()) {
+    if (absl::Status s = WriteOutput(opt.json_path, json, opt.force, out); !s.ok()) {
       return FailLine(err, s);
     }
+  }
+  if (opt.summary != nullptr) {
+    absl::StatusOr<DiffSummaryView> view = ParseDiffSummary(json, "numtrace-diff summary");
+    if (!view.ok()) return FailLine(err, view.status());
+    *opt.summary = *std::move(view);
   }
   if (!opt.html_path.empty()) {
     HtmlOptions html_options;

@@ -23,6 +23,7 @@
 
 #include "analyzer/cli/error_line.h"
 #include "analyzer/report/terminal_summary.h"
+#include "common/format/diff_summary.h"
 
 namespace numtrace::analyzer {
 
@@ -37,6 +38,9 @@ struct DiffCommandOptions {
   bool quiet = false;             // --quiet: no terminal summary
   bool strict = false;            // --strict: exit 1 when the comparison is incomplete
   ColorMode color = ColorMode::kAuto;
+  // In process (`numtrace twice`): when set, receives the rolled-up summary
+  // of this comparison, the one --json writes, without reading a file back.
+  DiffSummaryView* summary = nullptr;
 };
 
 // Runs a parsed command; returns the exit code.

@@ -8,7 +8,7 @@
 #include "analyzer/cli/output_file.h"
 #include "analyzer/tensors/dump_reader.h"
 #include "analyzer/tensors/tensor_diff.h"
-#include "analyzer/tensors/tensor_report.h"
+#include "analyzer/report/tensor_report.h"
 
 namespace numtrace::analyzer {
 

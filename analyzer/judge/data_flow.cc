@@ -5,6 +5,12 @@
 #include "absl/container/flat_hash_map.h"
 
 namespace numtrace::analyzer {
+namespace {
+
+// DebugMode producer links live in their own key space, apart from hashes.
+uint64_t ProducerKey(uint64_t addr) { return addr ^ 0xd1b54a32d192ed03ULL; }
+
+}  // namespace
 
 DataFlow::DataFlow(const Trace& trace) {
   const bool by_hash = trace.source == TraceSource::kDebugMode;
@@ -22,7 +28,9 @@ DataFlow::DataFlow(const Trace& trace) {
     const size_t start = producers_.size();
     for (uint32_t bi = k.first_buffer; bi < k.first_buffer + k.buffer_count; ++bi) {
       const Buffer& b = trace.buffers[bi];
-      const uint64_t key = by_hash ? b.stats.hash : b.addr;
+      // DebugMode: an input with a logged producer (addr = 1 + its kernel)
+      // is found by it, others by their hash (the last output of that L1).
+      const uint64_t key = !by_hash ? b.addr : b.addr != 0 ? ProducerKey(b.addr) : b.stats.hash;
       auto it = last_writer.find(key);
       if (b.role == Role::kIn) {
         reads_[bi] = 1;
@@ -45,7 +53,13 @@ DataFlow::DataFlow(const Trace& trace) {
     }
     for (uint32_t bi = k.first_buffer; bi < k.first_buffer + k.buffer_count; ++bi) {
       const Buffer& b = trace.buffers[bi];
-      if (IsWritten(b)) last_writer[by_hash ? b.stats.hash : b.addr] = {j, bi};
+      if (!IsWritten(b)) continue;
+      if (by_hash) {
+        last_writer[b.stats.hash] = {j, bi};
+        if (b.addr != 0) last_writer[ProducerKey(b.addr)] = {j, bi};
+      } else {
+        last_writer[b.addr] = {j, bi};
+      }
     }
     first_.push_back(static_cast<uint32_t>(producers_.size()));
   }

@@ -14,8 +14,9 @@
 // `unknown` buffers.
 //
 // DebugMode logs carry no addresses: there a kernel reads only its inputs,
-// and an input is matched to the last output with the same hash (their
-// "hash" is the tensor's L1 norm).
+// and an input comes from the block its logged "Input producers" names,
+// else from the last output with the same hash (their "hash" is the
+// tensor's L1 norm).
 //
 // Example:
 //   DataFlow flow(trace);

@@ -47,7 +47,8 @@ inline bool IsDiverged(PairStatus s) { return s >= PairStatus::kDiverged; }
 #define NUMTRACE_CAUSES(X)                                                        \
   X(kNone, "none")           /* outputs bitwise equal: nothing to explain      */ \
   X(kOrigin, "origin")       /* every input it read is bitwise equal           */ \
-  X(kInherited, "inherited") /* some input it read already differed           */ \
+  X(kInherited, "inherited") /* some input it read was beyond tolerance       */ \
+  X(kBorn, "born")           /* diverged, inputs differ but within tolerance   */ \
   X(kUnknown, "unknown")     /* inputs not comparable (structure, outputs=all) */
 
 enum class Cause : uint8_t { NUMTRACE_CAUSES(NUMTRACE_ENUMERATOR) };
@@ -106,6 +107,17 @@ struct Origins {
   std::vector<uint32_t> of_first_divergence;
 };
 
+// Where the divergences beyond tolerance are born (roots.h fills it): every
+// diverged pair whose cause is origin or born.
+struct Roots {
+  uint64_t count = 0;
+  std::optional<uint32_t> first;  // pair index of the root earliest in A
+  std::vector<uint32_t> top;      // root pair indices, largest score first
+  // Per pair (parallel to alignment.pairs): for a root, how many later
+  // diverged pairs its divergence flows to; 0 for every other pair.
+  std::vector<uint32_t> descendants;
+};
+
 struct DiffResult {
   Alignment alignment;
   std::vector<PairVerdict> verdicts;  // parallel to alignment.pairs
@@ -118,6 +130,7 @@ struct DiffResult {
   std::vector<uint32_t> top_divergences;      // pair indices, largest score first
   Origins origins;                            // where the differences are born
   std::optional<StepsResult> steps;           // watch mode: which step first differs (step_finder.h)
+  Roots roots;                                // where the divergences beyond tolerance are born
 };
 
 }  // namespace numtrace::analyzer

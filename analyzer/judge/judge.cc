@@ -5,7 +5,9 @@
 #include <vector>
 
 #include "analyzer/judge/buffer_compare.h"
+#include "analyzer/judge/debugmode_compare.h"
 #include "analyzer/judge/origins.h"
+#include "analyzer/judge/roots.h"
 
 namespace numtrace::analyzer {
 namespace {
@@ -52,6 +54,7 @@ PairVerdict Layout(const std::vector<int32_t>& oa, const std::vector<int32_t>& o
 
 PairVerdict JudgePair(const Trace& a, uint32_t ka, const Trace& b, uint32_t kb, MatchMethod method,
                       const Tolerance& tolerance) {
+  if (IsDebugModePair(a, b)) return JudgeDebugModePair(a, ka, b, kb, tolerance);
   auto ba = a.BuffersOf(a.kernels[ka]);
   auto bb = b.BuffersOf(b.kernels[kb]);
   std::vector<int32_t> oa = Outputs(ba), ob = Outputs(bb);
@@ -100,7 +103,9 @@ DiffResult Judge(const Trace& a, const Trace& b, Alignment alignment, const Judg
     if (HasNonfiniteOutput(b, b.kernels[i])) { r.first_nonfinite_b = i; break; }
   }
   TallyVerdicts(&r, options.top_n);
-  AnalyzeOrigins(a, b, options.top_n, &r);
+  const DataFlow flow_a(a), flow_b(b);
+  AnalyzeOrigins(a, flow_a, b, flow_b, options.top_n, &r);
+  AnalyzeRoots(a, flow_a, b, options.top_n, options.tolerance, &r);
   return r;
 }
 

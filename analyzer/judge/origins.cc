@@ -1,6 +1,7 @@
 #include "analyzer/judge/origins.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "analyzer/judge/data_flow.h"
 
@@ -16,6 +17,9 @@ void Merge(const std::vector<uint32_t>& from, std::vector<uint32_t>* into) {
   if (merged.size() > kMaxOriginsPerPair) merged.resize(kMaxOriginsPerPair);
   *into = std::move(merged);
 }
+
+// A DebugMode input L1 no tensor of a training step has: uninitialised memory.
+bool IsGarbageHash(double l1) { return !(std::fabs(l1) < 1e30); }
 
 }  // namespace
 
@@ -33,25 +37,44 @@ Cause PairCause(const Trace& a, const DataFlow& flow_a, uint32_t ka, const Trace
   if (!inputs(a, flow_a, ka, &ia) || !inputs(b, flow_b, kb, &ib)) return Cause::kUnknown;
   if (ia.size() != ib.size()) return Cause::kUnknown;
   bool differs = false;
+  const bool debugmode = a.source == TraceSource::kDebugMode && b.source == TraceSource::kDebugMode;
   for (size_t i = 0; i < ia.size(); ++i) {
     if (a.buffers[ia[i]].bytes != b.buffers[ib[i]].bytes) return Cause::kUnknown;
-    differs |= flow_a.InputHash(ia[i]) != flow_b.InputHash(ib[i]);
+    const bool differ = flow_a.InputHash(ia[i]) != flow_b.InputHash(ib[i]);
+    // An input hash of memory the op had not written yet (inductor's out=
+    // buffers, hashed before the op) is garbage, not an input.
+    if (differ && debugmode && (IsGarbageHash(a.buffers[ia[i]].stats.l1) || IsGarbageHash(b.buffers[ib[i]].stats.l1))) {
+      return Cause::kUnknown;
+    }
+    differs |= differ;
   }
   return differs ? Cause::kInherited : Cause::kOrigin;
 }
 
 void AnalyzeOrigins(const Trace& a, const Trace& b, size_t top_n, DiffResult* r) {
+  AnalyzeOrigins(a, DataFlow(a), b, DataFlow(b), top_n, r);
+}
+
+void AnalyzeOrigins(const Trace& a, const DataFlow& flow, const Trace& b, const DataFlow& flow_b, size_t top_n,
+                    DiffResult* r) {
   const auto& pairs = r->alignment.pairs;
   Origins& o = r->origins;
   o = {};
   o.descendants.assign(pairs.size(), 0);
-  const DataFlow flow(a), flow_b(b);
   std::vector<int64_t> pair_of_a(a.kernels.size(), -1);
   for (uint32_t i = 0; i < pairs.size(); ++i) {
     pair_of_a[pairs[i].a] = i;
     PairVerdict& v = r->verdicts[i];
     v.cause = v.status == PairStatus::kBitwiseEqual ? Cause::kNone
                                                     : PairCause(a, flow, pairs[i].a, b, flow_b, pairs[i].b);
+    // A DebugMode input "equal" by its rounded L1 (softmax's is its row
+    // count) may still differ: its producer's pair says so.
+    if (v.cause == Cause::kOrigin && a.source == TraceSource::kDebugMode) {
+      for (uint32_t producer : flow.Producers(pairs[i].a)) {
+        const int64_t p = pair_of_a[producer];
+        if (p >= 0 && r->verdicts[p].status != PairStatus::kBitwiseEqual) v.cause = Cause::kInherited;
+      }
+    }
     if (v.cause != Cause::kOrigin) continue;
     ++o.count;
     if (IsDiverged(v.status)) ++o.diverged;

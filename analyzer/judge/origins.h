@@ -46,6 +46,10 @@ Cause PairCause(const Trace& a, const DataFlow& flow_a, uint32_t ka, const Trace
 // Sets r->verdicts[i].cause and r->origins from r->alignment, the
 // verdicts' status and score and r->first_divergence (TallyVerdicts first). `top_n` bounds r->origins.top.
 void AnalyzeOrigins(const Trace& a, const Trace& b, size_t top_n, DiffResult* r);
+// The same with both runs' data flow built once by the caller (Judge shares
+// A's with roots.h).
+void AnalyzeOrigins(const Trace& a, const DataFlow& flow_a, const Trace& b, const DataFlow& flow_b, size_t top_n,
+                    DiffResult* r);
 
 }  // namespace numtrace::analyzer
 

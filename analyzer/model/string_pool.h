@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -41,6 +42,12 @@ class StringPool {
     return id;
   }
   std::string_view View(StringId id) const { return storage_[id]; }
+  // The id of a string already interned, else nullopt (nothing is added).
+  std::optional<StringId> Find(std::string_view s) const {
+    auto it = index_.find(s);
+    if (it == index_.end()) return std::nullopt;
+    return it->second;
+  }
   size_t size() const { return storage_.size(); }
 
  private:

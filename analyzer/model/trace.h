@@ -63,6 +63,16 @@ struct StepDigest {
   uint64_t first = 0;
 };
 
+// DebugMode logs only: the values the log wrote for one buffer, as written
+// (non-finite included), and which of them it wrote. A log's L1 is a norm
+// rounded to 7 significant digits, not a hash of the bytes, so the judge
+// compares these (judge/debugmode_compare.h) rather than `stats.hash`.
+struct LoggedStats {
+  enum Bit : uint8_t { kL1 = 1, kL2 = 2, kMin = 4, kMax = 8, kMean = 16 };
+  double l1 = 0, l2 = 0, min = 0, max = 0, mean = 0;
+  uint8_t has = 0;  // Bit set
+};
+
 // What produced the trace; DebugMode logs carry an L1-norm "hash", not a hash
 // of the bytes, so equal "hashes" there mean equal L1 norms.
 enum class TraceSource : uint8_t { kNumtrace, kDebugMode };
@@ -86,6 +96,12 @@ struct Trace {
   std::vector<StepDigest> digests;
   std::vector<uint64_t> digest_hashes;  // every step's kernel digests, step after step
   std::vector<StringId> digest_names;   // parallel: the launch's kernel name
+  // DebugMode logs only (empty for our traces): per buffer what the log
+  // wrote, per kernel whether the block was `Phase: backward` and whether it
+  // was a hash-only block (an in-place op or a small tensor: hashes, no Shape).
+  std::vector<LoggedStats> logged;   // parallel to buffers
+  std::vector<uint8_t> backward;     // parallel to kernels
+  std::vector<uint8_t> hash_only;    // parallel to kernels
 
   std::span<const Buffer> BuffersOf(const Kernel& k) const {
     return {buffers.data() + k.first_buffer, k.buffer_count};

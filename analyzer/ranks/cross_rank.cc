@@ -4,6 +4,7 @@
 #include <tuple>
 
 #include "analyzer/align/aligner.h"
+#include "analyzer/judge/debugmode_compare.h"
 
 namespace numtrace::analyzer {
 namespace {
@@ -11,6 +12,14 @@ namespace {
 bool IsOutput(const Buffer& b) { return b.role == Role::kOut || b.role == Role::kUnknown; }
 
 bool SameBytes(const Buffer& a, const Buffer& b) { return a.bytes == b.bytes && a.stats.hash == b.stats.hash; }
+
+// Equal as numtrace-diff judges equal: for DebugMode logs every printed value
+// (their "hash" is a rounded L1 norm, judge/debugmode_compare.h).
+bool Same(const Trace& ta, const Buffer& a, const Trace& tb, const Buffer& b) {
+  if (!IsDebugModePair(ta, tb)) return SameBytes(a, b);
+  const auto ia = static_cast<uint32_t>(&a - ta.buffers.data()), ib = static_cast<uint32_t>(&b - tb.buffers.data());
+  return CompareLogged(ta, ia, tb, ib, Tolerance{}).status == PairStatus::kBitwiseEqual;
+}
 
 bool HasNonfinite(const Buffer& b) { return b.stats.nan + b.stats.inf + b.stats.ninf > 0; }
 
@@ -59,13 +68,19 @@ CrossRankResult CompareAcrossRanks(const std::vector<const Trace*>& traces) {
         uint32_t first_arg = 0;
         for (size_t i = 0; i < ba.size(); ++i) {
           if (IsOutput(ba[i])) {
-            if (outputs_equal && !SameBytes(ba[i], bb[i])) {
+            // What an in-place kernel overwrote is an input too: a buffer
+            // that already differed before the launch makes it no origin.
+            if (ba[i].has_pre && bb[i].has_pre) {
+              any_input = true;
+              inputs_equal = inputs_equal && ba[i].pre_hash == bb[i].pre_hash;
+            }
+            if (outputs_equal && !Same(ref, ba[i], t, bb[i])) {
               outputs_equal = false;
               first_arg = bb[i].arg;
             }
           } else {
             any_input = true;
-            inputs_equal = inputs_equal && SameBytes(ba[i], bb[i]);
+            inputs_equal = inputs_equal && Same(ref, ba[i], t, bb[i]);
           }
         }
         outputs_equal ? ++roll.outputs_equal : ++roll.outputs_differ;

@@ -25,8 +25,10 @@ struct Block {
   std::vector<DType> dtypes;
   std::vector<double> l1, l2, min, max, mean, out_hash;
   std::vector<std::optional<double>> in_hashes;
+  std::vector<std::string> in_producers;  // keys, positional with in_hashes ("" when none)
   uint32_t keys_seen = 0;     // bit per StatKey
   bool blank_after = false;   // a blank line followed its last line
+  bool backward = false;      // "Phase: backward"
 
   void Reset(uint64_t at, std::string_view k) {
     line = at;
@@ -35,8 +37,10 @@ struct Block {
     dtypes.clear();
     l1.clear(); l2.clear(); min.clear(); max.clear(); mean.clear(); out_hash.clear();
     in_hashes.clear();
+    in_producers.clear();
     keys_seen = 0;
     blank_after = false;
+    backward = false;
   }
 };
 
@@ -44,7 +48,13 @@ struct Block {
 enum StatKey : uint32_t {
   kShape = 1, kDtype = 2, kL1 = 4, kL2 = 8, kMin = 16, kMax = 32, kMean = 64,
   kOutputHash = 128, kInputHashes = 256, kLocation = 512, kPhase = 1024, kOtherKey = 2048,
+  kInputProducers = 4096,
 };
+
+// The keys that make a full block's statistics, and those a hash-only block
+// (an in-place op, a tensor below the tracer's min_numel) is made of.
+constexpr uint32_t kStatKeys = kShape | kL1 | kL2 | kMin | kMax | kMean;
+constexpr uint32_t kHashKeys = kOutputHash | kInputHashes;
 
 enum class NumberResult { kOk, kNotANumber, kOutOfRange };
 
@@ -259,13 +269,41 @@ BufferStats OutputStats(const Block& b, size_t i, uint64_t n) {
   return s;
 }
 
-void AppendKernel(const Block& b, uint64_t seq, Trace* trace) {
+LoggedStats Logged(const Block& b, size_t i) {
+  LoggedStats l;
+  auto take = [i, &l](const std::vector<double>& v, double* out, uint8_t bit) {
+    if (i < v.size()) {
+      *out = v[i];
+      l.has |= bit;
+    }
+  };
+  take(b.out_hash, &l.l1, LoggedStats::kL1);
+  if (!(l.has & LoggedStats::kL1)) take(b.l1, &l.l1, LoggedStats::kL1);
+  take(b.l2, &l.l2, LoggedStats::kL2);
+  take(b.min, &l.min, LoggedStats::kMin);
+  take(b.max, &l.max, LoggedStats::kMax);
+  take(b.mean, &l.mean, LoggedStats::kMean);
+  return l;
+}
+
+// kernel_of_name: by StringId of a block's key, its kernel index (keys are
+// unique in a log); producers are looked up there.
+void AppendKernel(const Block& b, uint64_t seq, std::vector<uint32_t>* kernel_of_name, Trace* trace) {
   Kernel k;
   k.seq = seq;
   k.name = trace->strings.Intern(b.key);
+  if (kernel_of_name->size() <= k.name) kernel_of_name->resize(k.name + 1, UINT32_MAX);
+  (*kernel_of_name)[k.name] = static_cast<uint32_t>(trace->kernels.size());
   k.demangled = trace->strings.Intern(DebugModeOpName(b.key));
   k.first_buffer = static_cast<uint32_t>(trace->buffers.size());
-  size_t outputs = std::max<size_t>({b.out_hash.size(), b.numel.size(), size_t{1}});
+  // A hash-only block has exactly the outputs it has hashes for (none for
+  // an in-place op that returned nothing); a full block at least one.
+  const bool hash_only = !(b.keys_seen & kShape);
+  size_t outputs = hash_only ? b.out_hash.size() : std::max<size_t>({b.out_hash.size(), b.numel.size(), size_t{1}});
+  // Buffer addresses stand for tensors: an output is at 1 + its kernel's
+  // index, an input at its logged producer's (0: no producer logged), so
+  // data_flow.h follows the log's own producer links.
+  const uint64_t own_addr = trace->kernels.size() + 1;
   for (size_t i = 0; i < outputs; ++i) {
     Buffer buf;
     buf.arg = static_cast<uint32_t>(i);
@@ -275,7 +313,9 @@ void AppendKernel(const Block& b, uint64_t seq, Trace* trace) {
     uint64_t n = i < b.numel.size() ? b.numel[i] : 0;
     buf.bytes = n * DTypeSize(buf.dtype);
     buf.stats = OutputStats(b, i, n);
+    buf.addr = own_addr;
     trace->buffers.push_back(buf);
+    trace->logged.push_back(Logged(b, i));
   }
   for (size_t i = 0; i < b.in_hashes.size(); ++i) {
     if (!b.in_hashes[i]) continue;
@@ -284,10 +324,22 @@ void AppendKernel(const Block& b, uint64_t seq, Trace* trace) {
     buf.role = Role::kIn;
     buf.stats.l1 = *b.in_hashes[i];
     buf.stats.hash = std::bit_cast<uint64_t>(*b.in_hashes[i]);
+    if (i < b.in_producers.size() && !b.in_producers[i].empty()) {
+      const std::optional<StringId> id = trace->strings.Find(b.in_producers[i]);
+      if (id && *id < kernel_of_name->size() && (*kernel_of_name)[*id] != UINT32_MAX) {
+        buf.addr = uint64_t{(*kernel_of_name)[*id]} + 1;
+      }
+    }
     trace->buffers.push_back(buf);
+    LoggedStats l;
+    l.l1 = *b.in_hashes[i];
+    l.has = LoggedStats::kL1;
+    trace->logged.push_back(l);
   }
   k.buffer_count = static_cast<uint32_t>(trace->buffers.size() - k.first_buffer);
   trace->kernels.push_back(k);
+  trace->backward.push_back(b.backward ? 1 : 0);
+  trace->hash_only.push_back(hash_only ? 1 : 0);
 }
 
 void AddDtypes(std::string_view list, std::vector<DType>* out) {
@@ -313,6 +365,7 @@ StatKey KeyOf(std::string_view key) {
     case 8: return key == "Location" ? kLocation : kOtherKey;
     case 11: return key == "Output hash" ? kOutputHash : kOtherKey;
     case 12: return key == "Input hashes" ? kInputHashes : kOtherKey;
+    case 15: return key == "Input producers" ? kInputProducers : kOtherKey;
     default: return kOtherKey;
   }
 }
@@ -342,7 +395,19 @@ absl::Status ApplyStat(std::string_view key_text, std::string_view value, Block*
       if (Trim(value).empty()) return absl::OkStatus();  // in-place op
       return ParseNumbers(key_text, value, &b->out_hash);
     case kInputHashes: ParseOptionalNumbers(value, &b->in_hashes); return absl::OkStatus();
-    default: return absl::OkStatus();  // Location, Phase, Input producers, later additions
+    case kInputProducers: {
+      // "key;key;;" positional with the input hashes (';': keys hold commas
+      // never, but the hash list does).
+      while (true) {
+        const size_t semi = value.find(';');
+        b->in_producers.emplace_back(Trim(value.substr(0, semi)));
+        if (semi == std::string_view::npos) break;
+        value.remove_prefix(semi + 1);
+      }
+      return absl::OkStatus();
+    }
+    case kPhase: b->backward = Trim(value) == "backward"; return absl::OkStatus();
+    default: return absl::OkStatus();  // Location, later additions
   }
 }
 
@@ -369,6 +434,13 @@ absl::StatusOr<Trace> ReadDebugModeLines(LineReader& reader) {
   // ~330 bytes and ~3 buffers per block in the tracer's shape: estimates a
   // little high, so a whole log fits without a regrowth (a copy and faults).
   ReserveForSize(&trace, reader.size_hint() / 280, reader.size_hint() / 90);
+  try {
+    trace.logged.reserve(trace.buffers.capacity());
+    trace.backward.reserve(trace.kernels.capacity());
+    trace.hash_only.reserve(trace.kernels.capacity());
+  } catch (const std::bad_alloc&) {
+    // Estimates only: the vectors grow as needed.
+  }
   std::optional<uint64_t> declared_total;
   bool saw_preamble = false, any_text = false;
   Block block;
@@ -376,13 +448,17 @@ absl::StatusOr<Trace> ReadDebugModeLines(LineReader& reader) {
   // What a complete block looks like in this log, learnt from the blocks
   // before the last one: the keys every one of them had, and whether each
   // was followed by a blank line (the tracer's style).
-  uint32_t keys_of_all = ~0u;
+  // Full blocks and hash-only blocks are learnt apart: a hash-only block
+  // lacks the statistics by design, not because it was cut.
+  uint32_t keys_of_full = ~0u, keys_of_hash_only = ~0u;
   bool all_blank_after = true;
   uint64_t seq = 0;
+  std::vector<uint32_t> kernel_of_name;  // StringId of a key -> kernel index, for producers
   auto finish_block = [&] {
-    keys_of_all &= block.keys_seen;
+    if (block.keys_seen & kShape) keys_of_full &= block.keys_seen;
+    else keys_of_hash_only &= block.keys_seen;
     all_blank_after &= block.blank_after;
-    AppendKernel(block, seq++, &trace);
+    AppendKernel(block, seq++, &kernel_of_name, &trace);
   };
   LineReader::Line raw;
   bool cut_mid_line = false, cut_in_block = false;
@@ -450,14 +526,19 @@ absl::StatusOr<Trace> ReadDebugModeLines(LineReader& reader) {
     // middle of a line, before the blank line every earlier block had, or
     // before a key every earlier block had.
     // A lone block is judged by what the tracer always writes.
+    // A block with no statistic and no hash is cut whatever came before.
+    // What the tracer always writes: Location for both forms.
     constexpr uint32_t kTracerKeys = kShape | kL2 | kMin | kMax | kMean | kOutputHash | kLocation;
-    const bool learnt = seq > 0;
-    const bool complete =
-        !cut_in_block && (block.keys_seen & kShape) &&
-        (learnt ? (!all_blank_after || block.blank_after) &&
-                      (block.keys_seen & keys_of_all) == keys_of_all
-                : block.blank_after ||
-                      (block.keys_seen & kTracerKeys) == kTracerKeys);
+    const bool full = block.keys_seen & kShape;
+    const uint32_t keys_of_all = full ? keys_of_full : keys_of_hash_only;
+    const bool learnt = seq > 0 && keys_of_all != ~0u;
+    const bool has_content = full ? (block.keys_seen & kStatKeys) != 0 : (block.keys_seen & kHashKeys) != 0;
+    const bool blank_ok = seq > 0 && all_blank_after ? block.blank_after : true;
+    bool complete = !cut_in_block && has_content && blank_ok;
+    if (complete && !block.blank_after) {
+      complete = learnt ? (block.keys_seen & keys_of_all) == keys_of_all
+                        : full ? (block.keys_seen & kTracerKeys) == kTracerKeys : (block.keys_seen & kLocation) != 0;
+    }
     if (complete) finish_block();
     else cut = true;
   }

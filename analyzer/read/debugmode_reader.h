@@ -1,54 +1,62 @@
 // File: analyzer/read/debugmode_reader.h
 //
 // Reads torchtitan's numerics activation logs (`rank_<R>_activations.log`,
-// written by torchtitan/tools/activation_tracer.py, DebugMode-based) into the
-// same model as our own traces, so numtrace-diff can compare them too. A log
-// is a short preamble ("Total captured activations: N", "Excluded ops
-// dispatched: ...", a "====" rule) and then one block per captured op:
+// written by agent_tooling/numerics_debugging/activation_tracer.py,
+// DebugMode-based; every block form in docs/format.md 1.5) into the same
+// model as our own traces, so numtrace-diff can compare them too. A log is a
+// short preamble ("Total captured activations: N", "Excluded ops
+// dispatched: ...", a "====" rule) and then one block per captured op, each
+// followed by a blank line:
 //
 //   [layers.0.attention.wq/op_3_mm]
 //     Shape: torch.Size([8, 2048, 4096]), Dtype: torch.bfloat16
-//     L2 norm:  1.234568e+03
-//     Min:      -6.156250e+00
-//     Max:      7.031250e+00
-//     Mean:     1.250000e-03
-//     Output hash: 1021337.25            (float64 L1 norm; "a, b" for tuples)
+//     L2 norm: 1.234568e+03
+//     Min: -6.156250e+00
+//     Max: 7.031250e+00
+//     Mean: 1.250000e-03
+//     Output hash: 1.021337e+06          (float64 L1 norm; "a, b" for tuples)
 //     Input hashes: 5.5e+02, 7.0e+01
+//     Input producers: ;layers.0.attention_norm/op_1_mul   (';'-separated)
 //     Location: common/attention.py:534
 //     Phase: backward                    (absent: forward)
 //
-// `Shape` and `Dtype` may also be on lines of their own, and the key may carry
-// a root-class prefix (`FSDPLlama3Model.layers.0...`); both are accepted.
-// Unknown keys are ignored; values may be lists (tuple outputs); nan / inf
-// values are accepted.
+// or, for in-place ops and small tensors, a hash-only block: no Shape and no
+// statistics, an Output hash when the op returned a tensor, Input hashes.
+// `Shape` and `Dtype` may also be on lines of their own, and the key may
+// carry a root-class prefix (`FSDPLlama3Model.layers.0...`); both are
+// accepted. Unknown keys are ignored; nan / inf values are accepted.
 //
 // Mapping (one Kernel per block, seq = 0-based block index):
-// - name = the bracketed key, demangled = the op name ("mm").
-// - one role-`out` Buffer per output (arg = output index): dtype from the
-//   torch dtype (`raw` when unknown), n = product of the shape, bytes =
-//   n * dtype size, min / max / l2 from the log, sum = mean * n, l1 = the
-//   "Output hash" (else an "L1 norm" line), and hash = the bit pattern of
-//   that L1 double: equal "hashes" of a DebugMode trace mean equal L1 norms,
-//   not equal bytes (Trace::source = kDebugMode says so). Without any L1 the
-//   hash mixes the bits of the other statistics.
+// - name = the bracketed key, demangled = the op name ("mm");
+//   Trace::backward and Trace::hash_only per kernel.
+// - one role-`out` Buffer per output hash (a full block at least one): dtype
+//   from the torch dtype (`raw` when unknown), n = product of the shape,
+//   bytes = n * dtype size, min / max / l2 from the log, sum = mean * n,
+//   l1 = the "Output hash" (else an "L1 norm" line), and hash = the bit
+//   pattern of that L1 double. A hash-only block's outputs have no size and
+//   no dtype (n = 0, bytes = 0). Every value as printed, and which were
+//   printed, go to Trace::logged (parallel to buffers): what the judge
+//   compares (judge/debugmode_compare.h), since equal L1 is not equal bytes.
 // - Non-finite values: the log holds aggregates, not counts, so counts are
-//   lower bounds. nan = 1 when any statistic is NaN (torch's min / max / norms
-//   propagate NaN); else inf = 1 when Max is +inf and ninf = 1 when Min is
-//   -inf. An infinite norm or mean with finite Min / Max is a float32
-//   overflow of the reduction, not an Inf element, and counts nothing.
-//   has_range only when Min and Max are both present and finite; n is raised
-//   to at least the non-finite count.
+//   lower bounds. nan = 1 when any statistic is NaN; else inf = 1 when Max
+//   is +inf and ninf = 1 when Min is -inf. has_range only when Min and Max
+//   are both present and finite.
 // - one role-`in` Buffer per input hash (arg = input position, dtype raw,
-//   n = 0, only l1 / hash known); "None" or empty positions are skipped.
-// Phase and Location have no place in the model and are not kept.
+//   n = 0, only l1 / hash known; addr = 1 + the kernel index of its logged
+//   producer, 0 when none; outputs have addr = 1 + their own kernel index);
+//   "None" or empty positions are skipped.
+// Location has no place in the model and is not kept.
 //
 // A log cut short (the job was killed, the disk filled) is read up to its
-// last complete block and marked truncated, like a JSONL trace without a
-// footer: a last line without its '\n' is cut mid-line and drops its block;
-// a last block that lacks the blank line every earlier block was followed
-// by, or a key every earlier block had, was cut mid-block and is dropped.
-// A preamble total larger than the number of blocks also marks it truncated.
-// The log is streamed (LineReader): memory holds the model, not the file.
+// last complete block and marked truncated: a last line without its '\n' is
+// cut mid-line and drops its block; a last block that lacks the blank line
+// every earlier block was followed by, or a key every earlier block of its
+// form (full or hash-only) had, or that holds neither statistics nor hashes,
+// was cut mid-block and is dropped. A lone block is complete with its blank
+// line or with what the tracer always writes for its form. A last block that
+// is hash-only is not a cut. A preamble total larger than the number of
+// blocks also marks the log truncated. The log is streamed (LineReader):
+// memory holds the model, not the file.
 //
 // Errors: InvalidArgument "PATH:LINE: reason" (a stat line outside a block,
 // an unparsable number or shape, a number out of range of a double, a block

@@ -9,6 +9,7 @@
 #include "analyzer/report/dump_commands.h"
 #include "analyzer/report/steps_report.h"
 #include "analyzer/report/html_template.h"
+#include "analyzer/report/roots_report.h"
 #include "common/names/normalize.h"
 #include "common/format/json_writer.h"
 #include "common/format/jsonl_writer.h"
@@ -45,7 +46,8 @@ double Finite(double v) { return std::isfinite(v) ? v : -1; }
 class NameTable {
  public:
   uint32_t Id(const Trace& t, const Kernel& k) {
-    std::string_view full = t.Demangled(k);
+    // A DebugMode block by its key (module path and op), not the op alone.
+    std::string_view full = t.source == TraceSource::kDebugMode ? t.Name(k) : t.Demangled(k);
     auto [it, added] = ids_.try_emplace(full, static_cast<uint32_t>(ids_.size()));
     if (added) names_.emplace_back(full);
     return it->second;
@@ -238,8 +240,11 @@ void RankData(const RankDiff& rd, const HtmlOptions& opt, JsonWriter& w) {
     w.Key("origins").BeginArray();
     for (uint32_t o : res.origins.of_first_divergence) w.Int(pair_row[o]);
     w.EndArray();
-    const DumpCommands dump = BuildDumpCommands(ta, ta.kernels[al.pairs[i].a], tb, tb.kernels[al.pairs[i].b]);
-    w.Key("dump").BeginArray().String(dump.capture_a).String(dump.capture_b).String(dump.tensors).EndArray();
+    // A DebugMode log names an op, not a launch numtrace could dump: no recipe.
+    if (ta.source != TraceSource::kDebugMode && tb.source != TraceSource::kDebugMode) {
+      const DumpCommands dump = BuildDumpCommands(ta, ta.kernels[al.pairs[i].a], tb, tb.kernels[al.pairs[i].b]);
+      w.Key("dump").BeginArray().String(dump.capture_a).String(dump.capture_b).String(dump.tensors).EndArray();
+    }
     w.EndObject();
   }
   w.Key("nonfinite").BeginObject().Key("a");
@@ -269,6 +274,15 @@ void RankData(const RankDiff& rd, const HtmlOptions& opt, JsonWriter& w) {
     const size_t shown_rows = std::min(o.reach[t].size(), kMaxReachRows);
     for (size_t d = 0; d < shown_rows; ++d) w.Int(pair_row[o.reach[t][d]]);
     w.EndArray().EndObject();
+  }
+  w.EndArray().EndObject();
+  // Roots (judge/roots.h): the page leads with the sentence and lists them.
+  const Roots& rt = res.roots;
+  w.Key("roots").BeginObject().Key("count").Uint(rt.count).Key("lead").String(RootsSentence(rd));
+  w.Key("first").Int(rt.first ? pair_row[*rt.first] : -1).Key("list").BeginArray();
+  for (uint32_t i : rt.top) {
+    w.BeginObject().Key("row").Int(pair_row[i]).Key("score").Double(Finite(res.verdicts[i].score));
+    w.Key("cause").String(CauseName(res.verdicts[i].cause)).Key("reach").Uint(rt.descendants[i]).EndObject();
   }
   w.EndArray().EndObject();
   Warnings(ta, tb, al, w);

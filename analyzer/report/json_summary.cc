@@ -4,6 +4,8 @@
 #include <string_view>
 
 #include "analyzer/report/steps_report.h"
+#include "analyzer/report/roots_report.h"
+#include "common/format/diff_summary.h"
 #include "common/format/json_writer.h"
 
 namespace numtrace::analyzer {
@@ -143,7 +145,7 @@ void Tolerances(const Tolerance& t, JsonWriter& w) {
   w.Key("tolerance").BeginObject().Key("rtol").Double(t.rtol).Key("atol").Double(t.atol).EndObject();
 }
 
-void Header(JsonWriter& w) { w.Key("format").String("numtrace-diff-summary").Key("version").Int(1); }
+void Header(JsonWriter& w) { w.Key("format").String(kDiffSummaryFormat).Key("version").Int(kDiffSummaryVersion); }
 
 SideHealth Sum(const SideHealth& x, const SideHealth& y) {
   return {x.truncated || y.truncated, x.dropped + y.dropped, x.unmeasured + y.unmeasured};
@@ -173,6 +175,7 @@ void RankSummary(const RankDiff& rd, std::string_view path_a, std::string_view p
   w.EndObject();
   WriteOrigins({&rd}, false, w);
   WriteStepsJson(rd, /*strip=*/false, w);
+  WriteRoots({&rd}, false, w);
   w.EndObject();
 }
 
@@ -234,6 +237,7 @@ std::string JsonSummary(const DiffReport& report) {
   w.EndObject();
   WriteOrigins(ranks, true, w);
   if (const int s = StepsRank(report); s >= 0) WriteStepsJson(report.ranks[s], /*strip=*/false, w);
+  WriteRoots(ranks, true, w);
   w.Key("ranks").BeginArray();
   for (const RankDiff& rd : report.ranks) RankSummary(rd, rd.a->path, rd.b->path, true, w);
   w.EndArray().EndObject();

@@ -12,6 +12,7 @@ SideHealth HealthOf(const Trace& t) {
   if (t.footer) {
     h.dropped = t.footer->dropped;
     h.unmeasured = t.footer->unmeasured;
+    if (t.footer->kernels > t.kernels.size()) h.missing = t.footer->kernels - t.kernels.size();
   } else {
     for (const NoteRecord& n : t.notes) {
       if (n.kind == "unmeasured") h.unmeasured += n.count.value_or(1);
@@ -39,6 +40,11 @@ std::string IncompleteReason(const DiffReport& report) {
       }
       if (h.unmeasured) {
         out.append(sep).append(std::to_string(h.unmeasured)).append(" kernels ran unmeasured");
+        sep = ", ";
+      }
+      if (h.missing) {
+        out.append(sep).append("footer counts ").append(std::to_string(t->footer->kernels))
+            .append(" kernels, ").append(std::to_string(t->kernels.size())).append(" records read");
       }
     }
   }

@@ -56,7 +56,8 @@ struct SideHealth {
   uint64_t dropped = 0;     // footer `dropped`: records the writer lost
   uint64_t unmeasured = 0;  // kernels that ran in captured steps unmeasured:
                             // footer `unmeasured`, else the notes' counts
-  bool complete() const { return !truncated && dropped == 0 && unmeasured == 0; }
+  uint64_t missing = 0;     // footer `kernels` beyond the kernel records read
+  bool complete() const { return !truncated && dropped == 0 && unmeasured == 0 && missing == 0; }
 };
 SideHealth HealthOf(const Trace& t);
 

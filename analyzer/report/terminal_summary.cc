@@ -5,8 +5,10 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "analyzer/judge/origin_hints.h"
 #include "analyzer/report/capture_warnings.h"
 #include "analyzer/report/dump_commands.h"
+#include "analyzer/report/roots_report.h"
 #include "analyzer/report/steps_report.h"
 #include "analyzer/report/terminal_text.h"
 #include "common/names/normalize.h"
@@ -53,7 +55,11 @@ std::string Num(double v) {
   return buf;
 }
 
-std::string Label(const Trace& t, const Kernel& k) { return TerminalSafe(ShortName(t.Demangled(k))); }
+// A DebugMode block is named by its key (module path and op), not the op alone.
+std::string Label(const Trace& t, const Kernel& k) {
+  if (t.source == TraceSource::kDebugMode) return TerminalSafe(t.Name(k));
+  return TerminalSafe(ShortName(t.Demangled(k)));
+}
 
 std::string_view VerdictColor(Verdict v) {
   return v == Verdict::kDiverged ? kRed : v == Verdict::kWithinTolerance ? kYellow : kGreen;
@@ -125,7 +131,7 @@ void FirstDivergence(const RankDiff& rd, const TerminalOptions& opt, Writer& w) 
   PairBlock(rd, i, w);
   // Full names of templated kernels run to thousands of characters; the
   // HTML report and the JSON summary keep them whole.
-  std::string_view full = rd.a->Demangled(ka);
+  std::string_view full = rd.a->source == TraceSource::kDebugMode ? rd.a->Name(ka) : rd.a->Demangled(ka);
   w.C(kDim, "    A full name: ");
   w << TerminalSafe(full.substr(0, kMaxFullName)) << (full.size() > kMaxFullName ? "..." : "") << "\n";
   if (v.cause == Cause::kInherited && !res.origins.of_first_divergence.empty()) {
@@ -141,16 +147,31 @@ void FirstDivergence(const RankDiff& rd, const TerminalOptions& opt, Writer& w) 
     w << "    inherited from no captured origin (an input was written outside the captured kernels or by an "
          "unmatched one)\n";
   }
-  const DumpCommands dump = BuildDumpCommands(*rd.a, ka, *rd.b, rd.b->kernels[p.b]);
-  w << "  element view: re-capture both sides with a dump of this launch, then compare:\n";
-  for (const std::string* cmd : {&dump.capture_a, &dump.capture_b, &dump.tensors}) {
-    w << "    " << TerminalSafe(*cmd) << "\n";
+  if (rd.a->source == TraceSource::kDebugMode || rd.b->source == TraceSource::kDebugMode) {
+    // A DebugMode log names an op, not a launch numtrace could dump.
+    w << "  element view: DebugMode logs hold statistics only; capture both runs with `numtrace run` "
+         "for per-launch tensor dumps\n";
+  } else {
+    const DumpCommands dump = BuildDumpCommands(*rd.a, ka, *rd.b, rd.b->kernels[p.b]);
+    w << "  element view: re-capture both sides with a dump of this launch, then compare:\n";
+    for (const std::string* cmd : {&dump.capture_a, &dump.capture_b, &dump.tensors}) {
+      w << "    " << TerminalSafe(*cmd) << "\n";
+    }
   }
   if (opt.context > 0 && i > 0) {
     w << "  just before it:\n";
     uint32_t from = i > static_cast<uint32_t>(opt.context) ? i - opt.context : 0;
     for (uint32_t j = from; j < i; ++j) PairLine(rd, j, w);
   }
+}
+
+// The lead: where the divergence beyond tolerance starts (roots.h).
+void RootsLead(const RankDiff& rd, Writer& w) {
+  const std::string sentence = RootsSentence(rd);
+  if (sentence.empty()) return;
+  w << "  ";
+  w.C(kBold, TerminalSafe(sentence));
+  w << "\n";
 }
 
 // The first origin, when it is not the first divergence itself: where the
@@ -177,6 +198,25 @@ void OriginList(const RankDiff& rd, int top, Writer& w) {
     const Kernel& k = rd.a->kernels[rd.result->alignment.pairs[i].a];
     w << "    A#" << k.seq << " " << Label(*rd.a, k) << "  score " << Num(rd.result->verdicts[i].score)
       << ", fix it and " << static_cast<uint64_t>(o.descendants[i]) << " later divergences go away\n";
+    // A known family of run-to-run nondeterminism (judge/origin_hints.h).
+    if (const OriginHint* h = HintForKernel(rd.a->Demangled(k))) {
+      w.C(kDim, "      " + TerminalSafe(h->family) + ": " + TerminalSafe(h->hint));
+      w << "\n";
+    }
+  }
+}
+
+void RootList(const RankDiff& rd, int top, Writer& w) {
+  const Roots& o = rd.result->roots;
+  if (o.count < 2) return;  // one root: the lead sentence says it all
+  w << "  roots: " << o.count << " pair(s) where a divergence beyond tolerance is born\n";
+  int shown = 0;
+  for (uint32_t i : o.top) {
+    if (shown++ >= top) break;
+    const Kernel& k = rd.a->kernels[rd.result->alignment.pairs[i].a];
+    w << "    A#" << k.seq << " " << Label(*rd.a, k) << "  " << CauseName(rd.result->verdicts[i].cause)
+      << ", score " << Num(rd.result->verdicts[i].score) << ", " << static_cast<uint64_t>(o.descendants[i])
+      << " diverged pairs descend from it\n";
   }
 }
 
@@ -205,7 +245,11 @@ void Warnings(const RankDiff& rd, Writer& w) {
     const std::string path = TerminalSafe(t->path);
     if (h.truncated) {
       w.C(kYellow, "  warning: ");
-      w << path << " is truncated (cut short: no footer, the process was killed)\n";
+      if (t->source == TraceSource::kDebugMode) {
+        w << path << " is truncated (cut short inside a block: read to its last complete block)\n";
+      } else {
+        w << path << " is truncated (cut short: no footer, the process was killed)\n";
+      }
     }
     if (h.dropped > 0) {
       w.C(kYellow, "  warning: ");
@@ -281,13 +325,16 @@ std::string TerminalSummary(const DiffReport& report, const TerminalOptions& opt
       if (static_cast<int>(r) == up.first_divergence_rank) w << " (diverges first)";
       w << ":\n";
     }
-    // Where the runs part first; the counts and lists after.
+    // Where the divergence beyond tolerance starts, which step the runs part
+    // at first; the counts and lists after.
+    RootsLead(rd, w);
     w << StepsTerminal(rd, opt.color);
     FirstDivergence(rd, opt, w);
     FirstOrigin(rd, w);
     if (!report.per_rank) Counts(rd.result->counts, w);
     Warnings(rd, w);
     Nonfinite(rd, w);
+    RootList(rd, opt.top, w);
     OriginList(rd, opt.top, w);
     Top(rd, opt.top, w);
   }

@@ -7,7 +7,7 @@
 #include "analyzer/tensors/npy_reader.h"
 #include "common/format/dump_record.h"
 #include "common/format/npy.h"
-#include "shim/reduce/hash.h"
+#include "common/format/buffer_hash.h"
 #include "simdjson.h"
 
 namespace numtrace::analyzer {
@@ -22,9 +22,9 @@ absl::Status Bad(const std::string& path, const std::string& what) {
 uint64_t HashOf(const std::vector<uint8_t>& b) {
   uint64_t acc = 0;
   for (uint64_t w = 0; w < (b.size() + 7) / 8; ++w) {
-    acc += shim::HashWord(shim::LoadHashWord(b.data(), b.size(), w), w);
+    acc += HashWord(LoadHashWord(b.data(), b.size(), w), w);
   }
-  return shim::FinalizeHash(acc, b.size());
+  return FinalizeHash(acc, b.size());
 }
 
 std::string Hex16(uint64_t v) {

@@ -3,14 +3,14 @@
 #include <cmath>
 #include <cstring>
 
-#include "shim/reduce/element_decode.h"
+#include "common/format/element_decode.h"
 
 namespace numtrace::analyzer {
 namespace {
 
-using shim::DecodeElement;
-using shim::Element;
-using shim::ElementClass;
+using numtrace::DecodeElement;
+using numtrace::Element;
+using numtrace::ElementClass;
 
 int BitWidth(DType t) { return DTypeSize(t) * 8; }
 

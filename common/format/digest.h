@@ -5,7 +5,7 @@
 //
 // - A kernel's digest folds the 64-bit hashes of the buffers it touched,
 //   measured after it ran, in the order of its kernel record's `buffers`
-//   (the trace format's buffer hash, shim/reduce/hash.h): a full capture of
+//   (the trace format's buffer hash, common/format/buffer_hash.h): a full capture of
 //   the same launch gives KernelDigest(hashes of its record's buffers).
 // - A step's hash folds its kernels' digests in launch order.
 // - In `sampled` mode each buffer is hashed over the windows SampleWindows
@@ -24,23 +24,15 @@
 #include <cstdint>
 #include <span>
 
-namespace numtrace {
+#include "common/format/buffer_hash.h"
 
-// MurmurHash3's fmix64, the same mixer as the buffer hash's.
-inline uint64_t DigestMix(uint64_t k) {
-  k ^= k >> 33;
-  k *= 0xff51afd7ed558ccdull;
-  k ^= k >> 33;
-  k *= 0xc4ceb9fe1a85ec53ull;
-  k ^= k >> 33;
-  return k;
-}
+namespace numtrace {
 
 // Folds `hashes` in order: h = Mix(h ^ x_i) + i-dependent constant, then the count.
 inline uint64_t FoldHashes(std::span<const uint64_t> hashes, uint64_t seed) {
-  uint64_t h = DigestMix(seed);
-  for (uint64_t x : hashes) h = DigestMix(h ^ x) + 0x9e3779b97f4a7c15ull;
-  return DigestMix(h ^ hashes.size());
+  uint64_t h = Mix64(seed);
+  for (uint64_t x : hashes) h = Mix64(h ^ x) + 0x9e3779b97f4a7c15ull;
+  return Mix64(h ^ hashes.size());
 }
 
 inline constexpr uint64_t kKernelDigestSeed = 0x6b65726e656c6467ull;  // "kernel" digest

@@ -78,7 +78,7 @@ void StepWatch::Finish(Slot* s, std::span<const BufferStats> stats) {
   }
   uint64_t digest = KernelDigest(std::span<const uint64_t>(hashes, n));
   // Beyond 256 items (rare: a launch touching hundreds of buffers) fold the rest in too.
-  for (size_t i = n; i < stats.size(); ++i) digest = DigestMix(digest ^ stats[i].hash);
+  for (size_t i = n; i < stats.size(); ++i) digest = Mix64(digest ^ stats[i].hash);
   s->digest = digest;
   s->nonfinite = nonfinite;
   s->done = true;

@@ -18,9 +18,9 @@
 
 #include "common/format/dtype.h"
 #include "common/format/stats.h"
-#include "shim/reduce/element_decode.h"
-#include "shim/reduce/hash.h"
-#include "shim/reduce/hd.h"
+#include "common/format/element_decode.h"
+#include "common/format/buffer_hash.h"
+#include "common/format/hd.h"
 
 namespace numtrace::shim {
 

@@ -25,9 +25,9 @@
 #include <cstdint>
 
 #include "common/format/dtype.h"
-#include "shim/reduce/element_decode.h"
-#include "shim/reduce/hash.h"
-#include "shim/reduce/hd.h"
+#include "common/format/element_decode.h"
+#include "common/format/buffer_hash.h"
+#include "common/format/hd.h"
 #include "shim/reduce/partial.h"
 
 namespace numtrace::shim {

@@ -5,14 +5,16 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "launcher/diff_summary.h"
-#include "launcher/origin_hints.h"
+#include "common/format/diff_summary.h"
+#include "analyzer/judge/origin_hints.h"
 #include "test/launcher/launcher_test_util.h"
 
 namespace numtrace::launcher {
 namespace {
 
 using ::testing::HasSubstr;
+using analyzer::HintForKernel;
+using analyzer::OriginHint;
 using testing::TempDir;
 using testing::TestContext;
 
@@ -28,6 +30,11 @@ TEST(OriginHints, KnownFamiliesGetTheirHint) {
             "embedding backward with atomics");
   EXPECT_EQ(std::string(HintForKernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)")->family),
             "NCCL collective");
+  // A reduce-scatter's name holds "scatter": still NCCL's hint, never index_add's.
+  const OriginHint* rs = HintForKernel("ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)");
+  ASSERT_NE(rs, nullptr);
+  EXPECT_EQ(std::string(rs->family), "NCCL collective");
+  EXPECT_THAT(std::string(rs->hint), HasSubstr("NCCL_ALGO"));
   EXPECT_EQ(std::string(HintForKernel("void cutlass::Kernel2<cutlass_80_tensorop_s1688gemm_splitK_64x64>")->family),
             "split-K GEMM");
   EXPECT_EQ(std::string(HintForKernel("weight_grad_atomic")->family), "atomics");

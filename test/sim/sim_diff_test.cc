@@ -95,5 +95,32 @@ TEST(SimDiffTest, ReductionOrderNoiseIsWithinTolerance) {
   EXPECT_EQ(d.result.counts.diverged, 0u);
 }
 
+TEST(SimDiffTest, PlantedChangeAfterNoiseIsTheOnlyRoot) {
+  // Every GEMM of B sums in reverse order (sub-tolerance noise from the first
+  // kernel on) and layer 2's forward GEMM is scaled by 1.001: its inputs
+  // differ in their bits, so origins name only noise; the root is the
+  // planted GEMM, cause born, and every other divergence descends from it.
+  MlpOptions ref;
+  ref.steps = 3;
+  MlpOptions changed = ref;
+  changed.reorder_gemm = true;
+  changed.perturb_layer = 2;
+  changed.perturb_step = 1;
+  Diffed d = CaptureAndDiff(ref, changed);
+  const auto& r = d.result;
+  ASSERT_EQ(r.verdict, Verdict::kDiverged);
+  ASSERT_TRUE(r.first_divergence.has_value());
+  const uint64_t planted = NthKernel(d.a, kForwardGemmName, 1);
+  EXPECT_EQ(d.a.kernels[r.alignment.pairs[*r.first_divergence].a].seq, planted);
+  EXPECT_EQ(r.verdicts[*r.first_divergence].cause, analyzer::Cause::kBorn);
+  EXPECT_EQ(r.roots.count, 1u);
+  ASSERT_TRUE(r.roots.first.has_value());
+  EXPECT_EQ(d.a.kernels[r.alignment.pairs[*r.roots.first].a].seq, planted);
+  ASSERT_FALSE(r.roots.top.empty());
+  EXPECT_EQ(r.roots.top[0], *r.roots.first);
+  EXPECT_EQ(r.roots.descendants[*r.roots.first], r.counts.diverged - 1);
+  EXPECT_EQ(r.origins.diverged, 0u);  // the origins are the noise
+}
+
 }  // namespace
 }  // namespace numtrace::sim

@@ -317,6 +317,23 @@ TEST(Align, SharedNameWithDifferentKernelsMissingOneOccurrence) {
   EXPECT_EQ(m[2].first, 1u);
 }
 
+TEST(Align, IdenticalNamesOfOtherShapesPairByShapeNotByPosition) {
+  // One name, three shapes; B lacks the first: the name alone would pair it
+  // with B's first kernel (a layout "divergence" that is a pairing error).
+  TraceBuilder ta("a"), tb("b");
+  ta.Add("void at::native::elementwise_kernel<128, 4>", {In(1024), Out(1, 256)});
+  ta.Add("void at::native::elementwise_kernel<128, 4>", {In(2048), Out(2, 512)});
+  ta.Add("void at::native::elementwise_kernel<128, 4>", {In(4096), Out(3, 1024)});
+  tb.Add("void at::native::elementwise_kernel<128, 4>", {In(2048), Out(12, 512)});
+  tb.Add("void at::native::elementwise_kernel<128, 4>", {In(4096), Out(13, 1024)});
+  Trace a = ta.Build(), b = tb.Build();
+  Alignment al = Align(a, b);
+  auto m = PairMap(al, a, b);
+  EXPECT_EQ(al.only_a, std::vector<uint32_t>{0});
+  EXPECT_EQ(m[1].first, 0u);
+  EXPECT_EQ(m[2].first, 1u);
+}
+
 TEST(Align, OverridesForcePairsAndReportKeysThatMatchNothing) {
   TraceBuilder ta("a"), tb("b");
   ta.Add("k_x", {Out(1)});

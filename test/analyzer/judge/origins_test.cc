@@ -77,13 +77,14 @@ TEST(Origins, DivergedOriginAndItsDescendants) {
 
 TEST(Origins, NoiseOriginBehindTheFirstDivergence) {
   // k0 differs by noise only; k1, fed by it, diverges: the first divergence
-  // is k1 (inherited) and the runs part at k0.
+  // is k1 (born: its input differs within tolerance, roots.h) and the runs
+  // part at k0.
   Chain c = MakeChain(1e-9);
   const DiffResult& r = c.r;
   EXPECT_EQ(r.verdicts[0].status, PairStatus::kWithinTolerance);
   EXPECT_EQ(r.verdicts[0].cause, Cause::kOrigin);
   EXPECT_EQ(*r.first_divergence, 1u);
-  EXPECT_EQ(r.verdicts[1].cause, Cause::kInherited);
+  EXPECT_EQ(r.verdicts[1].cause, Cause::kBorn);
   EXPECT_EQ(r.origins.count, 1u);
   EXPECT_EQ(r.origins.diverged, 0u);
   EXPECT_EQ(*r.origins.first, 0u);

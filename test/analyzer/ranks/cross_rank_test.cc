@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "analyzer/cli/diff_command.h"
-#include "analyzer/ranks/cross_rank_report.h"
+#include "analyzer/report/cross_rank_report.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "test/analyzer/trace_builder.h"
@@ -50,6 +50,26 @@ TEST(CrossRank, ReplicasThatAgreeAfterTheReductionAreConsistent) {
   EXPECT_EQ(r.ranks[1].outputs_equal, 2u);
   EXPECT_EQ(r.ranks[1].not_judged, 1u);  // the all-reduce has no input buffer
   EXPECT_EQ(CrossRankVerdict(r), "consistent");
+}
+
+TEST(CrossRank, AnInPlaceKernelOnABufferThatAlreadyDifferedIsNoOrigin) {
+  // An in-place update (its parameter buffer is overwritten: `pre` kept)
+  // with equal role-in inputs: when the buffer already differed before the
+  // launch, the differing output is inherited, not a replica mismatch.
+  auto rank = [](int64_t r, uint64_t pre, uint64_t out) {
+    TraceBuilder tb("rank_" + std::to_string(r) + ".ntrace.jsonl");
+    Buffer param = Out(out, 1024, DType::kF32, 0);
+    param.has_pre = true;
+    param.pre_hash = pre;
+    tb.Add("void at::native::multi_tensor_apply_kernel<adam>", {In(4096), param});
+    Trace t = tb.Build();
+    t.rank = r;
+    return t;
+  };
+  Trace r0 = rank(0, 7, 40), r1 = rank(1, 8, 41);
+  EXPECT_TRUE(CompareAcrossRanks({&r0, &r1}).mismatches.empty());
+  Trace r2 = rank(2, 7, 41);  // same parameter before, other result: a mismatch
+  EXPECT_EQ(CompareAcrossRanks({&r0, &r2}).mismatches.size(), 1u);
 }
 
 TEST(CrossRank, AnUpdateThatDiffersOnEqualInputsIsReportedWithItsRank) {

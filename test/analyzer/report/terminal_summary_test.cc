@@ -136,5 +136,18 @@ TEST(TerminalSummaryTest, MostLaunchesWithoutALayoutIsAWarning) {
   EXPECT_NE(s.find("warning: A: 3 measurements were refused by a full device ring"), std::string::npos) << s;
 }
 
+TEST(TerminalSummaryTest, OriginsOfKnownNondeterministicFamiliesCarryTheirHint) {
+  RankFixture f(0, "a.jsonl", "b.jsonl");
+  f.AddFlowPair("void at::native::indexFuncSmallIndex<float, long>", PairStatus::kWithinTolerance, 2e-6, 0x200);
+  f.AddFlowPair("ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL", PairStatus::kWithinTolerance, 2e-6, 0x300);
+  f.Finish();
+  DiffReport report{"a.jsonl", "b.jsonl", false, {f.Diff()}};
+  std::string s = TerminalSummary(report, {.color = false, .top = 5, .context = 2});
+  EXPECT_NE(s.find("index_add/scatter with atomics: "), std::string::npos) << s;
+  EXPECT_NE(s.find("NCCL collective: "), std::string::npos) << s;
+  // The reduce-scatter gets NCCL's hint only, never index_add's.
+  EXPECT_EQ(s.find("index_add/scatter"), s.rfind("index_add/scatter")) << s;
+}
+
 }  // namespace
 }  // namespace numtrace::analyzer

@@ -13,15 +13,15 @@
 
 #include "common/format/dump_record.h"
 #include "common/format/npy.h"
-#include "shim/reduce/hash.h"
+#include "common/format/buffer_hash.h"
 #include "test/util/scratch_dir.h"
 
 namespace numtrace::testing {
 
 inline uint64_t HashOfBytes(const std::vector<uint8_t>& b) {
   uint64_t acc = 0;
-  for (uint64_t w = 0; w < (b.size() + 7) / 8; ++w) acc += shim::HashWord(shim::LoadHashWord(b.data(), b.size(), w), w);
-  return shim::FinalizeHash(acc, b.size());
+  for (uint64_t w = 0; w < (b.size() + 7) / 8; ++w) acc += HashWord(LoadHashWord(b.data(), b.size(), w), w);
+  return FinalizeHash(acc, b.size());
 }
 
 template <typename T>

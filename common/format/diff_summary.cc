@@ -1,11 +1,11 @@
-#include "launcher/diff_summary.h"
+#include "common/format/diff_summary.h"
 
 #include <fstream>
 #include <sstream>
 
 #include "simdjson.h"
 
-namespace numtrace::launcher {
+namespace numtrace {
 namespace {
 
 using simdjson::dom::element;
@@ -95,7 +95,7 @@ absl::StatusOr<DiffSummaryView> ParseDiffSummary(const std::string& json,
   if (parser.parse(json).get_object().get(root)) {
     return absl::InvalidArgumentError(path + ": not a JSON object");
   }
-  if (Str(root, "format") != "numtrace-diff-summary") {
+  if (Str(root, "format") != kDiffSummaryFormat) {
     return absl::InvalidArgumentError(path + ": not a numtrace-diff summary (format field)");
   }
   DiffSummaryView view;
@@ -139,4 +139,4 @@ absl::StatusOr<DiffSummaryView> ReadDiffSummary(const std::string& path) {
   return ParseDiffSummary(ss.str(), path);
 }
 
-}  // namespace numtrace::launcher
+}  // namespace numtrace

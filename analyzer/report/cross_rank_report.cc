@@ -1,37 +1,23 @@
-#include "analyzer/ranks/cross_rank_report.h"
+#include "analyzer/report/cross_rank_report.h"
 
 #include <cstdio>
 
-#include "common/format/jsonl_writer.h"
+#include "analyzer/report/html_escape.h"
+#include "analyzer/report/terminal_text.h"
+#include "common/format/json_writer.h"
 
 namespace numtrace::analyzer {
 namespace {
 
 std::string Num(uint64_t v) { return std::to_string(v); }
 
-void AppendNonfinite(const std::optional<NonfiniteAt>& n, std::string* out) {
+void Nonfinite(const std::optional<NonfiniteAt>& n, JsonWriter& w) {
   if (!n) {
-    out->append("null");
+    w.Null();
     return;
   }
-  out->append("{\"rank\":" + std::to_string(n->rank) + ",\"seq\":" + Num(n->seq) +
-              ",\"ref_seq\":" + Num(n->order) + ",\"arg\":" + Num(n->arg) + ",\"name\":");
-  AppendJsonString(n->name, out);
-  out->append("}");
-}
-
-std::string HtmlEscape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
+  w.BeginObject().Key("rank").Int(n->rank).Key("seq").Uint(n->seq).Key("ref_seq").Uint(n->order);
+  w.Key("arg").Uint(n->arg).Key("name").String(n->name).EndObject();
 }
 
 }  // namespace
@@ -41,7 +27,7 @@ std::string CrossRankVerdict(const CrossRankResult& r) {
 }
 
 std::string CrossRankTerminal(const CrossRankResult& r, const std::string& dir, int top) {
-  std::string out = "numtrace-diff --across-ranks " + dir + ": " + Num(r.ranks.size()) + " ranks, rank " +
+  std::string out = "numtrace-diff --across-ranks " + TerminalSafe(dir) + ": " + Num(r.ranks.size()) + " ranks, rank " +
                     (r.ranks.empty() ? std::string("-") : std::to_string(r.ranks[0].rank)) +
                     " as reference\n";
   char line[320];
@@ -50,7 +36,7 @@ std::string CrossRankTerminal(const CrossRankResult& r, const std::string& dir, 
   out += line;
   for (size_t i = 0; i < r.ranks.size(); ++i) {
     const RankRollup& k = r.ranks[i];
-    std::string nf = k.first_nonfinite ? "seq " + Num(k.first_nonfinite->seq) + " " + k.first_nonfinite->name.substr(0, 60) : "-";
+    std::string nf = k.first_nonfinite ? "seq " + Num(k.first_nonfinite->seq) + " " + TerminalSafe(k.first_nonfinite->name.substr(0, 60)) : "-";
     if (i == 0) {
       std::snprintf(line, sizeof line, "%-5lld %8llu %8s %10s %10s %16s  %s%s\n", static_cast<long long>(k.rank),
                     static_cast<unsigned long long>(k.kernels), "ref", "-", "-", "-", nf.c_str(),
@@ -77,12 +63,12 @@ std::string CrossRankTerminal(const CrossRankResult& r, const std::string& dir, 
         break;
       }
       out += "  rank " + std::to_string(m.rank) + " seq " + Num(m.seq) + " (rank 0 seq " + Num(m.ref_seq) +
-             ") arg " + Num(m.arg) + "  " + m.name + "\n";
+             ") arg " + Num(m.arg) + "  " + TerminalSafe(m.name) + "\n";
     }
   }
   if (r.first_nonfinite) {
     out += "first NaN/Inf across ranks: rank " + std::to_string(r.first_nonfinite->rank) + " seq " +
-           Num(r.first_nonfinite->seq) + " arg " + Num(r.first_nonfinite->arg) + "  " + r.first_nonfinite->name + "\n";
+           Num(r.first_nonfinite->seq) + " arg " + Num(r.first_nonfinite->arg) + "  " + TerminalSafe(r.first_nonfinite->name) + "\n";
   } else {
     out += "no NaN/Inf in any rank's outputs\n";
   }
@@ -91,35 +77,31 @@ std::string CrossRankTerminal(const CrossRankResult& r, const std::string& dir, 
 }
 
 std::string CrossRankJson(const CrossRankResult& r, const std::string& dir) {
-  std::string out = "{\"format\":\"numtrace-cross-rank\",\"version\":1,\"dir\":";
-  AppendJsonString(dir, &out);
-  out += ",\"reference_rank\":" + (r.ranks.empty() ? std::string("null") : std::to_string(r.ranks[0].rank));
-  out += ",\"verdict\":\"" + CrossRankVerdict(r) + "\",\"ranks\":[";
+  std::string out;
+  JsonWriter w(&out);
+  w.BeginObject().Key("format").String("numtrace-cross-rank").Key("version").Int(1).Key("dir").String(dir);
+  w.Key("reference_rank");
+  r.ranks.empty() ? w.Null() : w.Int(r.ranks[0].rank);
+  w.Key("verdict").String(CrossRankVerdict(r)).Key("ranks").BeginArray();
   for (size_t i = 0; i < r.ranks.size(); ++i) {
     const RankRollup& k = r.ranks[i];
-    if (i) out += ",";
-    out += "{\"rank\":" + std::to_string(k.rank) + ",\"path\":";
-    AppendJsonString(k.path, &out);
-    out += ",\"kernels\":" + Num(k.kernels) + ",\"truncated\":" + (k.truncated ? "true" : "false") +
-           ",\"shared\":" + Num(i == 0 ? k.kernels : k.shared) + ",\"outputs_equal\":" +
-           Num(i == 0 ? k.kernels : k.outputs_equal) + ",\"outputs_differ\":" + Num(k.outputs_differ) +
-           ",\"inputs_equal_outputs_differ\":" + Num(k.inputs_equal_outputs_differ) +
-           ",\"not_judged\":" + Num(k.not_judged) + ",\"first_nonfinite\":";
-    AppendNonfinite(k.first_nonfinite, &out);
-    out += "}";
+    w.BeginObject().Key("rank").Int(k.rank).Key("path").String(k.path).Key("kernels").Uint(k.kernels);
+    w.Key("truncated").Bool(k.truncated).Key("shared").Uint(i == 0 ? k.kernels : k.shared);
+    w.Key("outputs_equal").Uint(i == 0 ? k.kernels : k.outputs_equal).Key("outputs_differ").Uint(k.outputs_differ);
+    w.Key("inputs_equal_outputs_differ").Uint(k.inputs_equal_outputs_differ).Key("not_judged").Uint(k.not_judged);
+    w.Key("first_nonfinite");
+    Nonfinite(k.first_nonfinite, w);
+    w.EndObject();
   }
-  out += "],\"mismatches\":[";
-  for (size_t i = 0; i < r.mismatches.size(); ++i) {
-    const ReplicaMismatch& m = r.mismatches[i];
-    if (i) out += ",";
-    out += "{\"rank\":" + std::to_string(m.rank) + ",\"seq\":" + Num(m.seq) + ",\"ref_seq\":" + Num(m.ref_seq) +
-           ",\"arg\":" + Num(m.arg) + ",\"name\":";
-    AppendJsonString(m.name, &out);
-    out += "}";
+  w.EndArray().Key("mismatches").BeginArray();
+  for (const ReplicaMismatch& m : r.mismatches) {
+    w.BeginObject().Key("rank").Int(m.rank).Key("seq").Uint(m.seq).Key("ref_seq").Uint(m.ref_seq);
+    w.Key("arg").Uint(m.arg).Key("name").String(m.name).EndObject();
   }
-  out += "],\"first_nonfinite\":";
-  AppendNonfinite(r.first_nonfinite, &out);
-  out += "}\n";
+  w.EndArray().Key("first_nonfinite");
+  Nonfinite(r.first_nonfinite, w);
+  w.EndObject();
+  out += "\n";
   return out;
 }
 

@@ -2,7 +2,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "analyzer/tensors/tensor_report.h"
+#include "analyzer/report/tensor_report.h"
 
 namespace numtrace::analyzer {
 namespace {

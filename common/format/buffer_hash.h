@@ -1,4 +1,4 @@
-// File: shim/reduce/hash.h
+// File: common/format/buffer_hash.h
 //
 // The 64-bit buffer hash of trace format v1: over the raw bytes, independent
 // of dtype, and computable in any partition. The buffer is read as 8-byte
@@ -13,14 +13,14 @@
 //   uint64_t acc = 0;
 //   for (uint64_t i = 0; i < words; ++i) acc += HashWord(word[i], i);
 //   uint64_t h = FinalizeHash(acc, bytes);
-#ifndef NUMTRACE_SHIM_REDUCE_HASH_H_
-#define NUMTRACE_SHIM_REDUCE_HASH_H_
+#ifndef NUMTRACE_COMMON_FORMAT_BUFFER_HASH_H_
+#define NUMTRACE_COMMON_FORMAT_BUFFER_HASH_H_
 
 #include <cstdint>
 
-#include "shim/reduce/hd.h"
+#include "common/format/hd.h"
 
-namespace numtrace::shim {
+namespace numtrace {
 
 inline constexpr uint64_t kHashSeed = 0x6e756d7472616365ull;  // "numtrace"
 
@@ -51,6 +51,6 @@ NT_HD inline uint64_t FinalizeHash(uint64_t acc, uint64_t bytes) {
   return Mix64(acc ^ Mix64(bytes ^ 0x9e3779b97f4a7c15ull));
 }
 
-}  // namespace numtrace::shim
+}  // namespace numtrace
 
-#endif  // NUMTRACE_SHIM_REDUCE_HASH_H_
+#endif  // NUMTRACE_COMMON_FORMAT_BUFFER_HASH_H_

@@ -1,4 +1,4 @@
-// File: shim/reduce/element_decode.h
+// File: common/format/element_decode.h
 //
 // Decodes one element of any trace dtype from its raw little-endian bytes
 // into an exact double plus its class (NaN, +Inf, -Inf, zero, subnormal,
@@ -15,15 +15,15 @@
 // Example:
 //   uint8_t b[2] = {0x00, 0x3c};
 //   Element e = DecodeElement(b, DType::kF16);  // e.value == 1.0, e.cls == kNormal
-#ifndef NUMTRACE_SHIM_REDUCE_ELEMENT_DECODE_H_
-#define NUMTRACE_SHIM_REDUCE_ELEMENT_DECODE_H_
+#ifndef NUMTRACE_COMMON_FORMAT_ELEMENT_DECODE_H_
+#define NUMTRACE_COMMON_FORMAT_ELEMENT_DECODE_H_
 
 #include <cstdint>
 
 #include "common/format/dtype.h"
-#include "shim/reduce/hd.h"
+#include "common/format/hd.h"
 
-namespace numtrace::shim {
+namespace numtrace {
 
 enum class ElementClass : uint8_t { kNormal, kZero, kSubnormal, kNaN, kPosInf, kNegInf };
 
@@ -120,6 +120,6 @@ NT_HD inline Element DecodeElement(const uint8_t* p, DType t) {
   }
 }
 
-}  // namespace numtrace::shim
+}  // namespace numtrace
 
-#endif  // NUMTRACE_SHIM_REDUCE_ELEMENT_DECODE_H_
+#endif  // NUMTRACE_COMMON_FORMAT_ELEMENT_DECODE_H_

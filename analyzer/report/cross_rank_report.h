@@ -1,15 +1,17 @@
-// File: analyzer/ranks/cross_rank_report.h
+// File: analyzer/report/cross_rank_report.h
 //
 // The cross-rank check's three outputs: a terminal table (one row per rank,
 // then the replica mismatches and the first NaN/Inf), the JSON document
 // `numtrace-cross-rank` (docs/format.md section 7, cross-rank summary), and a
-// self-contained HTML page with a rank selector.
+// self-contained HTML page with a rank selector. ranks/ computes, report/
+// renders: the JSON through JsonWriter, names on the terminal through
+// TerminalSafe, text in the page through the one HtmlEscape.
 //
 // Example:
 //   std::cout << CrossRankTerminal(result, "run", /*top=*/10);
 //   WriteOutput("ranks.json", CrossRankJson(result, "run"), force, std::cout);
-#ifndef NUMTRACE_ANALYZER_RANKS_CROSS_RANK_REPORT_H_
-#define NUMTRACE_ANALYZER_RANKS_CROSS_RANK_REPORT_H_
+#ifndef NUMTRACE_ANALYZER_REPORT_CROSS_RANK_REPORT_H_
+#define NUMTRACE_ANALYZER_REPORT_CROSS_RANK_REPORT_H_
 
 #include <string>
 
@@ -26,4 +28,4 @@ std::string CrossRankHtml(const CrossRankResult& r, const std::string& dir);
 
 }  // namespace numtrace::analyzer
 
-#endif  // NUMTRACE_ANALYZER_RANKS_CROSS_RANK_REPORT_H_
+#endif  // NUMTRACE_ANALYZER_REPORT_CROSS_RANK_REPORT_H_

@@ -5,24 +5,13 @@
 #include <cmath>
 #include <cstdio>
 
-#include "analyzer/tensors/tensor_report.h"
+#include "analyzer/report/html_escape.h"
+#include "analyzer/report/tensor_report.h"
 
 namespace numtrace::analyzer {
 namespace {
 
-std::string Esc(std::string_view s) {
-  std::string out;
-  for (char ch : s) {
-    switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out.push_back(ch);
-    }
-  }
-  return out;
-}
+std::string Esc(std::string_view s) { return HtmlEscape(s); }
 
 std::string Val(double v) {
   if (std::isnan(v)) return "nan";

@@ -1,14 +1,19 @@
-#include "launcher/origin_hints.h"
+#include "analyzer/judge/origin_hints.h"
 
 #include <regex>
 #include <string>
 #include <vector>
 
-namespace numtrace::launcher {
+namespace numtrace::analyzer {
 namespace {
 
-// Order matters: specific families before the generic "atomic" one.
+// Order matters: specific families before the generic "atomic" one, and
+// NCCL first: its kernel names (ncclDevKernel_ReduceScatter_...) hold
+// "scatter", and a collective is no index_add.
 constexpr OriginHint kFamilies[] = {
+    {"NCCL collective", "nccl|all_?reduce|reduce_?scatter",
+     "the reduction order across ranks varies with the algorithm and protocol: fix NCCL_ALGO "
+     "(e.g. Ring) and NCCL_PROTO, the same world size and topology, or a deterministic all-reduce"},
     {"embedding backward with atomics", "embedding_(dense_)?backward|embedding_backward_feature",
      "torch.use_deterministic_algorithms(True) makes embedding backward deterministic"},
     {"index_add/scatter with atomics",
@@ -19,9 +24,6 @@ constexpr OriginHint kFamilies[] = {
      "torch.use_deterministic_algorithms(True)"},
     {"cuDNN algorithm choice", "cudnn|conv2d_grouped|wgrad|dgrad|implicit_convolve",
      "torch.backends.cudnn.deterministic = True and torch.backends.cudnn.benchmark = False"},
-    {"NCCL collective", "nccl|all_?reduce|reduce_?scatter",
-     "the collective's reduction order varies: fix NCCL_ALGO (e.g. Ring) and NCCL_PROTO, same "
-     "world size and topology"},
     {"Triton/Inductor kernel", "^triton_",
      "Inductor may use atomic_add (scatter, index_put) or split reductions: "
      "torch.use_deterministic_algorithms(True), or torch._inductor.config.deterministic = True"},
@@ -48,4 +50,4 @@ const OriginHint* HintForKernel(std::string_view kernel_name) {
   return nullptr;
 }
 
-}  // namespace numtrace::launcher
+}  // namespace numtrace::analyzer

@@ -1,7 +1,8 @@
-// File: launcher/diff_summary.h
+// File: common/format/diff_summary.h
 //
-// The parts of numtrace-diff's JSON summary (docs/format.md section 2) that
-// `numtrace twice` reports: the verdict, the first
+// The name and version of numtrace-diff's JSON summary (docs/format.md
+// section 2), written by analyzer/report/json_summary.cc, and a reader of the
+// parts that the launcher uses (`numtrace twice`, `run --dump-first-divergence`): the verdict, the first
 // divergence with its `cause`, and `origins` - kernels whose outputs differ
 // although every input they read is bitwise equal. For a directory pair the
 // per-rank entries of `ranks` are read, each origin keeping its rank.
@@ -12,17 +13,23 @@
 // Example:
 //   absl::StatusOr<DiffSummaryView> s = ReadDiffSummary("hunt/summary.json");
 //   for (const OriginView& o : s->origins) use(o.rank, o.a_seq, o.a_name);
-#ifndef NUMTRACE_LAUNCHER_DIFF_SUMMARY_H_
-#define NUMTRACE_LAUNCHER_DIFF_SUMMARY_H_
+#ifndef NUMTRACE_COMMON_FORMAT_DIFF_SUMMARY_H_
+#define NUMTRACE_COMMON_FORMAT_DIFF_SUMMARY_H_
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
 
-namespace numtrace::launcher {
+namespace numtrace {
+
+// The summary's `format` and `version` fields.
+inline constexpr std::string_view kDiffSummaryFormat = "numtrace-diff-summary";
+inline constexpr int kDiffSummaryVersion = 1;
+
 
 struct OriginView {
   int64_t rank = -1;       // -1 for a file pair
@@ -40,7 +47,7 @@ struct FirstDivergenceView {
   uint64_t b_seq = 0;      // run B's side, for a dump of that launch
   std::string b_name;
   std::string kind;        // values, nonfinite, layout
-  std::string cause;       // origin, inherited, unknown; empty when absent
+  std::string cause;       // origin, born, inherited, unknown; empty when absent
 };
 
 // The summary's `steps` (watch mode, docs/format.md section 2).
@@ -67,6 +74,6 @@ struct DiffSummaryView {
 [[nodiscard]] absl::StatusOr<DiffSummaryView> ParseDiffSummary(const std::string& json,
                                                                const std::string& path_for_messages);
 
-}  // namespace numtrace::launcher
+}  // namespace numtrace
 
-#endif  // NUMTRACE_LAUNCHER_DIFF_SUMMARY_H_
+#endif  // NUMTRACE_COMMON_FORMAT_DIFF_SUMMARY_H_

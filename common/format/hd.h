@@ -1,4 +1,4 @@
-// File: shim/reduce/hd.h
+// File: common/format/hd.h
 //
 // The few primitives the shared reduction headers need so that g++ (host
 // reference) and nvcc (device kernels) compile the SAME source and produce
@@ -8,8 +8,8 @@
 // Example:
 //   NT_HD inline double Square(double x) { return NtMul(x, x); }
 //   double d = NtBitsToDouble(0x3ff0000000000000ull);  // 1.0
-#ifndef NUMTRACE_SHIM_REDUCE_HD_H_
-#define NUMTRACE_SHIM_REDUCE_HD_H_
+#ifndef NUMTRACE_COMMON_FORMAT_HD_H_
+#define NUMTRACE_COMMON_FORMAT_HD_H_
 
 #include <cstdint>
 #include <cstring>
@@ -23,7 +23,7 @@
 #define NT_HD
 #endif
 
-namespace numtrace::shim {
+namespace numtrace {
 
 NT_HD inline double NtBitsToDouble(uint64_t bits) {
 #ifdef __CUDA_ARCH__
@@ -121,6 +121,6 @@ NT_HD inline double NtI64ToDouble(int64_t v) {
 #endif
 }
 
-}  // namespace numtrace::shim
+}  // namespace numtrace
 
-#endif  // NUMTRACE_SHIM_REDUCE_HD_H_
+#endif  // NUMTRACE_COMMON_FORMAT_HD_H_

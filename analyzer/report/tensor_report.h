@@ -1,4 +1,4 @@
-// File: analyzer/tensors/tensor_report.h
+// File: analyzer/report/tensor_report.h
 //
 // The three outputs of `numtrace-diff --tensors` (docs/report.md, "Element
 // view"): a terminal summary, the JSON tensor diff summary of
@@ -10,8 +10,8 @@
 //   std::cout << TensorTerminalSummary(diff, /*color=*/false);
 //   WriteOutput("t.json", TensorJsonSummary(diff), force, std::cout);  // cli/output_file.h
 //   WriteOutput("t.html", TensorHtmlReport(diff), force, std::cout);
-#ifndef NUMTRACE_ANALYZER_TENSORS_TENSOR_REPORT_H_
-#define NUMTRACE_ANALYZER_TENSORS_TENSOR_REPORT_H_
+#ifndef NUMTRACE_ANALYZER_REPORT_TENSOR_REPORT_H_
+#define NUMTRACE_ANALYZER_REPORT_TENSOR_REPORT_H_
 
 #include <string>
 
@@ -30,4 +30,4 @@ std::string TensorPairName(const TensorPair& p);
 
 }  // namespace numtrace::analyzer
 
-#endif  // NUMTRACE_ANALYZER_TENSORS_TENSOR_REPORT_H_
+#endif  // NUMTRACE_ANALYZER_REPORT_TENSOR_REPORT_H_

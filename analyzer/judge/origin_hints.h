@@ -1,22 +1,23 @@
-// File: launcher/origin_hints.h
+// File: analyzer/judge/origin_hints.h
 //
 // One-line hints for kernels whose outputs differ between two identical
 // runs although their inputs did not: the known families of run-to-run
 // nondeterminism on GPUs, each with what makes it deterministic. One list
 // (origin_hints.cc) holds them all; the first family whose pattern matches
-// the kernel name wins.
+// the kernel name wins. Beside origins.h: numtrace-diff prints the hint of
+// each origin it lists, `numtrace twice` of each origin of its hunt.
 //
 // Example:
 //   const OriginHint* h = HintForKernel("void at::native::indexFuncSmallIndex<float, ...>");
 //   h->family  // "index_add/scatter with atomics"
 //   h->hint    // "torch.use_deterministic_algorithms(True) ..."
-#ifndef NUMTRACE_LAUNCHER_ORIGIN_HINTS_H_
-#define NUMTRACE_LAUNCHER_ORIGIN_HINTS_H_
+#ifndef NUMTRACE_ANALYZER_JUDGE_ORIGIN_HINTS_H_
+#define NUMTRACE_ANALYZER_JUDGE_ORIGIN_HINTS_H_
 
 #include <span>
 #include <string_view>
 
-namespace numtrace::launcher {
+namespace numtrace::analyzer {
 
 struct OriginHint {
   std::string_view family;
@@ -29,6 +30,6 @@ std::span<const OriginHint> KnownOriginFamilies();
 // nullptr when no family matches.
 const OriginHint* HintForKernel(std::string_view kernel_name);
 
-}  // namespace numtrace::launcher
+}  // namespace numtrace::analyzer
 
-#endif  // NUMTRACE_LAUNCHER_ORIGIN_HINTS_H_
+#endif  // NUMTRACE_ANALYZER_JUDGE_ORIGIN_HINTS_H_

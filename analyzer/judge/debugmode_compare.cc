@@ -1,0 +1,132 @@
+#include "analyzer/judge/debugmode_compare.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "analyzer/judge/tolerance_model.h"
+
+namespace numtrace::analyzer {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+bool Same(double x, double y) { return x == y || (std::isnan(x) && std::isnan(y)); }
+
+// Worse status wins; on equal status the larger score (as judge.cc folds).
+void Fold(PairVerdict* v, const BufferVerdict& bv, int32_t ia, int32_t ib) {
+  if (v->a_buffer < 0 || bv.status > v->status || (bv.status == v->status && bv.score > v->score)) {
+    v->status = bv.status;
+    v->a_buffer = ia;
+    v->b_buffer = ib;
+  }
+  v->rel_diff = std::max(v->rel_diff, bv.rel_diff);
+  v->score = std::max(v->score, bv.score);
+}
+
+}  // namespace
+
+BufferVerdict CompareLogged(const Trace& a, uint32_t ia, const Trace& b, uint32_t ib, const Tolerance& tolerance) {
+  const Buffer& ba = a.buffers[ia];
+  const Buffer& bb = b.buffers[ib];
+  if (ba.bytes != bb.bytes || ba.dtype != bb.dtype) return {PairStatus::kLayoutMismatch, 0, kInf};
+  const LoggedStats& x = a.logged[ia];
+  const LoggedStats& y = b.logged[ib];
+  struct Value {
+    uint8_t bit;
+    Statistic stat;
+    double u, v;
+  };
+  const Value values[] = {{LoggedStats::kL1, Statistic::kL1, x.l1, y.l1},
+                          {LoggedStats::kL2, Statistic::kL2, x.l2, y.l2},
+                          {LoggedStats::kMean, Statistic::kSum, x.mean, y.mean},
+                          {LoggedStats::kMin, Statistic::kMin, x.min, y.min},
+                          {LoggedStats::kMax, Statistic::kMax, x.max, y.max}};
+  const uint8_t both = x.has & y.has;
+  bool equal = x.has == y.has;
+  for (const Value& s : values) {
+    if (both & s.bit) equal &= Same(s.u, s.v);
+  }
+  if (equal) return {PairStatus::kBitwiseEqual, 0, 0};
+  if (x.has != y.has) return {PairStatus::kLayoutMismatch, 0, kInf};  // one a hash-only block
+  for (const Value& s : values) {
+    if ((both & s.bit) && !Same(s.u, s.v) && (!std::isfinite(s.u) || !std::isfinite(s.v))) {
+      return {PairStatus::kNonfiniteMismatch, 1.0, kInf};
+    }
+  }
+  const uint64_t n = ba.stats.n;
+  const bool known = n > 0 && ba.dtype != DType::kRaw;
+  double range = 0;
+  for (double m : {x.min, x.max, y.min, y.max}) {
+    if (std::isfinite(m)) range = std::max(range, std::fabs(m));
+  }
+  double rel = 0, score = 0;
+  for (const Value& s : values) {
+    if (!(both & s.bit) || s.u == s.v) continue;
+    const double diff = std::fabs(s.u - s.v);
+    double scale;
+    switch (s.bit) {
+      case LoggedStats::kL1: scale = std::max(x.l1, y.l1); break;
+      case LoggedStats::kL2: scale = std::max(x.l2, y.l2); break;
+      case LoggedStats::kMean:
+        scale = (both & LoggedStats::kL1) && n > 0 && std::isfinite(x.l1) && std::isfinite(y.l1)
+                    ? std::max(x.l1, y.l1) / static_cast<double>(n)
+                    : std::max(std::fabs(s.u), std::fabs(s.v));
+        break;
+      default: scale = range; break;
+    }
+    const double relative = known ? RelativeThreshold(s.stat, ba.dtype, n, tolerance.rtol) : tolerance.rtol;
+    const double atol = tolerance.atol * (s.bit == LoggedStats::kL1 ? static_cast<double>(n)
+                                          : s.bit == LoggedStats::kL2 ? std::sqrt(static_cast<double>(n))
+                                                                      : 1.0);
+    const double threshold =
+        atol + relative * scale + kPrintedDigits * std::max(std::fabs(s.u), std::fabs(s.v));
+    rel = std::max(rel, scale > 0 ? diff / scale : 1.0);
+    score = std::max(score, threshold > 0 ? diff / threshold : kInf);
+  }
+  if (score > 1) return {PairStatus::kDiverged, rel, score};
+  return {PairStatus::kWithinTolerance, rel, score};
+}
+
+PairVerdict JudgeDebugModePair(const Trace& a, uint32_t ka, const Trace& b, uint32_t kb, const Tolerance& tolerance) {
+  const Kernel& x = a.kernels[ka];
+  const Kernel& y = b.kernels[kb];
+  std::vector<uint32_t> oa, ob, in_a, in_b;
+  for (uint32_t i = x.first_buffer; i < x.first_buffer + x.buffer_count; ++i) {
+    (a.buffers[i].role == Role::kIn ? in_a : oa).push_back(i);
+  }
+  for (uint32_t i = y.first_buffer; i < y.first_buffer + y.buffer_count; ++i) {
+    (b.buffers[i].role == Role::kIn ? in_b : ob).push_back(i);
+  }
+  PairVerdict v;
+  // In-place ops that returned nothing: their input hashes are all the log has.
+  const bool by_inputs = oa.empty() && ob.empty();
+  const std::vector<uint32_t>& ca = by_inputs ? in_a : oa;
+  const std::vector<uint32_t>& cb = by_inputs ? in_b : ob;
+  if (ca.empty() && cb.empty()) return v;
+  if (ca.size() != cb.size()) {
+    v.status = PairStatus::kLayoutMismatch;
+    v.score = kInf;
+    v.a_buffer = ca.empty() ? -1 : static_cast<int32_t>(ca[0] - x.first_buffer);
+    v.b_buffer = cb.empty() ? -1 : static_cast<int32_t>(cb[0] - y.first_buffer);
+    return v;
+  }
+  for (size_t i = 0; i < ca.size(); ++i) {
+    Fold(&v, CompareLogged(a, ca[i], b, cb[i], tolerance), static_cast<int32_t>(ca[i] - x.first_buffer),
+         static_cast<int32_t>(cb[i] - y.first_buffer));
+  }
+  // Equal printed outputs from inputs that differ (a mask one diagonal off
+  // under masked_fill, whose logged values are inf and an unchanged Max) are
+  // not bitwise equal: the log contradicts it.
+  if (v.status == PairStatus::kBitwiseEqual && !by_inputs) {
+    bool inputs_differ = in_a.size() != in_b.size();
+    for (size_t i = 0; !inputs_differ && i < in_a.size(); ++i) {
+      inputs_differ = a.buffers[in_a[i]].stats.hash != b.buffers[in_b[i]].stats.hash;
+    }
+    if (inputs_differ) v.status = PairStatus::kWithinTolerance;
+  }
+  return v;
+}
+
+}  // namespace numtrace::analyzer

@@ -1,0 +1,111 @@
+#include "analyzer/judge/roots.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "analyzer/judge/buffer_compare.h"
+#include "analyzer/judge/data_flow.h"
+#include "analyzer/judge/debugmode_compare.h"
+#include "analyzer/judge/origins.h"
+
+namespace numtrace::analyzer {
+namespace {
+
+bool IsRoot(const PairVerdict& v) {
+  return IsDiverged(v.status) && (v.cause == Cause::kOrigin || v.cause == Cause::kBorn);
+}
+
+std::vector<uint32_t> Inputs(const Trace& t, uint32_t k) {
+  std::vector<uint32_t> in;
+  const Kernel& kernel = t.kernels[k];
+  for (uint32_t i = kernel.first_buffer; i < kernel.first_buffer + kernel.buffer_count; ++i) {
+    if (t.buffers[i].role == Role::kIn) in.push_back(i);
+  }
+  return in;
+}
+
+// Whether some input buffer, compared with its partner by position, is
+// beyond tolerance. Buffers without statistics (n = 0 in our traces) say
+// nothing here; their producers do.
+bool InputBeyondTolerance(const Trace& a, uint32_t ka, const Trace& b, uint32_t kb, const Tolerance& tolerance) {
+  const std::vector<uint32_t> ia = Inputs(a, ka), ib = Inputs(b, kb);
+  const bool debugmode = IsDebugModePair(a, b);
+  for (size_t i = 0; i < std::min(ia.size(), ib.size()); ++i) {
+    const Buffer& x = a.buffers[ia[i]];
+    const Buffer& y = b.buffers[ib[i]];
+    if (x.stats.hash == y.stats.hash) continue;
+    const BufferVerdict v = debugmode ? CompareLogged(a, ia[i], b, ib[i], tolerance)
+                            : x.stats.n > 0 && y.stats.n > 0 ? CompareBuffers(x, y, tolerance)
+                                                             : BufferVerdict{};
+    if (IsDiverged(v.status)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void AnalyzeRoots(const Trace& a, const Trace& b, size_t top_n, const Tolerance& tolerance, DiffResult* r) {
+  AnalyzeRoots(a, DataFlow(a), b, top_n, tolerance, r);
+}
+
+void AnalyzeRoots(const Trace& a, const DataFlow& flow, const Trace& b, size_t top_n, const Tolerance& tolerance,
+                  DiffResult* r) {
+  const auto& pairs = r->alignment.pairs;
+  Roots& o = r->roots;
+  o = {};
+  o.descendants.assign(pairs.size(), 0);
+  std::vector<int64_t> pair_of_a(a.kernels.size(), -1);
+  for (uint32_t i = 0; i < pairs.size(); ++i) pair_of_a[pairs[i].a] = i;
+
+  for (uint32_t i = 0; i < pairs.size(); ++i) {
+    PairVerdict& v = r->verdicts[i];
+    if (v.cause != Cause::kInherited || !IsDiverged(v.status)) continue;
+    bool beyond = false;
+    for (uint32_t producer : flow.Producers(pairs[i].a)) {
+      const int64_t p = pair_of_a[producer];
+      if (p >= 0 && IsDiverged(r->verdicts[p].status)) beyond = true;
+    }
+    if (!beyond) beyond = InputBeyondTolerance(a, pairs[i].a, b, pairs[i].b, tolerance);
+    if (!beyond) v.cause = Cause::kBorn;
+  }
+
+  std::vector<uint32_t> all;
+  for (uint32_t i = 0; i < pairs.size(); ++i) {
+    if (!IsRoot(r->verdicts[i])) continue;
+    all.push_back(i);
+    ++o.count;
+    if (!o.first || pairs[i].a < pairs[*o.first].a) o.first = i;
+  }
+
+  // Roots each kernel of A passes on, in launch order (as origins.cc).
+  std::vector<std::vector<uint32_t>> from(a.kernels.size());
+  for (uint32_t j = 0; j < a.kernels.size(); ++j) {
+    const int64_t p = pair_of_a[j];
+    if (p >= 0 && r->verdicts[p].status == PairStatus::kBitwiseEqual) continue;
+    if (p >= 0 && IsRoot(r->verdicts[p])) {
+      from[j] = {static_cast<uint32_t>(p)};
+      continue;
+    }
+    std::vector<uint32_t> merged;
+    for (uint32_t i : flow.Producers(j)) {
+      if (from[i].empty()) continue;
+      std::vector<uint32_t> u;
+      std::set_union(from[i].begin(), from[i].end(), merged.begin(), merged.end(), std::back_inserter(u));
+      if (u.size() > kMaxOriginsPerPair) u.resize(kMaxOriginsPerPair);
+      merged.swap(u);
+    }
+    from[j] = std::move(merged);
+    if (p >= 0 && IsDiverged(r->verdicts[p].status)) {
+      for (uint32_t root : from[j]) ++o.descendants[root];
+    }
+  }
+
+  const size_t n = std::min(top_n, all.size());
+  std::partial_sort(all.begin(), all.begin() + n, all.end(), [&](uint32_t x, uint32_t y) {
+    if (r->verdicts[x].score != r->verdicts[y].score) return r->verdicts[x].score > r->verdicts[y].score;
+    return x < y;
+  });
+  o.top.assign(all.begin(), all.begin() + n);
+}
+
+}  // namespace numtrace::analyzer

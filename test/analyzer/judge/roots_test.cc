@@ -1,0 +1,112 @@
+// Tests for analyzer/judge/roots.h: cause born and the roots, on our own
+// traces where sub-tolerance noise comes before a planted change (the case
+// origins cannot answer: the planted kernel's inputs differ in their bits).
+#include "analyzer/judge/roots.h"
+
+#include "analyzer/judge/judge.h"
+#include "gtest/gtest.h"
+#include "test/analyzer/trace_builder.h"
+
+namespace numtrace::analyzer {
+namespace {
+
+using testing::Out;
+using testing::TraceBuilder;
+
+// A buffer at `addr` with content id `content`; `rel` > 0 moves its l2 and
+// changes its hash (another run's value).
+Buffer At(uint64_t addr, uint64_t content, Role role, double rel) {
+  Buffer b = Out(content);
+  b.addr = addr;
+  b.role = role;
+  b.arg = role == Role::kIn ? 1 : 0;
+  if (rel > 0) {
+    b.stats.hash ^= 0x5a5a;
+    b.stats.l2 *= 1 + rel;
+  }
+  return b;
+}
+
+// A chain k0 -> k1 -> ... -> k5, each reading what the one before wrote.
+// In B: k0 and k1 carry noise far below tolerance (1e-9), k2 is the planted
+// change (1e-2), k3..k5 inherit it; k6 reads nothing that differs.
+struct NoisyRun {
+  Trace a, b;
+  DiffResult r;
+};
+NoisyRun NoisyChain(double noise, double planted) {
+  TraceBuilder ta("a"), tb("b");
+  const double rel_b[] = {noise, noise, planted, planted, planted, planted};
+  for (uint32_t k = 0; k < 6; ++k) {
+    std::vector<Buffer> xa, xb;
+    if (k > 0) {
+      xa.push_back(At(0x100 * k, k, Role::kIn, 0));
+      xb.push_back(At(0x100 * k, k, Role::kIn, rel_b[k - 1]));
+    }
+    xa.push_back(At(0x100 * (k + 1), k + 1, Role::kOut, 0));
+    xb.push_back(At(0x100 * (k + 1), k + 1, Role::kOut, rel_b[k]));
+    ta.Add("k" + std::to_string(k), xa);
+    tb.Add("k" + std::to_string(k), xb);
+  }
+  ta.Add("k6", {At(0x9000, 50, Role::kOut, 0)});
+  tb.Add("k6", {At(0x9000, 50, Role::kOut, 0)});
+  NoisyRun run{ta.Build(), tb.Build(), {}};
+  Alignment al;
+  for (uint32_t i = 0; i < 7; ++i) al.pairs.push_back({i, i, MatchMethod::kExact});
+  run.r = Judge(run.a, run.b, al);
+  return run;
+}
+
+TEST(Roots, PlantedChangeAfterNoiseIsTheOnlyRoot) {
+  NoisyRun run = NoisyChain(1e-9, 1e-2);
+  const DiffResult& r = run.r;
+  EXPECT_EQ(r.verdicts[0].status, PairStatus::kWithinTolerance);
+  EXPECT_EQ(r.verdicts[0].cause, Cause::kOrigin);  // the noise is the only origin
+  EXPECT_EQ(r.verdicts[1].cause, Cause::kInherited);
+  EXPECT_EQ(r.verdicts[2].status, PairStatus::kDiverged);
+  EXPECT_EQ(r.verdicts[2].cause, Cause::kBorn);     // inputs differ, within tolerance
+  EXPECT_EQ(r.verdicts[3].cause, Cause::kInherited);  // its input is beyond tolerance
+  EXPECT_EQ(r.origins.count, 1u);
+  EXPECT_EQ(r.origins.diverged, 0u);  // origins alone point only at noise
+  ASSERT_TRUE(r.first_divergence);
+  EXPECT_EQ(*r.first_divergence, 2u);
+  EXPECT_EQ(r.roots.count, 1u);
+  ASSERT_TRUE(r.roots.first);
+  EXPECT_EQ(*r.roots.first, 2u);
+  ASSERT_FALSE(r.roots.top.empty());
+  EXPECT_EQ(r.roots.top[0], 2u);
+  EXPECT_EQ(r.roots.descendants[2], 3u);  // k3, k4, k5
+  EXPECT_EQ(r.roots.descendants[3], 0u);
+}
+
+TEST(Roots, BitwiseEqualUpToTheChangeGivesAnOriginRoot) {
+  NoisyRun run = NoisyChain(0, 1e-2);
+  const DiffResult& r = run.r;
+  EXPECT_EQ(r.verdicts[0].cause, Cause::kNone);
+  EXPECT_EQ(r.verdicts[2].cause, Cause::kOrigin);
+  EXPECT_EQ(r.roots.count, 1u);
+  EXPECT_EQ(*r.roots.first, 2u);
+  EXPECT_EQ(r.roots.descendants[2], 3u);
+}
+
+TEST(Roots, NoDivergenceNoRoot) {
+  NoisyRun run = NoisyChain(1e-9, 1e-9);
+  EXPECT_EQ(run.r.roots.count, 0u);
+  EXPECT_FALSE(run.r.roots.first);
+  EXPECT_TRUE(run.r.roots.top.empty());
+}
+
+TEST(Roots, AnInputBeyondToleranceWithoutAProducerIsInherited) {
+  // k0 reads a buffer nobody in the trace wrote (a parameter loaded
+  // differently): its input compared directly is beyond tolerance.
+  TraceBuilder ta("a"), tb("b");
+  ta.Add("k0", {At(0x100, 1, Role::kIn, 0), At(0x200, 2, Role::kOut, 0)});
+  tb.Add("k0", {At(0x100, 1, Role::kIn, 1e-2), At(0x200, 2, Role::kOut, 1e-2)});
+  Trace a = ta.Build(), b = tb.Build();
+  DiffResult r = Judge(a, b, Alignment{{{0, 0, MatchMethod::kExact}}, {}, {}, {}});
+  EXPECT_EQ(r.verdicts[0].cause, Cause::kInherited);
+  EXPECT_EQ(r.roots.count, 0u);
+}
+
+}  // namespace
+}  // namespace numtrace::analyzer
