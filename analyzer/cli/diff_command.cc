@@ -109,15 +109,21 @@ int RunDiffCommand(const DiffCommandOptions& opt, std::ostream& out, std::ostrea
     for (const std::string& w : pair.warnings) data->result.alignment.warnings.push_back(w);
     ranks.push_back(std::move(data));
   }
-  // Zero compared pairs is not a clean bill: nothing was looked at.
-  // A DebugMode log against a numtrace trace compares ops with kernels:
-  // whatever pairs by chance means nothing.
+  // Zero compared pairs is not a clean bill: nothing was looked at (unless
+  // watch-mode digests compared whole steps). A DebugMode log against a
+  // numtrace trace compares ops with kernels: whatever pairs by chance means nothing.
   for (const auto& r : ranks) {
-    if (r->result.counts.pairs != 0 && r->a.source == r->b.source) continue;
+    const bool steps_compared = r->result.steps && r->result.steps->compared != 0;
+    if ((r->result.counts.pairs != 0 || steps_compared) && r->a.source == r->b.source) continue;
     std::string why;
     if (r->a.source != r->b.source) {
       why = "a torchtitan DebugMode log against a numtrace trace (" + r->a.path + ", " + r->b.path +
             "): ops and kernels have nothing to pair";
+    } else if (r->a.digests.empty() != r->b.digests.empty()) {
+      const Trace& watch = r->a.digests.empty() ? r->b : r->a;
+      const Trace& plain = r->a.digests.empty() ? r->a : r->b;
+      why = watch.path + " holds step digests (watch mode) and " + plain.path +
+            " none, and their kernel records do not pair: capture both with --watch, or both with --steps";
     } else if (r->a.kernels.empty() || r->b.kernels.empty()) {
       why = (r->a.kernels.empty() ? r->a.path : r->b.path) + " holds no kernel records";
     } else {
