@@ -25,6 +25,7 @@
 namespace numtrace::analyzer {
 
 inline constexpr uint64_t kNoValue = ~uint64_t{0};  // absent optional field
+inline constexpr StringId kNoString = ~StringId{0};  // absent optional string field
 
 struct Buffer {
   uint64_t addr = 0;
@@ -50,6 +51,10 @@ struct Kernel {
   uint32_t block[3] = {0, 0, 0};
   uint32_t first_buffer = 0;       // index into Trace::buffers
   uint32_t buffer_count = 0;
+  // Provenance (trace format 1.2; DebugMode's FQN, op and phase land here too).
+  StringId scope = kNoString;      // module path; "" is the root module
+  StringId op = kNoString;         // "aten::mm", "aten::add+aten::mul"
+  Phase phase = Phase::kNone;
 };
 
 // What produced the trace; DebugMode logs carry an L1-norm "hash", not a hash
@@ -76,6 +81,15 @@ struct Trace {
   }
   std::string_view Name(const Kernel& k) const { return strings.View(k.name); }
   std::string_view Demangled(const Kernel& k) const { return strings.View(k.demangled); }
+  // Provenance: nullopt when the record had none.
+  std::optional<std::string_view> Scope(const Kernel& k) const {
+    if (k.scope == kNoString) return std::nullopt;
+    return strings.View(k.scope);
+  }
+  std::optional<std::string_view> Op(const Kernel& k) const {
+    if (k.op == kNoString) return std::nullopt;
+    return strings.View(k.op);
+  }
 };
 
 }  // namespace numtrace::analyzer

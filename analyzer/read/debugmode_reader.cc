@@ -27,6 +27,7 @@ struct Block {
   std::vector<std::optional<double>> in_hashes;
   uint32_t keys_seen = 0;     // bit per StatKey
   bool blank_after = false;   // a blank line followed its last line
+  Phase phase = Phase::kForward;  // the tracer writes "Phase:" only when not forward
 
   void Reset(uint64_t at, std::string_view k) {
     line = at;
@@ -37,6 +38,7 @@ struct Block {
     in_hashes.clear();
     keys_seen = 0;
     blank_after = false;
+    phase = Phase::kForward;
   }
 };
 
@@ -264,6 +266,10 @@ void AppendKernel(const Block& b, uint64_t seq, Trace* trace) {
   k.seq = seq;
   k.name = trace->strings.Intern(b.key);
   k.demangled = trace->strings.Intern(DebugModeOpName(b.key));
+  const DebugModeProvenance prov = DebugModeProvenanceOf(b.key);
+  if (prov.scope) k.scope = trace->strings.Intern(CapUtf8(*prov.scope));
+  if (!prov.op.empty()) k.op = trace->strings.Intern(CapUtf8(prov.op));
+  k.phase = b.phase;
   k.first_buffer = static_cast<uint32_t>(trace->buffers.size());
   size_t outputs = std::max<size_t>({b.out_hash.size(), b.numel.size(), size_t{1}});
   for (size_t i = 0; i < outputs; ++i) {
@@ -342,6 +348,10 @@ absl::Status ApplyStat(std::string_view key_text, std::string_view value, Block*
       if (Trim(value).empty()) return absl::OkStatus();  // in-place op
       return ParseNumbers(key_text, value, &b->out_hash);
     case kInputHashes: ParseOptionalNumbers(value, &b->in_hashes); return absl::OkStatus();
+    case kPhase:
+      // "backward" (the tracer omits forward); anything else is not a phase we know.
+      if (!ParsePhase(Trim(value), &b->phase)) b->phase = Phase::kOther;
+      return absl::OkStatus();
     default: return absl::OkStatus();  // Location, Phase, Input producers, later additions
   }
 }
@@ -358,6 +368,30 @@ std::string_view DebugModeOpName(std::string_view key) {
     return key;
   }
   return rest.substr(digits + 1);
+}
+
+DebugModeProvenance DebugModeProvenanceOf(std::string_view key) {
+  DebugModeProvenance out;
+  const std::string_view op = DebugModeOpName(key);
+  if (op.size() != key.size()) {
+    // The tracer writes the schema name without its namespace ("mm" for
+    // aten::mm); a name that already has one is kept.
+    out.op = op.find("::") == std::string_view::npos ? Cat("aten::", op) : std::string(op);
+  }
+  const size_t slash = key.rfind("/op_");
+  if (slash == std::string_view::npos || op.size() == key.size()) return out;
+  std::string_view fqn = key.substr(0, slash);
+  if (fqn == "<none>" || fqn.empty()) return out;
+  // ModTracker's names start with the root module's class ("Llama3Model",
+  // "FSDPLlama3Model"); PyTorch FQNs (named_modules) do not. A first
+  // component starting with an upper-case letter is that class name.
+  const size_t dot = fqn.find('.');
+  const std::string_view first = fqn.substr(0, dot);
+  if (!first.empty() && first[0] >= 'A' && first[0] <= 'Z') {
+    fqn = dot == std::string_view::npos ? std::string_view() : fqn.substr(dot + 1);
+  }
+  out.scope = fqn;
+  return out;
 }
 
 absl::StatusOr<Trace> ReadDebugModeLines(LineReader& reader) {

@@ -198,6 +198,19 @@ absl::Status KernelRecordParser::Parse(od::object& object, const char* end) {
       NT_RETURN_IF_ERROR(json::GetDim3(x, "grid", k.grid));
     } else if (KeyIs(key, "block")) {
       NT_RETURN_IF_ERROR(json::GetDim3(x, "block", k.block));
+    } else if (KeyIs(key, "scope")) {
+      std::string_view s;
+      NT_RETURN_IF_ERROR(json::GetString(x, "scope", &s));
+      k.scope = trace_->strings.Intern(CapUtf8(s));
+    } else if (KeyIs(key, "op")) {
+      std::string_view s;
+      NT_RETURN_IF_ERROR(json::GetString(x, "op", &s));
+      k.op = trace_->strings.Intern(CapUtf8(s));
+    } else if (KeyIs(key, "phase")) {
+      std::string_view s;
+      NT_RETURN_IF_ERROR(json::GetString(x, "phase", &s));
+      // Optional field: a word from a later version is read as unknown.
+      if (!ParsePhase(s, &k.phase)) k.phase = Phase::kNone;
     } else if (KeyIs(key, "buffers")) {
       NT_RETURN_IF_ERROR(ParseBuffers(x, end));
       has_buffers = true;

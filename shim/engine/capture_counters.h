@@ -51,7 +51,9 @@ namespace numtrace::shim {
   X(kBuffersFromDriver, "buffers_from_driver")                  \
   X(kRangesConfirmed, "ranges_confirmed")                        \
   X(kRangesUnconfirmed, "ranges_unconfirmed")                    \
-  X(kBuffersSkipped, "buffers_skipped")
+  X(kBuffersSkipped, "buffers_skipped")                          \
+  X(kProvenanceCapped, "provenance_capped")                      \
+  X(kProvenanceUnmatchedPops, "provenance_unmatched_pops")
 
 enum class Counter : uint8_t {
 #define NUMTRACE_ENUM(e, name) e,

@@ -1,0 +1,66 @@
+// File: shim/engine/provenance.h
+//
+// Where in the model a launch comes from: the module scope, the operator and
+// the phase current on the launching thread, as the PyTorch hooks (through
+// the C API, numtrace_scope_push & co.) or the simulated loop announce them.
+// The engine copies the thread's current state into each captured launch's
+// record (trace format 1.2: scope, op, phase).
+//
+// Per thread on purpose: CUPTI launch callbacks run on the launching thread
+// and PyTorch's backward runs on autograd threads, each with its own state.
+// Pushes and pops reuse the thread's strings, so a warm thread allocates
+// nothing. Bad input is absorbed and counted (footer counters
+// provenance_capped, provenance_unmatched_pops): a pop without a push is
+// ignored, a name longer than kProvenanceMaxBytes is cut, a stack deeper than
+// kMaxDepth keeps counting depth without storing names.
+//
+// Example:
+//   provenance::PushScope("layers.0.attention.wq");
+//   provenance::PushOp("aten::mm");
+//   provenance::SetPhase(Phase::kForward);
+//   KernelRecord r; provenance::Current().ApplyTo(&r);  // scope, op, phase set
+//   provenance::PopOp(); provenance::PopScope();
+#ifndef NUMTRACE_SHIM_ENGINE_PROVENANCE_H_
+#define NUMTRACE_SHIM_ENGINE_PROVENANCE_H_
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "common/format/provenance.h"
+#include "common/format/records.h"
+
+namespace numtrace::shim::provenance {
+
+// Deeper nesting is counted, not stored (no real module tree comes close).
+inline constexpr size_t kMaxDepth = 256;
+
+// A copy of one thread's state, taken for a captured launch.
+struct Stamp {
+  std::optional<std::string> scope;  // innermost pushed scope; absent when none
+  std::string op;                    // innermost pushed op; empty when none
+  Phase phase = Phase::kNone;
+  void ApplyTo(KernelRecord* r) &&;
+};
+
+void PushScope(std::string_view fqn);
+// False when the thread had no scope pushed (counted, nothing changes).
+bool PopScope();
+void PushOp(std::string_view op);
+bool PopOp();
+void SetPhase(Phase phase);
+// False (state unchanged) unless `word` is one of the four phase words or ""
+// (which clears the phase).
+[[nodiscard]] bool SetPhase(std::string_view word);
+
+// The calling thread's state now.
+Stamp Current();
+// True when the calling thread has anything to stamp (cheap: no copy).
+bool Any();
+// Tests: forget the calling thread's state.
+void ResetThread();
+
+}  // namespace numtrace::shim::provenance
+
+#endif  // NUMTRACE_SHIM_ENGINE_PROVENANCE_H_
