@@ -12,12 +12,12 @@ PairProvenance ProvenanceOf(const Trace& a, const Kernel* ka, const Trace& b, co
   if (ka != nullptr) {
     p.a_scope = a.Scope(*ka);
     p.a_op = a.Op(*ka);
-    p.phase = ka->phase;
+    p.phase = a.PhaseOf(*ka);
   }
   if (kb != nullptr) {
     p.b_scope = b.Scope(*kb);
     p.b_op = b.Op(*kb);
-    if (p.phase == Phase::kNone) p.phase = kb->phase;
+    if (p.phase == Phase::kNone) p.phase = b.PhaseOf(*kb);
   }
   return p;
 }

@@ -51,9 +51,14 @@ struct Kernel {
   uint32_t block[3] = {0, 0, 0};
   uint32_t first_buffer = 0;       // index into Trace::buffers
   uint32_t buffer_count = 0;
-  // Provenance (trace format 1.2; DebugMode's FQN, op and phase land here too).
-  StringId scope = kNoString;      // module path; "" is the root module
-  StringId op = kNoString;         // "aten::mm", "aten::add+aten::mul"
+};
+
+// Where in the model a kernel came from (trace format 1.2; DebugMode's FQN,
+// op and phase land here too). Kept beside the kernels, not in them, so a
+// trace without provenance pays nothing for it.
+struct KernelProvenance {
+  StringId scope = kNoString;  // module path; "" is the root module
+  StringId op = kNoString;     // "aten::mm", "aten::add+aten::mul"
   Phase phase = Phase::kNone;
 };
 
@@ -75,20 +80,39 @@ struct Trace {
   StringPool strings;
   std::vector<Kernel> kernels;  // in seq order, kernels[i].seq == i for our traces
   std::vector<Buffer> buffers;  // all kernels' buffers, each kernel's contiguous
+  // Empty when no kernel had provenance, else parallel to `kernels`.
+  std::vector<KernelProvenance> provenance;
 
   std::span<const Buffer> BuffersOf(const Kernel& k) const {
     return {buffers.data() + k.first_buffer, k.buffer_count};
   }
   std::string_view Name(const Kernel& k) const { return strings.View(k.name); }
   std::string_view Demangled(const Kernel& k) const { return strings.View(k.demangled); }
-  // Provenance: nullopt when the record had none.
+  // Provenance of a kernel of this trace: nullopt / kNone when it had none.
+  const KernelProvenance* ProvenanceOf(const Kernel& k) const {
+    if (provenance.empty()) return nullptr;
+    const size_t i = static_cast<size_t>(&k - kernels.data());
+    return i < provenance.size() ? &provenance[i] : nullptr;
+  }
   std::optional<std::string_view> Scope(const Kernel& k) const {
-    if (k.scope == kNoString) return std::nullopt;
-    return strings.View(k.scope);
+    const KernelProvenance* p = ProvenanceOf(k);
+    if (p == nullptr || p->scope == kNoString) return std::nullopt;
+    return strings.View(p->scope);
   }
   std::optional<std::string_view> Op(const Kernel& k) const {
-    if (k.op == kNoString) return std::nullopt;
-    return strings.View(k.op);
+    const KernelProvenance* p = ProvenanceOf(k);
+    if (p == nullptr || p->op == kNoString) return std::nullopt;
+    return strings.View(p->op);
+  }
+  Phase PhaseOf(const Kernel& k) const {
+    const KernelProvenance* p = ProvenanceOf(k);
+    return p == nullptr ? Phase::kNone : p->phase;
+  }
+  // Records a kernel's provenance (call right after pushing it to `kernels`).
+  void SetProvenance(size_t kernel, const KernelProvenance& p) {
+    if (p.scope == kNoString && p.op == kNoString && p.phase == Phase::kNone && provenance.empty()) return;
+    if (provenance.size() < kernels.size()) provenance.resize(kernels.size());
+    provenance[kernel] = p;
   }
 };
 

@@ -266,10 +266,6 @@ void AppendKernel(const Block& b, uint64_t seq, Trace* trace) {
   k.seq = seq;
   k.name = trace->strings.Intern(b.key);
   k.demangled = trace->strings.Intern(DebugModeOpName(b.key));
-  const DebugModeProvenance prov = DebugModeProvenanceOf(b.key);
-  if (prov.scope) k.scope = trace->strings.Intern(CapUtf8(*prov.scope));
-  if (!prov.op.empty()) k.op = trace->strings.Intern(CapUtf8(prov.op));
-  k.phase = b.phase;
   k.first_buffer = static_cast<uint32_t>(trace->buffers.size());
   size_t outputs = std::max<size_t>({b.out_hash.size(), b.numel.size(), size_t{1}});
   for (size_t i = 0; i < outputs; ++i) {
@@ -294,6 +290,12 @@ void AppendKernel(const Block& b, uint64_t seq, Trace* trace) {
   }
   k.buffer_count = static_cast<uint32_t>(trace->buffers.size() - k.first_buffer);
   trace->kernels.push_back(k);
+  const DebugModeProvenance dm = DebugModeProvenanceOf(b.key);
+  KernelProvenance prov;
+  if (dm.scope) prov.scope = trace->strings.Intern(CapUtf8(*dm.scope));
+  if (!dm.op.empty()) prov.op = trace->strings.Intern(CapUtf8(dm.op));
+  prov.phase = b.phase;
+  trace->SetProvenance(trace->kernels.size() - 1, prov);
 }
 
 void AddDtypes(std::string_view list, std::vector<DType>* out) {

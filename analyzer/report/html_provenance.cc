@@ -54,7 +54,7 @@ void HtmlModuleColumn::Write(JsonWriter& w) {
 void KernelProvenanceMembers(const Trace& t, const Kernel& k, JsonWriter& w) {
   if (auto s = t.Scope(k)) w.Key("scope").String(*s);
   if (auto o = t.Op(k)) w.Key("op").String(*o);
-  if (k.phase != Phase::kNone) w.Key("phase").String(PhaseName(k.phase));
+  if (t.PhaseOf(k) != Phase::kNone) w.Key("phase").String(PhaseName(t.PhaseOf(k)));
 }
 
 void HtmlModules(const Trace& a, const Trace& b, const DiffResult& result,

@@ -103,7 +103,7 @@ std::string WhereText(const RankDiff& rd, uint32_t i) {
   const PairProvenance pv = ProvenanceOf(*rd.a, &rd.a->kernels[p.a], *rd.b, &rd.b->kernels[p.b]);
   if (!pv.any()) return "";
   const std::string a = ProvenanceLabel(pv.a_scope, pv.a_op, pv.phase);
-  const std::string b = ProvenanceLabel(pv.b_scope, pv.b_op, rd.b->kernels[p.b].phase);
+  const std::string b = ProvenanceLabel(pv.b_scope, pv.b_op, rd.b->PhaseOf(rd.b->kernels[p.b]));
   if (b.empty() || a == b) return TerminalSafe(a);
   if (a.empty()) return "B: " + TerminalSafe(b);
   return TerminalSafe(a) + "  |  B: " + TerminalSafe(b);
@@ -214,7 +214,7 @@ void Nonfinite(const RankDiff& rd, Writer& w) {
     }
     const Kernel& kernel = t.kernels[*k];
     w.C(kRed, "seq " + std::to_string(kernel.seq) + " " + Label(t, kernel));
-    const std::string where = ProvenanceLabel(t.Scope(kernel), t.Op(kernel), kernel.phase);
+    const std::string where = ProvenanceLabel(t.Scope(kernel), t.Op(kernel), t.PhaseOf(kernel));
     if (!where.empty()) w << " in " << TerminalSafe(where);
     w << "\n";
   };

@@ -159,6 +159,7 @@ class Provenance:
         if not hasattr(tls, "stack"):
             tls.stack = []      # (id(module), fqn) of the modules whose forward runs
             tls.phase = None    # the phase last announced on this thread
+            tls.forward_seen = False  # a module forward ran in this step (loss ops after it are forward)
         return tls
 
     def _phase(self, tls, default):
@@ -219,6 +220,7 @@ class Provenance:
             tls = self._state()
             fqn = self._fqn(module, tls.stack)
             tls.stack.append((id(module), fqn))
+            tls.forward_seen = True
             self._lib.numtrace_scope_push(_encode(fqn))
             recompute = self._graph_task_id() != -1
             phase = self._phase(tls, "forward")
@@ -289,6 +291,7 @@ class Provenance:
             if getattr(tls, "optimizer_scope", False):
                 tls.optimizer_scope = False
                 self._lib.numtrace_scope_pop()
+            tls.forward_seen = False
             if tls.phase is not None:
                 tls.phase = None
                 self._lib.numtrace_set_phase(b"")
@@ -312,8 +315,8 @@ class Provenance:
         elif tls.stack:
             scope = tls.stack[-1][1]
         default = "optimizer" if getattr(tls, "optimizer_scope", False) else "forward"
-        if not tls.stack and not in_backward and default == "forward":
-            default = "other"
+        if not tls.stack and not in_backward and default == "forward" and not tls.forward_seen:
+            default = "other"  # before the model's forward: data loading, zeroing
         phase = self._phase(tls, default)
         self._lib.numtrace_op_push(_encode(name))
         self._log(phase, "" if default == "optimizer" and scope is None else scope, name)

@@ -34,8 +34,8 @@ TEST(SimProvenanceTest, EveryCapturedKernelHasScopeOpAndPhase) {
     ASSERT_TRUE(t.Scope(k).has_value()) << "seq " << k.seq << " " << t.Name(k);
     ASSERT_TRUE(t.Op(k).has_value()) << "seq " << k.seq;
     EXPECT_EQ(t.Op(k)->substr(0, 6), "aten::") << *t.Op(k);
-    ASSERT_NE(k.phase, Phase::kNone) << "seq " << k.seq;
-    phases.insert(k.phase);
+    ASSERT_NE(t.PhaseOf(k), Phase::kNone) << "seq " << k.seq;
+    phases.insert(t.PhaseOf(k));
     scopes.insert(std::string(*t.Scope(k)));
   }
   EXPECT_EQ(phases, (std::set<Phase>{Phase::kForward, Phase::kBackward, Phase::kOptimizer}));
@@ -51,7 +51,7 @@ TEST(SimProvenanceTest, EveryCapturedKernelHasScopeOpAndPhase) {
   }
   EXPECT_TRUE(fused);
   // The last kernel is the optimizer's, on the root module's parameters.
-  EXPECT_EQ(t.kernels.back().phase, Phase::kOptimizer);
+  EXPECT_EQ(t.PhaseOf(t.kernels.back()), Phase::kOptimizer);
   EXPECT_EQ(*t.Scope(t.kernels.back()), "");
 }
 
