@@ -13,7 +13,13 @@ Cases:
     with the dtypes of its pointer arguments, in kernel parameter order, as
     the real compiled kernel's signature gives them;
   * through the built `numtrace` command: `numtrace run` puts the hooks on a
-    Python job's path by itself, and `numtrace doctor` sees them attach.
+    Python job's path by itself, and `numtrace doctor` sees them attach;
+  * provenance (NUMTRACE_HOOKS_LOG) under `numtrace run --steps 2` with the
+    real libnumtrace.so: nested module scopes in forward and backward, ATen
+    ops, the optimizer phase, step 2 alone, the loss bitwise unchanged; the
+    same for a torch.compile'd model with no recompile or graph break added;
+    a hook that raises costs one stderr line and nothing else; non-ASCII
+    module names.
 Prints one line per case and a closing 'N passed, N failed, N skipped'.
 """
 import json
@@ -244,6 +250,146 @@ def test_numtrace_command():
                "" if ok else proc.stdout[-500:])
 
 
+NESTED = """
+import json, os, sys, torch, torch.nn as nn
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+        self.act = nn.ReLU()
+    def forward(self, x):
+        return self.act(self.fc(x))
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([Block(), Block()])
+        self.extra = nn.ModuleDict({NAME: nn.Linear(8, 8)})
+        self.head = nn.Linear(8, 2)
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return self.head(self.extra[NAME](x))
+    BROKEN
+torch.manual_seed(0)
+model = Net()
+fn = torch.compile(model) if COMPILE else model
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+losses = []
+for step in range(4):
+    loss = fn(torch.randn(4, 8)).pow(2).mean()
+    loss.backward()
+    opt.step()
+    opt.zero_grad()
+    losses.append(loss.item().hex())
+out = {"losses": losses}
+if COMPILE:
+    from torch._dynamo.utils import counters
+    out["graph_breaks"] = sum(counters["graph_break"].values())
+    out["frames_ok"] = counters["frames"]["ok"]
+    out["unique_graphs"] = counters["stats"]["unique_graphs"]
+    out["recompiles"] = sum(counters["recompiles"].values())
+print(json.dumps(out))
+"""
+
+
+def run_nested(tmp, hooks, compile_=False, name="mlp_é", broken=False):
+    """The nested model trained 4 steps under `numtrace run --steps 2` (hooks on or off)."""
+    script = os.path.join(tmp, "nested.py")
+    code = NESTED.replace("NAME", repr(name)).replace("COMPILE", repr(compile_))
+    # A model whose named_modules() raises: the hook that names modules fails.
+    # (only for the call the hooks make, so the job itself still works).
+    code = code.replace("    BROKEN", "    def named_modules(self, memo=None, prefix='', remove_duplicate=True):\n"
+                        "        if not remove_duplicate:\n            raise RuntimeError('planted')\n"
+                        "        return super().named_modules(memo, prefix, remove_duplicate)"
+                        if broken else "")
+    with open(script, "w") as f:
+        f.write(code)
+    log = os.path.join(tmp, "hooks.log")
+    if os.path.exists(log):
+        os.remove(log)
+    env = dict(os.environ, NUMTRACE_HOOKS_LOG=log, TORCHINDUCTOR_CACHE_DIR=os.path.join(tmp, "inductor"))
+    for k in ("PYTHONPATH", "NUMTRACE_LIB", "NUMTRACE_LIB_PATH"):
+        env.pop(k, None)
+    run_dir = os.path.join(tmp, "run-%d" % len(os.listdir(tmp)))
+    cmd = [NUMTRACE, "run", "-o", run_dir, "--steps", "2"] + ([] if hooks else ["--no-torch-hooks"]) + \
+          ["--", sys.executable, script]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
+    lines = open(log, encoding="utf-8").read().splitlines() if os.path.exists(log) else []
+    return proc, last_json(proc), lines
+
+
+def fields(line):
+    return dict(p.split("=", 1) for p in line.split() if "=" in p)
+
+
+def test_provenance_log():
+    with tempfile.TemporaryDirectory() as tmp:
+        proc, got, lines = run_nested(tmp, hooks=True)
+        plain, want, _ = run_nested(tmp, hooks=False)
+        name = "provenance log under numtrace run --steps 2"
+        if got is None or want is None:
+            report(name, "failed", f"rc={proc.returncode} {proc.stderr.strip()[-400:]} | {plain.stderr.strip()[-200:]}")
+            return
+        events = [fields(l) for l in lines]
+        steps = {e.get("step") for e in events}
+        fwd = {e["scope"] for e in events if e.get("phase") == "forward"}
+        bwd = {e["scope"] for e in events if e.get("phase") == "backward"}
+        ops = {e["op"] for e in events}
+        checks = {
+            "events of step 2 only": steps == {"2"},
+            "nested modules in forward": {"layers.0.fc", "layers.1.fc", "layers.1.act", "head"} <= fwd,
+            "nested modules in backward": {"layers.0.fc", "layers.1.fc", "head"} <= bwd,
+            "ATen ops mm and addmm": {"aten::addmm", "aten::mm"} <= ops,
+            "optimizer phase": any(e.get("phase") == "optimizer" for e in events),
+            "non-ASCII module name": "extra.mlp_é" in fwd,
+            "loss bitwise unchanged": got["losses"] == want["losses"],
+            "stderr quiet": "numtrace hooks" not in proc.stderr,
+        }
+        for what, ok in checks.items():
+            report(f"{name}: {what}", "passed" if ok else "failed",
+                   "" if ok else f"{len(lines)} lines: {lines[:12]} ... stderr {proc.stderr.strip()[-300:]}")
+
+
+def test_provenance_compiled():
+    with tempfile.TemporaryDirectory() as tmp:
+        proc, got, lines = run_nested(tmp, hooks=True, compile_=True)
+        plain, want, _ = run_nested(tmp, hooks=False, compile_=True)
+        name = "provenance under torch.compile"
+        if got is None or want is None:
+            err = (proc.stderr + plain.stderr).strip()
+            if "inductor" in err.lower() or "compiler" in err.lower():
+                report(name, "skipped", "inductor could not compile here: " + err[-200:])
+            else:
+                report(name, "failed", f"rc={proc.returncode} {err[-400:]}")
+            return
+        ok = got["losses"] == want["losses"]
+        report(f"{name}: loss bitwise unchanged", "passed" if ok else "failed", "" if ok else f"{got} vs {want}")
+        # Dynamo compiles the hook functions' own frames (called by the inner
+        # module's _call_impl) into empty graphs: frames_ok grows, the model's
+        # graphs do not.
+        ok = (got["graph_breaks"], got["recompiles"], got["unique_graphs"]) == \
+             (want["graph_breaks"], want["recompiles"], want["unique_graphs"])
+        report(f"{name}: no graph break, recompile or graph added", "passed" if ok else "failed",
+               f"hooks {dict(got, losses='...')}, none {dict(want, losses='...')}")
+        steps = {fields(l).get("step") for l in lines}
+        ok = steps <= {"2"}
+        report(f"{name}: events of step 2 only", "passed" if ok else "failed", f"{len(lines)} lines, steps {steps}")
+
+
+def test_provenance_hook_raises():
+    with tempfile.TemporaryDirectory() as tmp:
+        proc, got, lines = run_nested(tmp, hooks=True, broken=True)
+        plain, want, _ = run_nested(tmp, hooks=False, broken=True)
+        said = [l for l in proc.stderr.splitlines() if l.startswith("numtrace hooks:")]
+        ok = (got is not None and want is not None and got["losses"] == want["losses"]
+              and proc.returncode == plain.returncode == 0 and len(said) == 1 and "planted" in said[0])
+        report("a provenance hook that raises: one stderr line, the job unchanged", "passed" if ok else "failed",
+               "" if ok else f"rc={proc.returncode}/{plain.returncode} said={said} {proc.stderr.strip()[-300:]}")
+        ok = any(fields(l).get("phase") == "optimizer" for l in lines)
+        report("a provenance hook that raises: the rest of the capture goes on", "passed" if ok else "failed",
+               f"{len(lines)} lines")
+
+
 if __name__ == "__main__":
     import torch, triton, numpy  # noqa: E401 - the real ones, from the venv
     print(f"torch {torch.__version__}, triton {triton.__version__}, numpy {numpy.__version__}")
@@ -252,5 +398,8 @@ if __name__ == "__main__":
     test_chained_sitecustomize()
     test_triton_dtypes()
     test_numtrace_command()
+    test_provenance_log()
+    test_provenance_compiled()
+    test_provenance_hook_raises()
     print(f"torch_test: {results['passed']} passed, {results['failed']} failed, {results['skipped']} skipped")
     sys.exit(1 if results["failed"] else 0)
