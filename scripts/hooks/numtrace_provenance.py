@@ -54,18 +54,32 @@ def clean_fqn(name):
     return ".".join(p for p in name.split(".") if p not in _WRAPPER_NAMES)
 
 
-def inductor_ops(kernel_name):
+def inductor_ops(kernel_name, is_op=None):
     """'triton_poi_fused_addmm_relu_0' -> 'aten::addmm+aten::relu', or None.
 
     Inductor's default descriptive names (config.triton.descriptive_names =
-    'original_aten') join the names of the original ATen ops it fused; an op
-    name with an underscore in it (native_layer_norm) cannot be told from two
-    ops, so this is what the name says, not more.
+    'original_aten') join the names of the original ATen ops it fused with
+    '_', which op names contain too (_log_softmax, native_layer_norm): with
+    `is_op` (name -> bool, e.g. "is an aten op") the longest run of parts
+    that is an op wins; without it, or where nothing matches, each part is
+    taken as one op. What the name says, not more.
     """
     m = _INDUCTOR_NAME.match(kernel_name or "")
     if not m:
         return None
-    return "+".join("aten::" + p for p in m.group(1).split("_") if p)
+    parts = m.group(1).split("_")
+    ops, i = [], 0
+    while i < len(parts):
+        j = len(parts)
+        while is_op is not None and j > i + 1 and not is_op("_".join(parts[i:j])):
+            j -= 1
+        if is_op is None or not is_op("_".join(parts[i:j])):
+            j = i + 1
+        name = "_".join(parts[i:j])
+        if name:
+            ops.append("aten::" + name)
+        i = j
+    return "+".join(ops) or None
 
 
 def _encode(text):
@@ -327,14 +341,17 @@ class Provenance:
         if pushed_scope:
             self._lib.numtrace_scope_pop()
 
-    # ---- compiled kernels ---------------------------------------------------
-    def on_triton_kernel(self, name):
-        """A Triton kernel was compiled: tell numtrace the ops Inductor made it from."""
-        ops = inductor_ops(name)
-        fn = getattr(self._lib, "numtrace_annotate_kernel_ops", None)
-        if ops and fn is not None:
-            fn.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
-            fn(_encode(name), _encode(ops))
+def announce_kernel_ops(lib, name):
+    """A Triton kernel was compiled: tell numtrace the ops Inductor made it from."""
+    fn = getattr(lib, "numtrace_annotate_kernel_ops", None)
+    if fn is None:
+        return
+    torch = sys.modules.get("torch")
+    aten = getattr(getattr(torch, "ops", None), "aten", None) if torch is not None else None
+    ops = inductor_ops(name, (lambda n: hasattr(aten, n)) if aten is not None else None)
+    if ops:
+        fn.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+        fn(_encode(name), _encode(ops))
 
 
 def _make_mode(prov):

@@ -71,8 +71,8 @@ def _install_triton_hook(lib, compiler_module):
             if signature and name:
                 dtypes = ",".join(_signature_dtypes(signature))
                 lib.numtrace_annotate_kernel(name.encode(), dtypes.encode())
-            if name and _provenance is not None:
-                _provenance.on_triton_kernel(name)
+            if name:
+                _provenance_module().announce_kernel_ops(lib, name)
         except Exception:  # never disturb the job
             pass
 
@@ -127,13 +127,25 @@ def _install_step_hook(lib, optimizer_module):
     register(after_step)
 
 
+_provenance_mod = None
+
+
+def _provenance_module():
+    """numtrace_provenance.py beside this file, loaded once (not via sys.path: ours, whatever the job has)."""
+    global _provenance_mod
+    if _provenance_mod is None:
+        here = os.path.dirname(os.path.abspath(__file__))
+        spec = importlib.util.spec_from_file_location("numtrace_provenance",
+                                                      os.path.join(here, "numtrace_provenance.py"))
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _provenance_mod = module
+    return _provenance_mod
+
+
 def _install_provenance(lib, torch_module):
     global _provenance, _provenance_after_step
-    here = os.path.dirname(os.path.abspath(__file__))
-    spec = importlib.util.spec_from_file_location("numtrace_provenance", os.path.join(here, "numtrace_provenance.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    prov = module.install(lib, torch_module)
+    prov = _provenance_module().install(lib, torch_module)
     if prov is None:
         return
     # Not wrapped in torch.compiler.disable: that would import torch._dynamo

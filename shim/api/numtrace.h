@@ -72,6 +72,14 @@ int numtrace_op_pop(void);
 /* `phase`: "forward", "backward", "optimizer", "other", or "" to clear. */
 int numtrace_set_phase(const char* phase);
 
+/* Declares the operators compiler-generated kernel `name` (its symbol, as
+ * launched) was generated from, '+'-joined ("aten::addmm+aten::relu"): its
+ * launches are stamped with this op instead of the launching thread's. The
+ * PyTorch hooks call it for Inductor's Triton kernels. May be called before
+ * CUDA starts. Returns 1 when kept, 0 when numtrace is off or not
+ * configured, -1 for a NULL or empty argument. */
+int numtrace_annotate_kernel_ops(const char* name, const char* ops);
+
 /* Whether step `step` (0-based, counted as numtrace counts steps) will be
  * captured, answered from the configuration alone, so it works before CUDA
  * starts numtrace: 1 when NUMTRACE_STEPS selects it in NUMTRACE_STEP_MODE=mark

@@ -81,6 +81,13 @@ NUMTRACE_EXPORT int numtrace_set_phase(const char* phase) {
   return provenance::SetPhase(std::string_view(phase)) ? 1 : -1;
 }
 
+NUMTRACE_EXPORT int numtrace_annotate_kernel_ops(const char* name, const char* ops) {
+  if (!Runtime::Get().Configure()) return 0;
+  if (name == nullptr || ops == nullptr || *name == '\0' || *ops == '\0') return -1;
+  provenance::SetKernelOps(name, ops);
+  return 1;
+}
+
 NUMTRACE_EXPORT int numtrace_step_captured(long long step) { return Runtime::Get().StepCaptured(step); }
 
 NUMTRACE_EXPORT const char* numtrace_version(void) { return numtrace::kVersion; }

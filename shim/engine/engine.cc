@@ -164,7 +164,7 @@ int64_t Engine::Begin(const LaunchEvent& launch, LaunchDecision d, bool at_enter
   p.grid = launch.grid;
   p.block = launch.block;
   p.buffers = s.plan.buffers;
-  p.provenance = provenance::Current();
+  p.provenance = provenance::ForLaunch(kernel.symbol);
   p.want_before = at_enter && config_.outputs == OutputsMode::kChanged && !s.plan.items.empty();
   s.dump = false;
   int64_t index;

@@ -3,6 +3,9 @@
 // The per-thread scope/op stacks and phase; see provenance.h.
 #include "shim/engine/provenance.h"
 
+#include <atomic>
+#include <mutex>
+#include <unordered_map>
 #include <vector>
 
 #include "shim/engine/capture_counters.h"
@@ -86,6 +89,37 @@ Stamp Current() {
 bool Any() {
   const ThreadState& s = State();
   return !s.scopes.empty() || !s.ops.empty() || s.phase != Phase::kNone;
+}
+
+namespace {
+struct KernelOps {
+  std::atomic<bool> any{false};  // no table lookup at all until a kernel is annotated
+  std::mutex mu;
+  std::unordered_map<std::string, std::string> by_symbol;
+};
+KernelOps& Ops() {
+  static KernelOps* ops = new KernelOps();  // launches may come during exit
+  return *ops;
+}
+}  // namespace
+
+void SetKernelOps(std::string_view symbol, std::string_view ops) {
+  KernelOps& k = Ops();
+  const std::string_view kept = CapUtf8(ops);
+  if (kept.size() != ops.size()) CaptureCounters::Get().Add(Counter::kProvenanceCapped);
+  std::lock_guard<std::mutex> lock(k.mu);
+  k.by_symbol[std::string(symbol)] = std::string(kept);
+  k.any.store(true, std::memory_order_release);
+}
+
+Stamp ForLaunch(std::string_view symbol) {
+  Stamp stamp = Current();
+  KernelOps& k = Ops();
+  if (!k.any.load(std::memory_order_acquire)) return stamp;
+  std::lock_guard<std::mutex> lock(k.mu);
+  auto it = k.by_symbol.find(std::string(symbol));
+  if (it != k.by_symbol.end()) stamp.op = it->second;
+  return stamp;
 }
 
 void ResetThread() {

@@ -61,6 +61,16 @@ bool Any();
 // Tests: forget the calling thread's state.
 void ResetThread();
 
+// Compiler-generated kernels (numtrace_annotate_kernel_ops): the operators a
+// kernel was generated from ("aten::addmm+aten::relu", from Inductor's
+// kernel name), keyed by the kernel's symbol. Process-wide: a kernel compiled
+// on one thread launches on another. A launch of such a kernel takes this op
+// instead of its thread's (inside a compiled region the thread's op is the
+// compiled graph's caller, not the kernel's source).
+void SetKernelOps(std::string_view symbol, std::string_view ops);
+// The calling thread's state for a launch of `symbol`.
+Stamp ForLaunch(std::string_view symbol);
+
 }  // namespace numtrace::shim::provenance
 
 #endif  // NUMTRACE_SHIM_ENGINE_PROVENANCE_H_

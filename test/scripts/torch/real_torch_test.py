@@ -223,6 +223,20 @@ def test_triton_dtypes():
            f"{len(dtypes)} dtypes, {got['ptx_params']} PTX parameters")
 
 
+def test_triton_inductor_ops():
+    # A Triton kernel named as Inductor names its fused kernels: the hook
+    # announces the ATen ops of the name (multi-part op names resolved
+    # against torch.ops.aten).
+    for kernel, want in (("triton_poi_fused_addmm_relu_0", "aten::addmm+aten::relu"),
+                         ("triton_red_fused__log_softmax_1", "aten::_log_softmax")):
+        # As under Inductor, torch is imported (its op table resolves names).
+        proc, lines = run_python("import torch\n" + TRITON_SM90.replace("scaled_add", kernel))
+        ops = [l.split(" ", 2) for l in lines if l.startswith("ops ")]
+        ok = [kernel, want] in [o[1:] for o in ops]
+        report(f"Triton kernel {kernel} announced with ops {want}", "passed" if ok else "failed",
+               "" if ok else f"ops lines {ops} {proc.stderr.strip()[-300:]}")
+
+
 def test_numtrace_command():
     with tempfile.TemporaryDirectory() as tmp:
         log = os.path.join(tmp, "calls.log")
@@ -397,6 +411,7 @@ if __name__ == "__main__":
     test_compiled_step()
     test_chained_sitecustomize()
     test_triton_dtypes()
+    test_triton_inductor_ops()
     test_numtrace_command()
     test_provenance_log()
     test_provenance_compiled()

@@ -76,6 +76,11 @@ TEST_F(ApiTest, StepCapturedIsAnsweredFromTheConfigurationBeforeCuda) {
   EXPECT_EQ(captured(1), 0);
   EXPECT_EQ(captured(3), 0);
   EXPECT_EQ(captured(-1), 0);
+  auto ops = Sym<int (*)(const char*, const char*)>("numtrace_annotate_kernel_ops");
+  ASSERT_NE(ops, nullptr);
+  EXPECT_EQ(ops("triton_poi_fused_addmm_relu_0", "aten::addmm+aten::relu"), 1);  // kept for later launches
+  EXPECT_EQ(ops(nullptr, "aten::mm"), -1);
+  EXPECT_EQ(ops("k", ""), -1);
 }
 
 TEST_F(ApiTest, OnlyTheCApiAndInjectionAreExported) {

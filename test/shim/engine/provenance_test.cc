@@ -154,5 +154,33 @@ TEST_F(ProvenanceTest, EngineStampsEachCapturedLaunchWithItsThreadsState) {
   EXPECT_EQ(line.find("phase"), std::string::npos) << line;
 }
 
+TEST_F(ProvenanceTest, CompiledKernelsTakeTheOpsTheyWereGeneratedFrom) {
+  Config config = testing::ConfigFrom({{"NUMTRACE_STEPS", "0"}});
+  HostDevice device;
+  testing::MemorySink sink;
+  Engine engine(config, &device, &sink);
+  std::vector<float> buf(16, 1.0f);
+  engine.OnAlloc({reinterpret_cast<uint64_t>(buf.data()), buf.size() * 4, AllocKind::kPlain, 0});
+  auto launch = [&](const char* symbol, uint64_t fn) {
+    testing::LaunchBuilder b(symbol, fn);
+    b.Pointer(buf.data()).U32(16);
+    engine.OnLaunchEnter(b.event());
+    buf[0] += 1.0f;
+    engine.OnLaunch(b.event());
+  };
+  provenance::SetKernelOps("triton_poi_fused_addmm_relu_0", "aten::addmm+aten::relu");
+  // Inside a compiled region the thread's state is the caller's: the scope
+  // stays, the op is the kernel's own.
+  provenance::PushScope("");
+  provenance::PushOp("aten::compiled_caller");
+  launch("triton_poi_fused_addmm_relu_0", 7);
+  launch("_Z5otherPf", 8);
+  engine.Shutdown();
+  ASSERT_EQ(sink.kernels.size(), 2u);
+  EXPECT_EQ(sink.kernels[0].op, "aten::addmm+aten::relu");
+  EXPECT_EQ(sink.kernels[0].scope, "");
+  EXPECT_EQ(sink.kernels[1].op, "aten::compiled_caller");
+}
+
 }  // namespace
 }  // namespace numtrace::shim
