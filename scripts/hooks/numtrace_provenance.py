@@ -109,6 +109,7 @@ class Provenance:
         self._tls = threading.local()
         self._failed = set()
         self._names = {}         # id(root) -> {id(module): fqn}, rebuilt per captured step
+        self._known = {}         # id(module) -> (fqn, its root's names) for modules below a root
         self._node_scope = {}    # autograd node -> fqn of the module whose forward made it
         self._mode = None
         self.step = 0
@@ -134,6 +135,7 @@ class Provenance:
             return
         self.armed = armed
         self._names.clear()
+        self._known.clear()
         self._node_scope.clear()
         if armed:
             self._enter_mode()
@@ -212,10 +214,20 @@ class Provenance:
     # ---- module hooks -------------------------------------------------------
     def _fqn(self, module, stack):
         if not stack:
+            # A module named under an earlier root in this step (activation
+            # checkpointing's recompute calls a block's forward from backward):
+            # keep its name under that root.
+            known = self._known.get(id(module))
+            if known is not None:
+                self._tls.root = known[1]
+                return known[0]
             names = self._names.get(id(module))
             if names is None:
                 names = {id(m): clean_fqn(n) for n, m in module.named_modules(remove_duplicate=False)}
                 self._names[id(module)] = names
+                for mid, n in names.items():
+                    if n:
+                        self._known.setdefault(mid, (n, names))
             self._tls.root = names
             return ""
         names = getattr(self._tls, "root", None) or {}
@@ -310,6 +322,7 @@ class Provenance:
                 tls.phase = None
                 self._lib.numtrace_set_phase(b"")
             self.step += 1
+            self._node_scope.clear()  # this step's autograd graph is gone
             self._set_armed(self._captured(self.step))
         except Exception as e:
             self._fail("optimizer step hook", e)

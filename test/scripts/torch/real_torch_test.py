@@ -404,6 +404,52 @@ def test_provenance_hook_raises():
                f"{len(lines)} lines")
 
 
+CHECKPOINTED = """
+import torch, torch.nn as nn
+from torch.utils.checkpoint import checkpoint
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+    def forward(self, x):
+        return torch.relu(self.fc(x))
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([Block(), Block()])
+    def forward(self, x):
+        for layer in self.layers:
+            x = checkpoint(layer, x, use_reentrant=False)
+        return x
+torch.manual_seed(0)
+model = Net()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for _ in range(3):
+    model(torch.randn(4, 8)).sum().backward()
+    opt.step()
+    opt.zero_grad()
+"""
+
+
+def test_provenance_checkpointing():
+    with tempfile.TemporaryDirectory() as tmp:
+        log = os.path.join(tmp, "hooks.log")
+        script = os.path.join(tmp, "ckpt.py")
+        with open(script, "w") as f:
+            f.write(CHECKPOINTED)
+        env = dict(os.environ, NUMTRACE_HOOKS_LOG=log)
+        for k in ("PYTHONPATH", "NUMTRACE_LIB", "NUMTRACE_LIB_PATH"):
+            env.pop(k, None)
+        proc = subprocess.run([NUMTRACE, "run", "-o", os.path.join(tmp, "run"), "--steps", "2", "--",
+                               sys.executable, script], env=env, capture_output=True, text=True, timeout=600)
+        lines = open(log).read().splitlines() if os.path.exists(log) else []
+        recompute = {fields(l)["scope"] for l in lines if l.endswith(" recompute")}
+        ok = proc.returncode == 0 and {"layers.0.fc", "layers.1.fc"} <= recompute and \
+            all(fields(l)["phase"] == "backward" for l in lines if l.endswith(" recompute"))
+        report("activation checkpointing: recompute logged in backward under the full module names",
+               "passed" if ok else "failed", "" if ok else f"recompute scopes {recompute} {proc.stderr[-300:]}")
+
+
 if __name__ == "__main__":
     import torch, triton, numpy  # noqa: E401 - the real ones, from the venv
     print(f"torch {torch.__version__}, triton {triton.__version__}, numpy {numpy.__version__}")
@@ -416,5 +462,6 @@ if __name__ == "__main__":
     test_provenance_log()
     test_provenance_compiled()
     test_provenance_hook_raises()
+    test_provenance_checkpointing()
     print(f"torch_test: {results['passed']} passed, {results['failed']} failed, {results['skipped']} skipped")
     sys.exit(1 if results["failed"] else 0)
