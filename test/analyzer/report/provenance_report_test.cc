@@ -4,16 +4,20 @@
 // without provenance gets no provenance fields; labels and the roll-up.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
+#include <unistd.h>
 
 #include "analyzer/align/aligner.h"
 #include "analyzer/judge/judge.h"
 #include "analyzer/judge/provenance.h"
 #include "analyzer/read/debugmode_reader.h"
+#include "analyzer/report/html_report.h"
 #include "analyzer/report/json_summary.h"
 #include "analyzer/report/rank_diff.h"
 #include "analyzer/report/terminal_summary.h"
 #include "simdjson.h"
+#include "test/analyzer/report/chromium.h"
 
 namespace numtrace::analyzer {
 namespace {
@@ -96,6 +100,63 @@ TEST(DebugModeProvenanceTest, ModulesRollUpCountsDivergencesPerModule) {
   }
   EXPECT_LE(pairs, res.counts.pairs);
   EXPECT_EQ(modules.front().scope, "tok_embeddings");
+}
+
+// Runs after the page's script: the card, the Modules card, the module
+// column and the module filter, as a user sees them.
+constexpr const char* kModuleProbe = R"js(
+<script>
+(function () {
+  const $ = (id) => document.getElementById(id);
+  const shown = () => Number($("shown").textContent.split(" ")[0]);
+  const rows = () => Array.from(document.querySelectorAll("#spacer .trow"))
+      .filter((r) => r.style.display !== "none").map((r) => r.children[10].textContent);
+  const out = { card: $("firstbody").textContent, modules: $("modulescard").textContent,
+                all: shown(), options: $("modfilter").options.length };
+  $("modfilter").value = "m:layers.1.feed_forward";
+  $("modfilter").dispatchEvent(new Event("change"));
+  out.filtered = shown();
+  out.filtered_rows = rows();
+  $("modfilter").value = "";
+  $("modfilter").dispatchEvent(new Event("change"));
+  out.restored = shown();
+  const pre = document.createElement("pre");
+  pre.id = "probe";
+  pre.textContent = JSON.stringify(out);
+  document.body.append(pre);
+})();
+</script>
+)js";
+
+TEST(ProvenanceHtmlBrowserTest, CardModuleColumnAndFilter) {
+  if (testing::Chromium().empty()) GTEST_SKIP() << "chromium not installed: browser checks skipped";
+  absl::StatusOr<Trace> a = ReadDebugModeLog(std::string(kDir) + "a/rank_0_activations.log");
+  absl::StatusOr<Trace> b = ReadDebugModeLog(std::string(kDir) + "b/rank_0_activations.log");
+  ASSERT_TRUE(a.ok() && b.ok());
+  const DiffResult res = Judge(*a, *b, Align(*a, *b));
+  DiffReport report{"a", "b", false, {{0, &*a, &*b, &res}}};
+  std::string html = HtmlReport(report, {});
+  html.insert(html.rfind("</body>"), kModuleProbe);
+  const std::string file = "html_provenance_" + std::to_string(::getpid()) + ".html";
+  const std::string dom = testing::DumpDom(html, file);
+  std::filesystem::remove(std::filesystem::path(NUMTRACE_BINARY_DIR) / file);
+  std::filesystem::remove_all(std::filesystem::temp_directory_path() / ("numtrace-chromium-" + file));
+  const size_t begin = dom.find("<pre id=\"probe\">");
+  ASSERT_NE(begin, std::string::npos) << dom.substr(0, 2000);
+  const size_t end = dom.find("</pre>", begin);
+  simdjson::dom::parser parser;
+  simdjson::dom::element out = parser.parse(dom.substr(begin + 16, end - begin - 16));
+  EXPECT_NE(std::string_view(out["card"]).find("in layers.1.feed_forward.w1 (aten::addmm, forward)"),
+            std::string_view::npos) << std::string_view(out["card"]);
+  EXPECT_NE(std::string_view(out["modules"]).find("layers.1.feed_forward.w1"), std::string_view::npos);
+  EXPECT_GT(int64_t(out["options"]), 10);
+  const int64_t all = int64_t(out["all"]), filtered = int64_t(out["filtered"]);
+  EXPECT_GT(filtered, 0);
+  EXPECT_LT(filtered, all);
+  EXPECT_EQ(int64_t(out["restored"]), all);
+  for (simdjson::dom::element r : out["filtered_rows"].get_array()) {
+    EXPECT_EQ(std::string_view(r).substr(0, 21), "layers.1.feed_forward") << std::string_view(r);
+  }
 }
 
 }  // namespace
