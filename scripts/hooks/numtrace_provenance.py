@@ -35,6 +35,7 @@ NUMTRACE_HOOKS_LOG=FILE appends one line per announced event:
 import ctypes
 import os
 import re
+import stat
 import sys
 import threading
 
@@ -80,6 +81,19 @@ def inductor_ops(kernel_name, is_op=None):
             ops.append("aten::" + name)
         i = j
     return "+".join(ops) or None
+
+
+def _open_log(path):
+    """Appends to a regular file only: a fifo or device never blocks the job (O_NONBLOCK), a directory fails."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0), 0o644)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError("%s is not a regular file" % path)
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "a", buffering=1, encoding="utf-8")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def _encode(text):
@@ -194,7 +208,7 @@ class Provenance:
         with self._log_lock:
             try:
                 if self._log_file is None:
-                    self._log_file = open(self._log_path, "a", buffering=1, encoding="utf-8")
+                    self._log_file = _open_log(self._log_path)
                 self._log_file.write(line)
             except OSError as e:
                 self._log_path = None

@@ -306,7 +306,7 @@ print(json.dumps(out))
 """
 
 
-def run_nested(tmp, hooks, compile_=False, name="mlp_é", broken=False):
+def run_nested(tmp, hooks, compile_=False, name="mlp_é", broken=False, log=None):
     """The nested model trained 4 steps under `numtrace run --steps 2` (hooks on or off)."""
     script = os.path.join(tmp, "nested.py")
     code = NESTED.replace("NAME", repr(name)).replace("COMPILE", repr(compile_))
@@ -318,8 +318,8 @@ def run_nested(tmp, hooks, compile_=False, name="mlp_é", broken=False):
                         if broken else "")
     with open(script, "w") as f:
         f.write(code)
-    log = os.path.join(tmp, "hooks.log")
-    if os.path.exists(log):
+    log = log or os.path.join(tmp, "hooks.log")
+    if os.path.isfile(log):
         os.remove(log)
     env = dict(os.environ, NUMTRACE_HOOKS_LOG=log, TORCHINDUCTOR_CACHE_DIR=os.path.join(tmp, "inductor"))
     for k in ("PYTHONPATH", "NUMTRACE_LIB", "NUMTRACE_LIB_PATH"):
@@ -328,7 +328,7 @@ def run_nested(tmp, hooks, compile_=False, name="mlp_é", broken=False):
     cmd = [NUMTRACE, "run", "-o", run_dir, "--steps", "2"] + ([] if hooks else ["--no-torch-hooks"]) + \
           ["--", sys.executable, script]
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
-    lines = open(log, encoding="utf-8").read().splitlines() if os.path.exists(log) else []
+    lines = open(log, encoding="utf-8").read().splitlines() if os.path.isfile(log) else []
     return proc, last_json(proc), lines
 
 
@@ -431,6 +431,20 @@ for _ in range(3):
 """
 
 
+def test_hooks_log_not_a_file():
+    # A fifo nobody reads, a directory: never a hang, one line, the job unchanged.
+    with tempfile.TemporaryDirectory() as tmp:
+        fifo = os.path.join(tmp, "fifo")
+        os.mkfifo(fifo)
+        _, want, _ = run_nested(tmp, hooks=False)
+        for what, path in (("a fifo", fifo), ("a directory", tmp)):
+            proc, got, _ = run_nested(tmp, hooks=True, log=path)
+            said = [l for l in proc.stderr.splitlines() if l.startswith("numtrace hooks:")]
+            ok = got is not None and got["losses"] == want["losses"] and len(said) == 1 and "HOOKS_LOG" in said[0]
+            report(f"NUMTRACE_HOOKS_LOG naming {what}: one stderr line, the job unchanged",
+                   "passed" if ok else "failed", "" if ok else f"said={said} {proc.stderr.strip()[-300:]}")
+
+
 def test_provenance_checkpointing():
     with tempfile.TemporaryDirectory() as tmp:
         log = os.path.join(tmp, "hooks.log")
@@ -463,5 +477,6 @@ if __name__ == "__main__":
     test_provenance_compiled()
     test_provenance_hook_raises()
     test_provenance_checkpointing()
+    test_hooks_log_not_a_file()
     print(f"torch_test: {results['passed']} passed, {results['failed']} failed, {results['skipped']} skipped")
     sys.exit(1 if results["failed"] else 0)
