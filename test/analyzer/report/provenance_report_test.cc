@@ -18,6 +18,7 @@
 #include "analyzer/report/terminal_summary.h"
 #include "simdjson.h"
 #include "test/analyzer/report/chromium.h"
+#include "test/analyzer/report/report_fixture.h"
 
 namespace numtrace::analyzer {
 namespace {
@@ -30,6 +31,23 @@ TEST(ProvenanceLabelTest, ScopeOpPhase) {
   EXPECT_EQ(ProvenanceLabel(std::string_view(""), std::nullopt, Phase::kOptimizer), "(root) (optimizer)");
   EXPECT_EQ(ProvenanceLabel(std::nullopt, std::string_view("aten::mm"), Phase::kNone), "(aten::mm)");
   EXPECT_EQ(ProvenanceLabel(std::nullopt, std::nullopt, Phase::kNone), "");
+}
+
+TEST(ProvenanceReportTest, TracesWithoutProvenanceGetNoProvenanceFields) {
+  testing::RankFixture f(0, "a.jsonl", "b.jsonl");
+  f.AddPair("gemm", "gemm", PairStatus::kBitwiseEqual, 0);
+  f.AddPair("softmax", "softmax", PairStatus::kDiverged, 1e-2);
+  f.Finish();
+  DiffReport report{"a.jsonl", "b.jsonl", false, {f.Diff()}};
+  const std::string json = JsonSummary(report);
+  for (const char* field : {"a_scope", "b_scope", "a_op", "b_op", "\"phase\"", "\"modules\""}) {
+    EXPECT_EQ(json.find(field), std::string::npos) << field << " in " << json;
+  }
+  const std::string html = HtmlReport(report, {});
+  EXPECT_EQ(html.find("\"rows_sm\""), std::string::npos);
+  EXPECT_EQ(html.find("\"modules\":["), std::string::npos);
+  TerminalOptions topt;
+  EXPECT_EQ(TerminalSummary(report, topt).find("    in "), std::string::npos);
 }
 
 TEST(DebugModeProvenanceTest, KeyGivesScopeAndOp) {
