@@ -30,7 +30,8 @@ job goes on unchanged.
 
 NUMTRACE_HOOKS_LOG=FILE appends one line per announced event:
   step=2 phase=forward scope=layers.0.fc op=-
-  step=2 phase=forward scope=layers.0.fc op=aten::addmm
+  step=2 phase=forward scope=layers.0.fc op=aten::addmm src=train.py:31
+(src: the innermost frame outside torch, the standard library and these hooks)
 """
 import ctypes
 import os
@@ -117,6 +118,13 @@ class Provenance:
             lib.numtrace_op_push.argtypes = [ctypes.c_char_p]
             lib.numtrace_set_phase.argtypes = [ctypes.c_char_p]
             lib.numtrace_step_captured.argtypes = [ctypes.c_longlong]
+        self._set_src = getattr(lib, "numtrace_set_src", None) if self._api else None
+        if self._set_src is not None:
+            self._set_src.argtypes = [ctypes.c_char_p]
+        # Frames in these directories are the framework's, not user code.
+        self._framework_dirs = tuple(os.path.dirname(os.path.abspath(f)) + os.sep for f in (
+            getattr(torch, "__file__", None) or __file__, os.__file__, __file__))
+        self._user_code = {}     # code object -> is user code
         self._log_path = os.environ.get("NUMTRACE_HOOKS_LOG") or None
         self._log_file = None
         self._log_lock = threading.Lock()
@@ -359,9 +367,37 @@ class Provenance:
         if not tls.stack and not in_backward and default == "forward" and not tls.forward_seen:
             default = "other"  # before the model's forward: data loading, zeroing
         phase = self._phase(tls, default)
+        self._announce_src(tls)
         self._lib.numtrace_op_push(_encode(name))
-        self._log(phase, "" if default == "optimizer" and scope is None else scope, name)
+        src = getattr(tls, "src", "")
+        self._log(phase, "" if default == "optimizer" and scope is None else scope, name,
+                  " src=" + _printable(src) if src else "")
         return in_backward and not tls.stack and scope is not None
+
+    def _src(self):
+        """'file:line' of the innermost user-code frame, or ''."""
+        frame = sys._getframe(1)
+        known = self._user_code
+        while frame is not None:
+            code = frame.f_code
+            user = known.get(code)
+            if user is None:
+                name = code.co_filename
+                user = not name.startswith("<") and not os.path.abspath(name).startswith(self._framework_dirs)
+                if len(known) < 100000:
+                    known[code] = user
+            if user:
+                return "%s:%d" % (os.path.basename(code.co_filename), frame.f_lineno)
+            frame = frame.f_back
+        return ""
+
+    def _announce_src(self, tls):
+        if self._set_src is None:
+            return
+        src = self._src()
+        if src != getattr(tls, "src", ""):
+            tls.src = src
+            self._set_src(_encode(src))
 
     def op_exit(self, pushed_scope):
         self._lib.numtrace_op_pop()

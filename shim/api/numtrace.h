@@ -71,6 +71,9 @@ int numtrace_op_push(const char* op);
 int numtrace_op_pop(void);
 /* `phase`: "forward", "backward", "optimizer", "other", or "" to clear. */
 int numtrace_set_phase(const char* phase);
+/* `src`: "file:line" of the innermost user-code frame of what this thread
+ * launches next (trace field src), or "" to clear. */
+int numtrace_set_src(const char* src);
 
 /* Declares the operators compiler-generated kernel `name` (its symbol, as
  * launched) was generated from, '+'-joined ("aten::addmm+aten::relu"): its

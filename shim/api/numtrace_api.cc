@@ -81,6 +81,13 @@ NUMTRACE_EXPORT int numtrace_set_phase(const char* phase) {
   return provenance::SetPhase(std::string_view(phase)) ? 1 : -1;
 }
 
+NUMTRACE_EXPORT int numtrace_set_src(const char* src) {
+  if (!Active()) return 0;
+  if (src == nullptr) return -1;
+  provenance::SetSrc(src);
+  return 1;
+}
+
 NUMTRACE_EXPORT int numtrace_annotate_kernel_ops(const char* name, const char* ops) {
   if (!Runtime::Get().Configure()) return 0;
   if (name == nullptr || ops == nullptr || *name == '\0' || *ops == '\0') return -1;

@@ -49,6 +49,7 @@ class NameStack {
 struct ThreadState {
   NameStack scopes, ops;
   Phase phase = Phase::kNone;
+  std::string src;
 };
 
 ThreadState& State() {
@@ -62,6 +63,7 @@ void Stamp::ApplyTo(KernelRecord* r) && {
   r->scope = std::move(scope);
   r->op = std::move(op);
   r->phase = phase;
+  r->src = std::move(src);
 }
 
 void PushScope(std::string_view fqn) { State().scopes.Push(fqn); }
@@ -69,6 +71,12 @@ bool PopScope() { return State().scopes.Pop(); }
 void PushOp(std::string_view op) { State().ops.Push(op); }
 bool PopOp() { return State().ops.Pop(); }
 void SetPhase(Phase phase) { State().phase = phase; }
+
+void SetSrc(std::string_view src) {
+  const std::string_view kept = CapUtf8(src);
+  if (kept.size() != src.size()) CaptureCounters::Get().Add(Counter::kProvenanceCapped);
+  State().src.assign(kept.data(), kept.size());
+}
 
 bool SetPhase(std::string_view word) {
   Phase p = Phase::kNone;
@@ -83,12 +91,13 @@ Stamp Current() {
   if (!s.scopes.empty()) stamp.scope = s.scopes.top();
   if (!s.ops.empty()) stamp.op = s.ops.top();
   stamp.phase = s.phase;
+  stamp.src = s.src;
   return stamp;
 }
 
 bool Any() {
   const ThreadState& s = State();
-  return !s.scopes.empty() || !s.ops.empty() || s.phase != Phase::kNone;
+  return !s.scopes.empty() || !s.ops.empty() || s.phase != Phase::kNone || !s.src.empty();
 }
 
 namespace {
@@ -127,6 +136,7 @@ void ResetThread() {
   s.scopes.Clear();
   s.ops.Clear();
   s.phase = Phase::kNone;
+  s.src.clear();
 }
 
 }  // namespace numtrace::shim::provenance

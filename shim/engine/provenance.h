@@ -41,6 +41,7 @@ struct Stamp {
   std::optional<std::string> scope;  // innermost pushed scope; absent when none
   std::string op;                    // innermost pushed op; empty when none
   Phase phase = Phase::kNone;
+  std::string src;                   // "train.py:42"; empty when none
   void ApplyTo(KernelRecord* r) &&;
 };
 
@@ -53,6 +54,8 @@ void SetPhase(Phase phase);
 // False (state unchanged) unless `word` is one of the four phase words or ""
 // (which clears the phase).
 [[nodiscard]] bool SetPhase(std::string_view word);
+// The innermost user-code frame ("file:line") of what launches next; "" clears.
+void SetSrc(std::string_view src);
 
 // The calling thread's state now.
 Stamp Current();

@@ -25,6 +25,7 @@ int numtrace_scope_pop(void) { return 0; }
 int numtrace_op_push(const char* op) { (void)op; return 0; }
 int numtrace_op_pop(void) { return 0; }
 int numtrace_set_phase(const char* phase) { (void)phase; return 0; }
+int numtrace_set_src(const char* src) { (void)src; return 0; }
 int numtrace_annotate_kernel_ops(const char* name, const char* ops) {
   char buf[1024];
   snprintf(buf, sizeof buf, "%s %s", name, ops);

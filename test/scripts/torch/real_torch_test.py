@@ -354,6 +354,8 @@ def test_provenance_log():
             "nested modules in forward": {"layers.0.fc", "layers.1.fc", "layers.1.act", "head"} <= fwd,
             "nested modules in backward": {"layers.0.fc", "layers.1.fc", "head"} <= bwd,
             "ATen ops mm and addmm": {"aten::addmm", "aten::mm"} <= ops,
+            "source line of a forward op": any(e.get("op") == "aten::addmm" and
+                                               e.get("src", "").startswith("nested.py:") for e in events),
             "optimizer phase": any(e.get("phase") == "optimizer" for e in events),
             "non-ASCII module name": "extra.mlp_é" in fwd,
             "loss bitwise unchanged": got["losses"] == want["losses"],

@@ -122,7 +122,9 @@ TEST_F(ProvenanceTest, EngineStampsEachCapturedLaunchWithItsThreadsState) {
   provenance::PushScope("layers.1.fc");
   provenance::PushOp("aten::addmm");
   provenance::SetPhase(Phase::kForward);
+  provenance::SetSrc("model.py:42");
   launch(1);
+  provenance::SetSrc("");
   // A backward launch from another thread (autograd's) with its own state;
   // non-UTF-8 bytes pass through and are escaped when written.
   std::thread t([&] {
@@ -138,13 +140,16 @@ TEST_F(ProvenanceTest, EngineStampsEachCapturedLaunchWithItsThreadsState) {
   EXPECT_EQ(sink.kernels[1].scope, "layers.1.fc");
   EXPECT_EQ(sink.kernels[1].op, "aten::addmm");
   EXPECT_EQ(sink.kernels[1].phase, Phase::kForward);
+  EXPECT_EQ(sink.kernels[1].src, "model.py:42");
+  EXPECT_EQ(sink.kernels[2].src, "");
   EXPECT_EQ(sink.kernels[2].scope, "layers.\xff.fc");
   EXPECT_EQ(sink.kernels[2].op, "");
   EXPECT_EQ(sink.kernels[2].phase, Phase::kBackward);
 
   std::string line;
   AppendJsonLine(sink.kernels[1], &line);
-  EXPECT_NE(line.find(R"("scope":"layers.1.fc","op":"aten::addmm","phase":"forward")"), std::string::npos) << line;
+  EXPECT_NE(line.find(R"("scope":"layers.1.fc","op":"aten::addmm","phase":"forward","src":"model.py:42")"),
+            std::string::npos) << line;
   line.clear();
   AppendJsonLine(sink.kernels[2], &line);
   EXPECT_NE(line.find(R"("scope":"layers.\u00ff.fc","phase":"backward")"), std::string::npos) << line;
