@@ -15,7 +15,7 @@ them (trace fields scope, op, phase). No edit to the job.
     job that has compiled nothing (a dispatch mode active around compiled
     code could make it run differently). Under torch.compile the op of an
     Inductor kernel comes from its name instead (descriptive names list the
-    ATen ops it was generated from): see on_triton_kernel().
+    ATen ops it was generated from): see announce_kernel_ops().
   * phase: backward while autograd runs a graph task, optimizer inside
     optimizer.step(), forward otherwise; a module forward that runs during
     backward (activation checkpointing's recompute) is phase backward and
