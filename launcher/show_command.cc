@@ -7,7 +7,9 @@
 #include <regex>
 
 #include "CLI/CLI.hpp"
+#include "analyzer/judge/provenance.h"
 #include "analyzer/read/input.h"
+#include "analyzer/report/terminal_text.h"
 #include "simdjson.h"
 
 namespace numtrace::launcher {
@@ -99,6 +101,9 @@ int ShowReadable(const std::string& path, const Selection& sel, const CommandCon
     if (k.step >= 0) out << "  step " << k.step;
     out << "  " << t.Demangled(k) << "  grid " << k.grid[0] << "x" << k.grid[1] << "x" << k.grid[2]
         << " block " << k.block[0] << "x" << k.block[1] << "x" << k.block[2] << "\n";
+    // Where in the model it came from (trace provenance), when recorded.
+    const std::string where = analyzer::ProvenanceLabel(t.Scope(k), t.Op(k), t.PhaseOf(k));
+    if (!where.empty()) out << "  in " << analyzer::TerminalSafe(where) << "\n";
     for (const analyzer::Buffer& b : t.BuffersOf(k)) PrintBuffer(b, out);
   }
   for (const NoteRecord& n : t.notes) out << "note (" << n.level << "): " << n.msg << "\n";

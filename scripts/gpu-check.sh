@@ -424,6 +424,53 @@ else
   row "torch (all)" "skip" "needs a GPU and python3 with torch"
 fi
 
+# --- provenance: scope/op/phase on the captured kernels (issue 17) -------
+# A torch eager and a compiled step under the PyTorch hooks (PYTHONPATH, as
+# `numtrace run` sets it): kernels per phase, the fraction with a scope, the
+# ops seen, and what the hooks announced (NUMTRACE_HOOKS_LOG). pass: every
+# phase (forward, backward, optimizer) has kernels in eager and more than
+# half the eager kernels have a scope; compiled: its Triton kernels carry an op.
+provenance_rows() {
+  local mode tr log summary
+  for mode in eager compile; do
+    rm -rf "$results/prov-$mode"; log="$results/logs/prov-hooks-$mode.log"; rm -f "$log"
+    local limit=120; [ "$mode" = compile ] && limit=180
+    if ! t $limit "$results/logs/prov-$mode.log" env LD_PRELOAD="$lib" NUMTRACE_LIB_PATH="$lib" NUMTRACE_STEPS=2 \
+         PYTHONPATH="$bundle/scripts/hooks${PYTHONPATH:+:$PYTHONPATH}" NUMTRACE_HOOKS_LOG="$log" \
+         PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync NUMTRACE_OUTPUT_DIR="$results/prov-$mode" \
+         python3 "$bundle/test/torch_transformer.py" --mode "$mode" --steps 4 --no-mark; then
+      row "provenance $mode run" "fail" "$(tail -1 "$results/logs/prov-$mode.log")"; continue
+    fi
+    tr=$(main_trace "$results/prov-$mode")
+    if [ -z "$tr" ]; then row "provenance $mode trace" "fail" "no trace file"; continue; fi
+    summary=$(python3 - "$tr" "$mode" <<'PY'
+import collections, json, sys
+path, mode = sys.argv[1], sys.argv[2]
+ks = [r for r in map(json.loads, open(path)) if r.get("type") == "kernel"]
+phases = collections.Counter(k.get("phase", "-") for k in ks)
+scoped = sum(1 for k in ks if "scope" in k)
+triton = [k for k in ks if "triton_" in k["name"]]
+triton_op = sum(1 for k in triton if "op" in k)
+ops = collections.Counter(k.get("op", "-") for k in ks).most_common(4)
+ok = bool(ks)
+if mode == "eager":
+    ok = ok and all(phases[p] > 0 for p in ("forward", "backward", "optimizer")) and scoped * 2 > len(ks)
+else:
+    ok = ok and bool(triton) and triton_op == len(triton)
+print("pass" if ok else "fail", "kernels %d, with scope %d%%, phases %s, Triton with op %d/%d, top ops %s" % (
+    len(ks), 100 * scoped // max(1, len(ks)), dict(phases), triton_op, len(triton), ops))
+PY
+)
+    row "provenance $mode trace" "${summary%% *}" "$(echo "${summary#* }" | cut -c1-200)"
+    row "provenance $mode hooks log" "info" "$(wc -l <"$log" 2>/dev/null || echo 0) events, steps $(grep -o '^step=[0-9]*' "$log" 2>/dev/null | sort -u | tr '\n' ' ')"
+  done
+}
+if [ $gpu -eq 1 ] && [ $python_torch -eq 1 ]; then
+  provenance_rows
+else
+  row "provenance (all)" "skip" "needs a GPU and python3 with torch"
+fi
+
 # --- tensor dumps: a cuBLAS GEMM's buffers copied on the GPU -----------
 # The eager run again with NUMTRACE_DUMP on the GEMMs: each dump's bytes
 # must hash to what the trace measured (checked by the shim - a mismatch is

@@ -4,10 +4,12 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "shim/engine/provenance.h"
 #include "sim/sim_launcher.h"
 #include "sim/sim_memory.h"
 
@@ -61,6 +63,26 @@ struct TensorListMetadata {
   int count;
 };
 struct SgdFunctor { float weight_decay; };
+
+// What the PyTorch hooks announce around a launch (module forward/backward
+// hooks push the scope, the dispatch mode the op, autograd and the optimizer
+// hooks decide the phase), for the module tree documented in mlp_trainer.h.
+class Announce {
+ public:
+  Announce(const char* scope, const char* op, Phase phase) {
+    shim::provenance::PushScope(scope);
+    shim::provenance::PushOp(op);
+    shim::provenance::SetPhase(phase);
+  }
+  ~Announce() {
+    shim::provenance::PopOp();
+    shim::provenance::PopScope();
+    shim::provenance::SetPhase(Phase::kNone);
+  }
+  Announce(const Announce&) = delete;
+  Announce& operator=(const Announce&) = delete;
+};
+constexpr Phase kFwd = Phase::kForward, kBwd = Phase::kBackward;
 
 struct Tensors {
   float *x, *w1, *b1, *h, *w2, *b2, *logits, *probs, *loss, *total_weight;
@@ -180,18 +202,25 @@ class Mlp {
       return o_.perturb_layer == layer && (o_.perturb_step < 0 || o_.perturb_step == step);
     };
     // Zero the loss accumulator (a fill kernel, as zero_() launches).
+    std::optional<Announce> at;
+    at.emplace("", "aten::zero_", kFwd);
     launch_.Kernel(kFillName, {1, 1, 1}, {64, 1, 1})
         .Param(1).Param(FillFunctor{0.0f}).Param(PtrArray<1>{{reinterpret_cast<char*>(t_.loss)}})
         .Run([&] { t_.loss[0] = 0.0f; });
     // Layer 1: h = relu(x @ w1 + b1); the bias+ReLU is a Triton kernel.
+    at.reset(); at.emplace(kModuleFc1, "aten::mm", kFwd);
     Gemm(kForwardGemmName, t_.x, t_.w1, t_.h, B, H, D, false, false, perturb(1));
+    // A compiled kernel: the operators Inductor fused, '+'-joined.
+    at.reset(); at.emplace(kModuleFc1, "aten::add+aten::relu", kFwd);
     launch_.Kernel(kTritonBiasReluName, {uint32_t((B * H + 127) / 128), 1, 1}, {128, 1, 1})
         .Param(t_.h).Param(t_.b1).Param(B * H)
         .Run([&] {
           for (int i = 0; i < B * H; ++i) t_.h[i] = std::max(0.0f, t_.h[i] + t_.b1[i % H]);
         });
     // Layer 2: logits = h @ w2 + b2.
+    at.reset(); at.emplace(kModuleFc2, "aten::mm", kFwd);
     Gemm(kForwardGemmName, t_.h, t_.w2, t_.logits, B, C, H, false, false, perturb(2));
+    at.reset(); at.emplace(kModuleFc2, "aten::add", kFwd);
     launch_.Kernel(kAddName, {uint32_t((B * C + 127) / 128), 1, 1}, {128, 1, 1})
         .Param(B * C).Param(AddFunctor{1.0f})
         .Param(PtrArray<3>{{reinterpret_cast<char*>(t_.logits), reinterpret_cast<char*>(t_.logits),
@@ -201,6 +230,7 @@ class Mlp {
           if (step == o_.nan_at_step) t_.logits[0] = std::numeric_limits<float>::quiet_NaN();
         });
     // Softmax and NLL loss.
+    at.reset(); at.emplace(kModuleLoss, "aten::_softmax", kFwd);
     launch_.Kernel(kSoftmaxName, {uint32_t(B), 1, 1}, {128, 1, 1})
         .Param(t_.probs).Param(static_cast<const float*>(t_.logits)).Param(C)
         .Run([&] {
@@ -212,6 +242,7 @@ class Mlp {
             for (int c = 0; c < C; ++c) t_.probs[b * C + c] = std::exp(t_.logits[b * C + c] - mx) / s;
           }
         });
+    at.reset(); at.emplace(kModuleLoss, "aten::nll_loss_forward", kFwd);
     launch_.Kernel(kNllName, {1, 1, 1}, {32, 1, 1})
         .Param(t_.loss).Param(t_.total_weight).Param(static_cast<const float*>(t_.probs))
         .Param(static_cast<const int64_t*>(t_.target)).Param(static_cast<const float*>(nullptr))
@@ -222,7 +253,8 @@ class Mlp {
           t_.loss[0] = s / float(B);
           t_.total_weight[0] = float(B);
         });
-    // Backward.
+    // Backward: the modules in reverse, as autograd reaches them.
+    at.reset(); at.emplace(kModuleLoss, "aten::nll_loss_backward+aten::_softmax_backward_data", kBwd);
     launch_.Kernel(kXentBackwardName, {uint32_t(B), 1, 1}, {128, 1, 1})
         .Param(static_cast<const float*>(t_.probs)).Param(static_cast<const int64_t*>(t_.target))
         .Param(t_.dlogits).Param(B).Param(C)
@@ -234,9 +266,13 @@ class Mlp {
             }
           }
         });
+    at.reset(); at.emplace(kModuleFc2, "aten::mm", kBwd);
     Gemm(kGemmTnName, t_.h, t_.dlogits, t_.dw2, H, C, B, true, false, false);
+    at.reset(); at.emplace(kModuleFc2, "aten::sum", kBwd);
     ReduceRows(t_.dlogits, t_.db2, B, C);
+    at.reset(); at.emplace(kModuleFc2, "aten::mm", kBwd);
     Gemm(kGemmNtName, t_.dlogits, t_.w2, t_.dh, B, H, C, false, true, false);
+    at.reset(); at.emplace(kModuleFc1, "aten::threshold_backward", kBwd);
     launch_.Kernel(kThresholdBackwardName, {uint32_t((B * H + 127) / 128), 1, 1}, {128, 1, 1})
         .Param(B * H)
         .Param(PtrArray<3>{{reinterpret_cast<char*>(t_.dh), reinterpret_cast<char*>(t_.dh),
@@ -244,8 +280,12 @@ class Mlp {
         .Run([&] {
           for (int i = 0; i < B * H; ++i) t_.dh[i] = t_.h[i] > 0.0f ? t_.dh[i] : 0.0f;
         });
+    at.reset(); at.emplace(kModuleFc1, "aten::mm", kBwd);
     Gemm(kGemmTnName, t_.x, t_.dh, t_.dw1, D, H, B, true, false, false);
+    at.reset(); at.emplace(kModuleFc1, "aten::sum", kBwd);
     ReduceRows(t_.dh, t_.db1, B, H);
+    // The optimizer updates the root module's parameters.
+    at.reset(); at.emplace("", "aten::_foreach_add_", Phase::kOptimizer);
     // SGD over all four parameters in one multi-tensor-apply launch.
     TensorListMetadata meta{};
     float* params[4] = {t_.w1, t_.b1, t_.w2, t_.b2};
@@ -264,6 +304,7 @@ class Mlp {
             for (int64_t j = 0; j < sizes[i]; ++j) params[i][j] -= o_.lr * grads[i][j];
           }
         });
+    at.reset();
     return t_.loss[0];
   }
 

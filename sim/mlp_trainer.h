@@ -19,6 +19,20 @@
 //   nondeterministic  bias gradients as an atomics-based index_add kernel: rows
 //                  summed in a random order, so two identical runs differ there.
 //
+// Provenance: every launch is announced (shim/engine/provenance.h) the way
+// the PyTorch hooks announce the kernels of the equivalent module tree
+//   class Mlp(nn.Module):            # scope ""   (the root)
+//     fc1 = Linear(32, 64)           # "fc1": aten::mm, then the fused Triton
+//                                    #   bias+ReLU (op "aten::add+aten::relu")
+//     act = ReLU()                   # "act" is fused into fc1's Triton kernel;
+//                                    #   its backward is stamped fc1 as well
+//     fc2 = Linear(64, 10)           # "fc2": aten::mm, aten::add
+//     loss = CrossEntropyLoss()      # "loss": aten::_softmax, aten::nll_loss_forward
+// with phase forward (the loss zeroing is the root's aten::zero_), backward
+// (the modules in reverse: loss, fc2, fc1; aten::mm, aten::sum,
+// aten::threshold_backward) and optimizer (the root's aten::_foreach_add_).
+// perturb_layer 1 is a change in fc1, 2 in fc2.
+//
 // Example:
 //   MlpOptions o; o.steps = 3; o.perturb_layer = 2;
 //   MlpResult r = TrainMlp(o, &engine);   // r.losses[i] per step
@@ -60,6 +74,11 @@ MlpResult TrainMlp(const MlpOptions& options, shim::EventSink* sink);
 
 // The flat indices perturb_ulps moves (inside both layers' outputs).
 inline constexpr int kPerturbedElements[] = {5, 17, 300};
+
+// Module paths (scopes) of the two layers and the loss, for tests.
+inline constexpr const char* kModuleFc1 = "fc1";
+inline constexpr const char* kModuleFc2 = "fc2";
+inline constexpr const char* kModuleLoss = "loss";
 
 // Names of the forward GEMM of each layer, for tests that look for them.
 inline constexpr const char* kForwardGemmName = "ampere_sgemm_64x32_sliced1x4_nn";

@@ -24,6 +24,10 @@ constexpr int kScoreFamily = 30;
 constexpr int kScoreEqualOutput = 35;
 constexpr int kScoreCloseOutput = 10;
 constexpr double kCloseStats = 0.05;  // relative, for "close stats" value matches
+// Same module scope and phase on both sides (trace provenance): evidence for a
+// pair on its own (a fused Triton kernel of a module against that module's
+// eager kernels), below any name agreement; nothing when either lacks a scope.
+constexpr int kScoreSameScope = 20;
 
 struct Side {
   const Trace* trace = nullptr;
@@ -41,7 +45,20 @@ struct Task {
 struct Candidate {
   const KernelKeys* keys;
   const Buffer* primary;  // the primary output; nullptr when there is none
+  uint64_t where = 0;     // hash of scope and phase; 0 when the kernel has no scope
 };
+
+// Comparable across traces (their string pools differ): a hash of the text.
+uint64_t WhereKey(const Trace& t, const Kernel& k) {
+  const std::optional<std::string_view> scope = t.Scope(k);
+  if (!scope) return 0;
+  uint64_t h = 0xcbf29ce484222325ull ^ static_cast<uint64_t>(t.PhaseOf(k));
+  for (unsigned char c : *scope) h = (h ^ c) * 0x100000001b3ull;
+  return h | 1;
+}
+int ScopeBonus(const Candidate& a, const Candidate& b) {
+  return a.where != 0 && a.where == b.where ? kScoreSameScope : 0;
+}
 
 bool CloseOutputs(const Buffer* u, const Buffer* v);
 int ScoreOf(const Candidate& a, const Candidate& b);
@@ -122,19 +139,21 @@ int ScoreOf(const Candidate& a, const Candidate& b) {
   } else if (CloseOutputs(a.primary, b.primary)) {
     s += kScoreCloseOutput;
   }
-  return s;
+  return s + ScopeBonus(a, b);
 }
 
 Candidate AlignerImpl::CandidateA(uint32_t pa) const {
   const KernelKeys& k = KA(pa);
   const Trace& t = *a_.trace;
-  return {&k, k.primary_output < 0 ? nullptr : &t.BuffersOf(t.kernels[a_.seq[pa]])[k.primary_output]};
+  const Kernel& kernel = t.kernels[a_.seq[pa]];
+  return {&k, k.primary_output < 0 ? nullptr : &t.BuffersOf(kernel)[k.primary_output], WhereKey(t, kernel)};
 }
 
 Candidate AlignerImpl::CandidateB(uint32_t pb) const {
   const KernelKeys& k = KB(pb);
   const Trace& t = *b_.trace;
-  return {&k, k.primary_output < 0 ? nullptr : &t.BuffersOf(t.kernels[b_.seq[pb]])[k.primary_output]};
+  const Kernel& kernel = t.kernels[b_.seq[pb]];
+  return {&k, k.primary_output < 0 ? nullptr : &t.BuffersOf(kernel)[k.primary_output], WhereKey(t, kernel)};
 }
 
 // Patience step: keys unique on both sides of the task become anchors (the
@@ -298,7 +317,8 @@ void AlignerImpl::MatchWindow(uint32_t a0, uint32_t a1, uint32_t b0, uint32_t b1
     }
   }
   for (auto it = rev.rbegin(); it != rev.rend(); ++it) {
-    int s = score[it->first * nb + it->second];
+    // The name part alone says whether a name made the pair.
+    int s = score[it->first * nb + it->second] - ScopeBonus(rows[it->first], cols[it->second]);
     picked->emplace_back(a0 + it->first, b0 + it->second);
     by_name->push_back(s >= kScoreFamily && s != kScoreEqualOutput);
   }

@@ -47,7 +47,7 @@ std::vector<KernelKeys> ComputeKernelKeys(const Trace& trace) {
       // checkpointing and compile shift it), so it takes no part. The phase
       // does: name = (phase, module, op), normalized = (phase, op) for
       // compiled logs without module paths, family = op.
-      const bool backward = i < trace.backward.size() && trace.backward[i];
+      const bool backward = trace.PhaseOf(k) == Phase::kBackward;
       NameKeys& n = (backward ? by_name_backward : by_name)[k.name];
       if (!n.done) {
         // NormalizedName drops the counter and a root class prefix:

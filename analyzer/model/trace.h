@@ -25,6 +25,7 @@
 namespace numtrace::analyzer {
 
 inline constexpr uint64_t kNoValue = ~uint64_t{0};  // absent optional field
+inline constexpr StringId kNoString = ~StringId{0};  // absent optional string field
 
 struct Buffer {
   uint64_t addr = 0;
@@ -73,6 +74,15 @@ struct LoggedStats {
   uint8_t has = 0;  // Bit set
 };
 
+// Where in the model a kernel came from (trace format 1.2; DebugMode's FQN,
+// op and phase land here too). Kept beside the kernels, not in them, so a
+// trace without provenance pays nothing for it.
+struct KernelProvenance {
+  StringId scope = kNoString;  // module path; "" is the root module
+  StringId op = kNoString;     // "aten::mm", "aten::add+aten::mul"
+  Phase phase = Phase::kNone;
+};
+
 // What produced the trace; DebugMode logs carry an L1-norm "hash", not a hash
 // of the bytes, so equal "hashes" there mean equal L1 norms.
 enum class TraceSource : uint8_t { kNumtrace, kDebugMode };
@@ -91,16 +101,17 @@ struct Trace {
   StringPool strings;
   std::vector<Kernel> kernels;  // in seq order, kernels[i].seq == i for our traces
   std::vector<Buffer> buffers;  // all kernels' buffers, each kernel's contiguous
+  // Empty when no kernel had provenance, else parallel to `kernels`.
+  std::vector<KernelProvenance> provenance;
 
   // Watch mode: one entry per `digest` record, in file order.
   std::vector<StepDigest> digests;
   std::vector<uint64_t> digest_hashes;  // every step's kernel digests, step after step
   std::vector<StringId> digest_names;   // parallel: the launch's kernel name
   // DebugMode logs only (empty for our traces): per buffer what the log
-  // wrote, per kernel whether the block was `Phase: backward` and whether it
-  // was a hash-only block (an in-place op or a small tensor: hashes, no Shape).
+  // wrote, per kernel whether it was a hash-only block (an in-place op or a
+  // small tensor: hashes, no Shape). The block's phase is its provenance.
   std::vector<LoggedStats> logged;   // parallel to buffers
-  std::vector<uint8_t> backward;     // parallel to kernels
   std::vector<uint8_t> hash_only;    // parallel to kernels
 
   std::span<const Buffer> BuffersOf(const Kernel& k) const {
@@ -108,6 +119,32 @@ struct Trace {
   }
   std::string_view Name(const Kernel& k) const { return strings.View(k.name); }
   std::string_view Demangled(const Kernel& k) const { return strings.View(k.demangled); }
+  // Provenance of a kernel of this trace: nullopt / kNone when it had none.
+  const KernelProvenance* ProvenanceOf(const Kernel& k) const {
+    if (provenance.empty()) return nullptr;
+    const size_t i = static_cast<size_t>(&k - kernels.data());
+    return i < provenance.size() ? &provenance[i] : nullptr;
+  }
+  std::optional<std::string_view> Scope(const Kernel& k) const {
+    const KernelProvenance* p = ProvenanceOf(k);
+    if (p == nullptr || p->scope == kNoString) return std::nullopt;
+    return strings.View(p->scope);
+  }
+  std::optional<std::string_view> Op(const Kernel& k) const {
+    const KernelProvenance* p = ProvenanceOf(k);
+    if (p == nullptr || p->op == kNoString) return std::nullopt;
+    return strings.View(p->op);
+  }
+  Phase PhaseOf(const Kernel& k) const {
+    const KernelProvenance* p = ProvenanceOf(k);
+    return p == nullptr ? Phase::kNone : p->phase;
+  }
+  // Records a kernel's provenance (call right after pushing it to `kernels`).
+  void SetProvenance(size_t kernel, const KernelProvenance& p) {
+    if (p.scope == kNoString && p.op == kNoString && p.phase == Phase::kNone && provenance.empty()) return;
+    if (provenance.size() < kernels.size()) provenance.resize(kernels.size());
+    provenance[kernel] = p;
+  }
 };
 
 }  // namespace numtrace::analyzer

@@ -28,7 +28,7 @@ struct Block {
   std::vector<std::string> in_producers;  // keys, positional with in_hashes ("" when none)
   uint32_t keys_seen = 0;     // bit per StatKey
   bool blank_after = false;   // a blank line followed its last line
-  bool backward = false;      // "Phase: backward"
+  Phase phase = Phase::kForward;  // the tracer writes "Phase:" only when not forward
 
   void Reset(uint64_t at, std::string_view k) {
     line = at;
@@ -40,7 +40,7 @@ struct Block {
     in_producers.clear();
     keys_seen = 0;
     blank_after = false;
-    backward = false;
+    phase = Phase::kForward;
   }
 };
 
@@ -338,8 +338,13 @@ void AppendKernel(const Block& b, uint64_t seq, std::vector<uint32_t>* kernel_of
   }
   k.buffer_count = static_cast<uint32_t>(trace->buffers.size() - k.first_buffer);
   trace->kernels.push_back(k);
-  trace->backward.push_back(b.backward ? 1 : 0);
   trace->hash_only.push_back(hash_only ? 1 : 0);
+  const DebugModeProvenance dm = DebugModeProvenanceOf(b.key);
+  KernelProvenance prov;
+  if (dm.scope) prov.scope = trace->strings.Intern(CapUtf8(*dm.scope));
+  if (!dm.op.empty()) prov.op = trace->strings.Intern(CapUtf8(dm.op));
+  prov.phase = b.phase;
+  trace->SetProvenance(trace->kernels.size() - 1, prov);
 }
 
 void AddDtypes(std::string_view list, std::vector<DType>* out) {
@@ -406,7 +411,10 @@ absl::Status ApplyStat(std::string_view key_text, std::string_view value, Block*
       }
       return absl::OkStatus();
     }
-    case kPhase: b->backward = Trim(value) == "backward"; return absl::OkStatus();
+    case kPhase:
+      // "backward" (the tracer omits forward); anything else is not a phase we know.
+      if (!ParsePhase(Trim(value), &b->phase)) b->phase = Phase::kOther;
+      return absl::OkStatus();
     default: return absl::OkStatus();  // Location, later additions
   }
 }
@@ -425,6 +433,30 @@ std::string_view DebugModeOpName(std::string_view key) {
   return rest.substr(digits + 1);
 }
 
+DebugModeProvenance DebugModeProvenanceOf(std::string_view key) {
+  DebugModeProvenance out;
+  const std::string_view op = DebugModeOpName(key);
+  if (op.size() != key.size()) {
+    // The tracer writes the schema name without its namespace ("mm" for
+    // aten::mm); a name that already has one is kept.
+    out.op = op.find("::") == std::string_view::npos ? Cat("aten::", op) : std::string(op);
+  }
+  const size_t slash = key.rfind("/op_");
+  if (slash == std::string_view::npos || op.size() == key.size()) return out;
+  std::string_view fqn = key.substr(0, slash);
+  if (fqn == "<none>" || fqn.empty()) return out;
+  // ModTracker's names start with the root module's class ("Llama3Model",
+  // "FSDPLlama3Model"); PyTorch FQNs (named_modules) do not. A first
+  // component starting with an upper-case letter is that class name.
+  const size_t dot = fqn.find('.');
+  const std::string_view first = fqn.substr(0, dot);
+  if (!first.empty() && first[0] >= 'A' && first[0] <= 'Z') {
+    fqn = dot == std::string_view::npos ? std::string_view() : fqn.substr(dot + 1);
+  }
+  out.scope = fqn;
+  return out;
+}
+
 absl::StatusOr<Trace> ReadDebugModeLines(LineReader& reader) {
   const std::string_view path = reader.path();
   Trace trace;
@@ -436,7 +468,6 @@ absl::StatusOr<Trace> ReadDebugModeLines(LineReader& reader) {
   ReserveForSize(&trace, reader.size_hint() / 280, reader.size_hint() / 90);
   try {
     trace.logged.reserve(trace.buffers.capacity());
-    trace.backward.reserve(trace.kernels.capacity());
     trace.hash_only.reserve(trace.kernels.capacity());
   } catch (const std::bad_alloc&) {
     // Estimates only: the vectors grow as needed.

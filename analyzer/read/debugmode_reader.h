@@ -67,6 +67,7 @@
 #ifndef NUMTRACE_ANALYZER_READ_DEBUGMODE_READER_H_
 #define NUMTRACE_ANALYZER_READ_DEBUGMODE_READER_H_
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -85,6 +86,16 @@ namespace numtrace::analyzer {
 // The op name of a key: "layers.0.attention.wq/op_3_mm" -> "mm"; a key
 // without the "/op_<N>_" part is returned whole.
 std::string_view DebugModeOpName(std::string_view key);
+
+// Provenance of a block key: "FSDPLlama3Model.layers.1.feed_forward.w1/op_0_addmm"
+// -> scope "layers.1.feed_forward.w1" (the root's class name dropped, as
+// PyTorch FQNs have it), op "aten::addmm". No scope for "<none>" or a key
+// without "/op_N_".
+struct DebugModeProvenance {
+  std::optional<std::string_view> scope;  // a view into the key
+  std::string op;
+};
+DebugModeProvenance DebugModeProvenanceOf(std::string_view key);
 
 }  // namespace numtrace::analyzer
 

@@ -169,6 +169,7 @@ absl::Status KernelRecordParser::ParseBuffers(od::value& v, const char* end) {
 
 absl::Status KernelRecordParser::Parse(od::object& object, const char* end) {
   Kernel k;
+  KernelProvenance prov;
   bool has_seq = false, has_name = false, has_buffers = false, has_demangled = false;
   k.first_buffer = static_cast<uint32_t>(trace_->buffers.size());
   for (auto item : object) {
@@ -198,6 +199,19 @@ absl::Status KernelRecordParser::Parse(od::object& object, const char* end) {
       NT_RETURN_IF_ERROR(json::GetDim3(x, "grid", k.grid));
     } else if (KeyIs(key, "block")) {
       NT_RETURN_IF_ERROR(json::GetDim3(x, "block", k.block));
+    } else if (KeyIs(key, "scope")) {
+      std::string_view s;
+      NT_RETURN_IF_ERROR(json::GetString(x, "scope", &s));
+      prov.scope = trace_->strings.Intern(CapUtf8(s));
+    } else if (KeyIs(key, "op")) {
+      std::string_view s;
+      NT_RETURN_IF_ERROR(json::GetString(x, "op", &s));
+      prov.op = trace_->strings.Intern(CapUtf8(s));
+    } else if (KeyIs(key, "phase")) {
+      std::string_view s;
+      NT_RETURN_IF_ERROR(json::GetString(x, "phase", &s));
+      // Optional field: a word from a later version is read as unknown.
+      if (!ParsePhase(s, &prov.phase)) prov.phase = Phase::kNone;
     } else if (KeyIs(key, "buffers")) {
       NT_RETURN_IF_ERROR(ParseBuffers(x, end));
       has_buffers = true;
@@ -215,6 +229,7 @@ absl::Status KernelRecordParser::Parse(od::object& object, const char* end) {
   if (trace_->buffers.size() > UINT32_MAX) return FieldError("buffers", "more than 2^32 buffers in one trace");
   k.buffer_count = static_cast<uint32_t>(count);
   trace_->kernels.push_back(k);
+  trace_->SetProvenance(trace_->kernels.size() - 1, prov);
   ++next_seq_;
   return absl::OkStatus();
 }

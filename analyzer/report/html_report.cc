@@ -8,6 +8,7 @@
 #include "analyzer/report/capture_warnings.h"
 #include "analyzer/report/dump_commands.h"
 #include "analyzer/report/steps_report.h"
+#include "analyzer/report/html_provenance.h"
 #include "analyzer/report/html_template.h"
 #include "analyzer/report/roots_report.h"
 #include "common/names/normalize.h"
@@ -89,6 +90,7 @@ void KernelInfo(const Trace& t, uint32_t index, int32_t buffer, NameTable& names
   w.Key("grid").BeginArray().Uint(k.grid[0]).Uint(k.grid[1]).Uint(k.grid[2]).EndArray();
   w.Key("block").BeginArray().Uint(k.block[0]).Uint(k.block[1]).Uint(k.block[2]).EndArray();
   w.Key("buffers").Uint(k.buffer_count);
+  KernelProvenanceMembers(t, k, w);
   if (buffer >= 0 && static_cast<uint32_t>(buffer) < k.buffer_count) {
     w.Key("buf");
     Stats(t.BuffersOf(k)[buffer], w);
@@ -186,16 +188,19 @@ void RankData(const RankDiff& rd, const HtmlOptions& opt, JsonWriter& w) {
   const Alignment& al = res.alignment;
   NameTable names;
   Columns cols;
+  HtmlModuleColumn modules;
   int64_t first_row = -1;
   std::vector<int64_t> pair_row(al.pairs.size());
   size_t ia = 0, ib = 0;
   auto only_a = [&](uint32_t k) {
     cols.Row(static_cast<int64_t>(ta.kernels[k].seq), -1, names.Id(ta, ta.kernels[k]), 0, kOnlyA, 0,
              Cause::kNone, 0, 0);
+    modules.Row(ta, &ta.kernels[k], tb, nullptr);
   };
   auto only_b = [&](uint32_t k) {
     cols.Row(-1, static_cast<int64_t>(tb.kernels[k].seq), 0, names.Id(tb, tb.kernels[k]), kOnlyB, 0,
              Cause::kNone, 0, 0);
+    modules.Row(ta, nullptr, tb, &tb.kernels[k]);
   };
   for (size_t i = 0; i < al.pairs.size(); ++i) {
     const KernelPair& p = al.pairs[i];
@@ -208,6 +213,7 @@ void RankData(const RankDiff& rd, const HtmlOptions& opt, JsonWriter& w) {
     const Kernel& kb = tb.kernels[p.b];
     cols.Row(static_cast<int64_t>(ka.seq), static_cast<int64_t>(kb.seq), names.Id(ta, ka), names.Id(tb, kb),
              static_cast<int>(v.status), static_cast<int>(p.method), v.cause, v.score, v.rel_diff);
+    modules.Row(ta, &ka, tb, &kb);
   }
   while (ia < al.only_a.size()) only_a(al.only_a[ia++]);
   while (ib < al.only_b.size()) only_b(al.only_b[ib++]);
@@ -288,6 +294,8 @@ void RankData(const RankDiff& rd, const HtmlOptions& opt, JsonWriter& w) {
   Warnings(ta, tb, al, w);
   WriteStepsJson(rd, /*strip=*/true, w);
   names.Write(w);
+  modules.Write(w);
+  HtmlModules(ta, tb, res, pair_row, w);
   w.Key("rows").BeginObject().Key("n").Int(cols.rows);
   for (auto [key, col] : {std::pair{"a", &cols.a}, {"b", &cols.b}, {"an", &cols.an}, {"bn", &cols.bn},
                           {"s", &cols.s}, {"m", &cols.m}, {"c", &cols.c}, {"sc", &cols.sc}, {"r", &cols.r}}) {

@@ -6,6 +6,7 @@
 #include "analyzer/report/steps_report.h"
 #include "analyzer/report/roots_report.h"
 #include "common/format/diff_summary.h"
+#include "analyzer/report/provenance_fields.h"
 #include "common/format/json_writer.h"
 
 namespace numtrace::analyzer {
@@ -72,6 +73,7 @@ void FirstDivergence(const RankDiff* rd, int64_t rank, JsonWriter& w) {
   w.Key("score").Double(v.score);        // null when no threshold applies
   w.Key("kind").String(DivergenceKind(v.status));
   w.Key("cause").String(CauseName(v.cause));
+  ProvenanceFields(ProvenanceOf(*rd->a, &ka, *rd->b, &kb), w);
   w.EndObject();
 }
 
@@ -86,6 +88,7 @@ void OriginEntry(const RankDiff& rd, uint32_t i, int64_t rank, JsonWriter& w) {
   w.Key("score").Double(v.score);
   w.Key("status").String(VerdictName(IsDiverged(v.status) ? Verdict::kDiverged : Verdict::kWithinTolerance));
   w.Key("descendants").Uint(res.origins.descendants[i]);
+  ProvenanceFields(ProvenanceOf(*rd.a, &rd.a->kernels[p.a], *rd.b, &rd.b->kernels[p.b]), w);
   w.EndObject();
 }
 
@@ -130,7 +133,8 @@ void WriteOrigins(const std::vector<const RankDiff*>& ranks, bool with_rank, Jso
   w.EndArray().EndObject();
 }
 
-void Nonfinite(const Trace* t, std::optional<uint32_t> kernel, int64_t rank, JsonWriter& w) {
+// `side_a`: the kernel is run A's (its provenance as a_scope/a_op), else B's.
+void Nonfinite(const Trace* t, std::optional<uint32_t> kernel, int64_t rank, bool side_a, JsonWriter& w) {
   if (t == nullptr || !kernel) {
     w.Null();
     return;
@@ -138,7 +142,9 @@ void Nonfinite(const Trace* t, std::optional<uint32_t> kernel, int64_t rank, Jso
   const Kernel& k = t->kernels[*kernel];
   w.BeginObject();
   RankField(rank, w);
-  w.Key("seq").Uint(k.seq).Key("name").String(t->Name(k)).EndObject();
+  w.Key("seq").Uint(k.seq).Key("name").String(t->Name(k));
+  ProvenanceFields(side_a ? ProvenanceOf(*t, &k, *t, nullptr) : ProvenanceOf(*t, nullptr, *t, &k), w);
+  w.EndObject();
 }
 
 void Tolerances(const Tolerance& t, JsonWriter& w) {
@@ -169,13 +175,14 @@ void RankSummary(const RankDiff& rd, std::string_view path_a, std::string_view p
   Counts(res.counts, w);
   FirstDivergence(&rd, -1, w);
   w.Key("first_nonfinite").BeginObject().Key("a");
-  Nonfinite(rd.a, res.first_nonfinite_a, -1, w);
+  Nonfinite(rd.a, res.first_nonfinite_a, -1, true, w);
   w.Key("b");
-  Nonfinite(rd.b, res.first_nonfinite_b, -1, w);
+  Nonfinite(rd.b, res.first_nonfinite_b, -1, false, w);
   w.EndObject();
   WriteOrigins({&rd}, false, w);
   WriteStepsJson(rd, /*strip=*/false, w);
   WriteRoots({&rd}, false, w);
+  ModulesField(*rd.a, *rd.b, res, w);
   w.EndObject();
 }
 
@@ -223,14 +230,14 @@ std::string JsonSummary(const DiffReport& report) {
   w.Key("first_nonfinite").BeginObject().Key("a");
   if (up.first_nonfinite_a_rank >= 0) {
     const RankDiff& rd = report.ranks[up.first_nonfinite_a_rank];
-    Nonfinite(rd.a, rd.result->first_nonfinite_a, rd.rank, w);
+    Nonfinite(rd.a, rd.result->first_nonfinite_a, rd.rank, true, w);
   } else {
     w.Null();
   }
   w.Key("b");
   if (up.first_nonfinite_b_rank >= 0) {
     const RankDiff& rd = report.ranks[up.first_nonfinite_b_rank];
-    Nonfinite(rd.b, rd.result->first_nonfinite_b, rd.rank, w);
+    Nonfinite(rd.b, rd.result->first_nonfinite_b, rd.rank, false, w);
   } else {
     w.Null();
   }

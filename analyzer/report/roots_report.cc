@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "absl/strings/str_format.h"
+#include "analyzer/report/provenance_fields.h"
 #include "common/names/normalize.h"
 
 namespace numtrace::analyzer {
@@ -28,6 +29,7 @@ void Entry(const RankedRoot& r, bool with_rank, JsonWriter& w) {
   w.Key("score").Double(v.score);
   w.Key("kind").String(DivergenceKind(v.status));
   w.Key("descendants").Uint(res.roots.descendants[r.pair]);
+  ProvenanceFields(ProvenanceOf(*r.rd->a, &r.rd->a->kernels[p.a], *r.rd->b, &r.rd->b->kernels[p.b]), w);
   w.EndObject();
 }
 
@@ -86,6 +88,11 @@ std::string RootsSentence(const RankDiff& rd) {
   // A DebugMode block by its key; a kernel by its short name (templates
   // elided), as the terminal's lines name it.
   out.append(rd.a->source == TraceSource::kDebugMode ? rd.a->Name(k) : ShortName(rd.a->Demangled(k)));
+  // Where in the model (trace format 1.2 provenance), when the traces carry it.
+  const PairProvenance pv = ProvenanceOf(*rd.a, &k, *rd.b, &rd.b->kernels[res.alignment.pairs[i].b]);
+  if (const std::string where = ProvenanceLabel(pv.a_scope, pv.a_op, pv.phase); !where.empty()) {
+    out.append(" in ").append(where);
+  }
   out.append(" (cause ").append(CauseName(v.cause)).append(": ");
   out.append(CauseMeaning(v.cause)).append(", output score ").append(score).append("); ");
   out.append(std::to_string(res.roots.descendants[i])).append(" of the ");

@@ -7,6 +7,7 @@
 
 #include "analyzer/judge/origin_hints.h"
 #include "analyzer/report/capture_warnings.h"
+#include "analyzer/judge/provenance.h"
 #include "analyzer/report/dump_commands.h"
 #include "analyzer/report/roots_report.h"
 #include "analyzer/report/steps_report.h"
@@ -103,6 +104,27 @@ void PairLine(const RankDiff& rd, uint32_t i, Writer& w) {
   w << "\n";
 }
 
+// Where in the model a pair came from, "layers.1.fc (aten::addmm, forward)";
+// both sides when they differ. Empty when the traces carry no provenance.
+std::string WhereText(const RankDiff& rd, uint32_t i) {
+  const KernelPair& p = rd.result->alignment.pairs[i];
+  const PairProvenance pv = ProvenanceOf(*rd.a, &rd.a->kernels[p.a], *rd.b, &rd.b->kernels[p.b]);
+  if (!pv.any()) return "";
+  const std::string a = ProvenanceLabel(pv.a_scope, pv.a_op, pv.phase);
+  const std::string b = ProvenanceLabel(pv.b_scope, pv.b_op, rd.b->PhaseOf(rd.b->kernels[p.b]));
+  if (b.empty() || a == b) return TerminalSafe(a);
+  if (a.empty()) return "B: " + TerminalSafe(b);
+  return TerminalSafe(a) + "  |  B: " + TerminalSafe(b);
+}
+
+void WhereLine(const RankDiff& rd, uint32_t i, Writer& w) {
+  const std::string where = WhereText(rd, i);
+  if (where.empty()) return;
+  w << "    in ";
+  w.C(kBold, where);
+  w << "\n";
+}
+
 // Both kernels of a pair on two lines, with the deciding buffer.
 void PairBlock(const RankDiff& rd, uint32_t i, Writer& w) {
   const DiffResult& res = *rd.result;
@@ -128,6 +150,7 @@ void FirstDivergence(const RankDiff& rd, const TerminalOptions& opt, Writer& w) 
   w.C(kBold, "  first divergence");
   w << " (" << DivergenceKind(v.status) << ", score " << Num(v.score) << ", rel diff " << Num(v.rel_diff)
     << ", cause " << CauseName(v.cause) << ", matched " << MatchMethodName(p.method) << "):\n";
+  WhereLine(rd, i, w);
   PairBlock(rd, i, w);
   // Full names of templated kernels run to thousands of characters; the
   // HTML report and the JSON summary keep them whole.
@@ -184,6 +207,7 @@ void FirstOrigin(const RankDiff& rd, Writer& w) {
   w.C(kBold, "  first origin");
   w << " (where the runs part: " << PairStatusName(v.status) << ", score " << Num(v.score) << ", "
     << static_cast<uint64_t>(o.descendants[*o.first]) << " diverged kernels descend from it):\n";
+  WhereLine(rd, *o.first, w);
   PairBlock(rd, *o.first, w);
 }
 
@@ -196,8 +220,10 @@ void OriginList(const RankDiff& rd, int top, Writer& w) {
   for (uint32_t i : o.top) {
     if (shown++ >= top) break;
     const Kernel& k = rd.a->kernels[rd.result->alignment.pairs[i].a];
-    w << "    A#" << k.seq << " " << Label(*rd.a, k) << "  score " << Num(rd.result->verdicts[i].score)
-      << ", fix it and " << static_cast<uint64_t>(o.descendants[i]) << " later divergences go away\n";
+    const std::string where = WhereText(rd, i);
+    w << "    A#" << k.seq << " " << Label(*rd.a, k) << (where.empty() ? "" : " in " + where) << "  score "
+      << Num(rd.result->verdicts[i].score) << ", fix it and " << static_cast<uint64_t>(o.descendants[i])
+      << " later divergences go away\n";
     // A known family of run-to-run nondeterminism (judge/origin_hints.h).
     if (const OriginHint* h = HintForKernel(rd.a->Demangled(k))) {
       w.C(kDim, "      " + TerminalSafe(h->family) + ": " + TerminalSafe(h->hint));
@@ -214,9 +240,10 @@ void RootList(const RankDiff& rd, int top, Writer& w) {
   for (uint32_t i : o.top) {
     if (shown++ >= top) break;
     const Kernel& k = rd.a->kernels[rd.result->alignment.pairs[i].a];
-    w << "    A#" << k.seq << " " << Label(*rd.a, k) << "  " << CauseName(rd.result->verdicts[i].cause)
-      << ", score " << Num(rd.result->verdicts[i].score) << ", " << static_cast<uint64_t>(o.descendants[i])
-      << " diverged pairs descend from it\n";
+    const std::string where = WhereText(rd, i);
+    w << "    A#" << k.seq << " " << Label(*rd.a, k) << (where.empty() ? "" : " in " + where) << "  "
+      << CauseName(rd.result->verdicts[i].cause) << ", score " << Num(rd.result->verdicts[i].score) << ", "
+      << static_cast<uint64_t>(o.descendants[i]) << " diverged pairs descend from it\n";
   }
 }
 
@@ -230,6 +257,8 @@ void Nonfinite(const RankDiff& rd, Writer& w) {
     }
     const Kernel& kernel = t.kernels[*k];
     w.C(kRed, "seq " + std::to_string(kernel.seq) + " " + Label(t, kernel));
+    const std::string where = ProvenanceLabel(t.Scope(kernel), t.Op(kernel), t.PhaseOf(kernel));
+    if (!where.empty()) w << " in " << TerminalSafe(where);
     w << "\n";
   };
   if (res.first_nonfinite_a || res.first_nonfinite_b) {

@@ -168,6 +168,14 @@ void AppendJsonLine(const KernelRecord& k, std::string* out) {
   if (k.grid) { out->append(",\"grid\":"); AppendDim3(*k.grid, out); }
   if (k.block) { out->append(",\"block\":"); AppendDim3(*k.block, out); }
   if (k.graph) { out->append(",\"graph\":"); AppendInt(*k.graph, out); }
+  if (k.scope) { out->append(",\"scope\":"); AppendJsonString(*k.scope, out); }
+  if (!k.op.empty()) { out->append(",\"op\":"); AppendJsonString(k.op, out); }
+  if (k.phase != Phase::kNone) {
+    out->append(",\"phase\":\"");
+    out->append(PhaseName(k.phase));
+    out->push_back('"');
+  }
+  if (!k.src.empty()) { out->append(",\"src\":"); AppendJsonString(k.src, out); }
   out->append(",\"buffers\":[");
   for (size_t i = 0; i < k.buffers.size(); ++i) {
     const BufferRecord& b = k.buffers[i];

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/format/dtype.h"
+#include "common/format/provenance.h"
 #include "common/format/stats.h"
 
 namespace numtrace {
@@ -84,6 +85,11 @@ struct KernelRecord {
   std::optional<uint64_t> stream;
   std::optional<std::array<uint32_t, 3>> grid, block;
   std::optional<uint64_t> graph;        // CUDA graph the kernel ran in
+  // Provenance (common/format/provenance.h), each absent when unknown.
+  std::optional<std::string> scope;     // module path; "" is the root module
+  std::string op;                       // "aten::mm"; written only when non-empty
+  Phase phase = Phase::kNone;           // written only when not kNone
+  std::string src;                      // "file.py:12"; written only when non-empty
   std::vector<BufferRecord> buffers;
 };
 

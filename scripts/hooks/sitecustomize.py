@@ -1,11 +1,15 @@
 """numtrace hooks for PyTorch jobs, loaded through PYTHONPATH by `numtrace run --torch-hooks`.
 
-Two things the shim cannot see from CUDA alone, supplied without editing the job:
+What the shim cannot see from CUDA alone, supplied without editing the job:
   * step boundaries: numtrace_mark_step() after every optimizer.step(), through
     torch's global optimizer step post-hook;
   * Triton dtypes: Triton kernel names carry none, so when Triton loads a
     compiled kernel we pass the dtypes of its pointer arguments from the
-    kernel's signature to numtrace_annotate_kernel().
+    kernel's signature to numtrace_annotate_kernel();
+  * provenance: module scope, ATen op and phase of each launch in captured
+    steps (numtrace_provenance.py, installed once torch is imported).
+Each part is one entry of _HOOKS below (module name, installer), installed
+right after that module is first imported.
 Every hook is best effort: any failure leaves the job exactly as it was.
 Status: written against torch 2.x / Triton 3.x; not yet run on a GPU machine.
 """
@@ -49,6 +53,10 @@ def _signature_dtypes(signature):
     return out
 
 
+_provenance = None          # numtrace_provenance.Provenance once torch is imported
+_provenance_after_step = None
+
+
 def _install_triton_hook(lib, compiler_module):
     kernel_cls = getattr(compiler_module, "CompiledKernel", None)
     if kernel_cls is None or getattr(kernel_cls, "_numtrace_hooked", False):
@@ -63,6 +71,8 @@ def _install_triton_hook(lib, compiler_module):
             if signature and name:
                 dtypes = ",".join(_signature_dtypes(signature))
                 lib.numtrace_annotate_kernel(name.encode(), dtypes.encode())
+            if name:
+                _provenance_module().announce_kernel_ops(lib, name)
         except Exception:  # never disturb the job
             pass
 
@@ -106,8 +116,44 @@ class _ImportWatcher(importlib.abc.MetaPathFinder):
 
 def _install_step_hook(lib, optimizer_module):
     register = getattr(optimizer_module, "register_optimizer_step_post_hook", None)
-    if register is not None:
-        register(lambda *args, **kwargs: lib.numtrace_mark_step())
+    if register is None:
+        return
+
+    def after_step(*args, **kwargs):
+        lib.numtrace_mark_step()
+        if _provenance_after_step is not None:
+            _provenance_after_step()
+
+    register(after_step)
+
+
+_provenance_mod = None
+
+
+def _provenance_module():
+    """numtrace_provenance.py beside this file, loaded once (not via sys.path: ours, whatever the job has)."""
+    global _provenance_mod
+    if _provenance_mod is None:
+        here = os.path.dirname(os.path.abspath(__file__))
+        spec = importlib.util.spec_from_file_location("numtrace_provenance",
+                                                      os.path.join(here, "numtrace_provenance.py"))
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _provenance_mod = module
+    return _provenance_mod
+
+
+def _install_provenance(lib, torch_module):
+    global _provenance, _provenance_after_step
+    prov = _provenance_module().install(lib, torch_module)
+    if prov is None:
+        return
+    # Not wrapped in torch.compiler.disable: that would import torch._dynamo
+    # (1.6 s) into every job. When optimizer.step() is compiled, the mark
+    # before this call is a graph break already and the call runs eagerly
+    # (checked by test/scripts/torch: steps counted, no recompile).
+    after = prov.after_step
+    _provenance, _provenance_after_step = prov, after
 
 
 def _chain_other_sitecustomize():
@@ -127,13 +173,19 @@ def _chain_other_sitecustomize():
             return
 
 
+# (module, installer): installer(lib, module) runs right after the module's
+# first import (or at once if it is already imported).
+_HOOKS = (("torch.optim.optimizer", _install_step_hook),
+          ("torch", _install_provenance),
+          ("triton.compiler.compiler", _install_triton_hook))
+
+
 def _main():
     _chain_other_sitecustomize()
     lib = _load_lib()
     if lib is None:
         return
-    for name, install in (("torch.optim.optimizer", _install_step_hook),
-                          ("triton.compiler.compiler", _install_triton_hook)):
+    for name, install in _HOOKS:
         if name in sys.modules:
             install(lib, sys.modules[name])
         else:

@@ -52,6 +52,47 @@ int numtrace_capture_end(void);
  * setting, already reported), returns 0 and prints nothing. */
 int numtrace_annotate_kernel(const char* name, const char* dtypes);
 
+/* Provenance: where in the model the next launches come from (trace fields
+ * scope, op, phase). State is per thread: each captured launch is stamped
+ * with the innermost scope and op pushed, and the phase set, on the thread
+ * that launches it. `fqn` is a module path in PyTorch's style
+ * ("layers.0.attention.wq"; "" is the root module), `op` an operator name
+ * ("aten::mm"; for a compiler-generated kernel its source operators joined
+ * with '+'). Names longer than 512 bytes are cut and counted (footer counter
+ * provenance_capped); any bytes are accepted (non-UTF-8 is escaped when
+ * written). A pop with nothing pushed is ignored and counted
+ * (provenance_unmatched_pops). Cheap (no allocation once a thread is warm)
+ * and safe from any thread. Each returns 1 when numtrace is capturing in
+ * this process and did it, 0 when numtrace is inactive (nothing is kept),
+ * -1 for a NULL name, an unmatched pop or a bad phase word. */
+int numtrace_scope_push(const char* fqn);
+int numtrace_scope_pop(void);
+int numtrace_op_push(const char* op);
+int numtrace_op_pop(void);
+/* `phase`: "forward", "backward", "optimizer", "other", or "" to clear. */
+int numtrace_set_phase(const char* phase);
+/* `src`: "file:line" of the innermost user-code frame of what this thread
+ * launches next (trace field src), or "" to clear. */
+int numtrace_set_src(const char* src);
+
+/* Declares the operators compiler-generated kernel `name` (its symbol, as
+ * launched) was generated from, '+'-joined ("aten::addmm+aten::relu"): its
+ * launches are stamped with this op instead of the launching thread's. The
+ * PyTorch hooks call it for Inductor's Triton kernels. May be called before
+ * CUDA starts. Returns 1 when kept, 0 when numtrace is off or not
+ * configured, -1 for a NULL or empty argument. */
+int numtrace_annotate_kernel_ops(const char* name, const char* ops);
+
+/* Whether step `step` (0-based, counted as numtrace counts steps) will be
+ * captured, answered from the configuration alone, so it works before CUDA
+ * starts numtrace: 1 when NUMTRACE_STEPS selects it in NUMTRACE_STEP_MODE=mark
+ * (the hooks count optimizer steps, which is what mark counts); 0 when it is
+ * not selected, or numtrace is off or badly configured; 2 when steps are
+ * delimited by something the caller cannot count (api, profiler, nvtx,
+ * kernel, launches modes) and the step is not known to be excluded: a caller
+ * that wants provenance then arms for every step. */
+int numtrace_step_captured(long long step);
+
 /* "0.1.0". */
 const char* numtrace_version(void);
 

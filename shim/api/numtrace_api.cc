@@ -4,6 +4,7 @@
 #include <string>
 
 #include "common/version/version.h"
+#include "shim/engine/provenance.h"
 #include "shim/engine/runtime.h"
 #include "shim/log/log.h"
 
@@ -44,6 +45,57 @@ NUMTRACE_EXPORT int numtrace_annotate_kernel(const char* name, const char* dtype
   }
   return 0;
 }
+
+// Provenance calls: inactive -> 0 and nothing kept, so a job that never
+// starts CUDA (or runs with numtrace off) pays one atomic load per call.
+namespace provenance = numtrace::shim::provenance;
+static bool Active() { return Runtime::Get().sink() != nullptr; }
+
+NUMTRACE_EXPORT int numtrace_scope_push(const char* fqn) {
+  if (!Active()) return 0;
+  if (fqn == nullptr) return -1;
+  provenance::PushScope(fqn);
+  return 1;
+}
+
+NUMTRACE_EXPORT int numtrace_scope_pop(void) {
+  if (!Active()) return 0;
+  return provenance::PopScope() ? 1 : -1;
+}
+
+NUMTRACE_EXPORT int numtrace_op_push(const char* op) {
+  if (!Active()) return 0;
+  if (op == nullptr) return -1;
+  provenance::PushOp(op);
+  return 1;
+}
+
+NUMTRACE_EXPORT int numtrace_op_pop(void) {
+  if (!Active()) return 0;
+  return provenance::PopOp() ? 1 : -1;
+}
+
+NUMTRACE_EXPORT int numtrace_set_phase(const char* phase) {
+  if (!Active()) return 0;
+  if (phase == nullptr) return -1;
+  return provenance::SetPhase(std::string_view(phase)) ? 1 : -1;
+}
+
+NUMTRACE_EXPORT int numtrace_set_src(const char* src) {
+  if (!Active()) return 0;
+  if (src == nullptr) return -1;
+  provenance::SetSrc(src);
+  return 1;
+}
+
+NUMTRACE_EXPORT int numtrace_annotate_kernel_ops(const char* name, const char* ops) {
+  if (!Runtime::Get().Configure()) return 0;
+  if (name == nullptr || ops == nullptr || *name == '\0' || *ops == '\0') return -1;
+  provenance::SetKernelOps(name, ops);
+  return 1;
+}
+
+NUMTRACE_EXPORT int numtrace_step_captured(long long step) { return Runtime::Get().StepCaptured(step); }
 
 NUMTRACE_EXPORT const char* numtrace_version(void) { return numtrace::kVersion; }
 

@@ -58,7 +58,9 @@ namespace numtrace::shim {
   X(kRingBytes, "ring_bytes")                                    \
   X(kRingFull, "ring_full")                                      \
   X(kDeviceUnprepared, "device_unprepared")                      \
-  X(kDeviceErrors, "device_errors")
+  X(kDeviceErrors, "device_errors")                      \
+  X(kProvenanceCapped, "provenance_capped")                      \
+  X(kProvenanceUnmatchedPops, "provenance_unmatched_pops")
 
 enum class Counter : uint8_t {
 #define NUMTRACE_ENUM(e, name) e,

@@ -115,6 +115,7 @@ struct Config {
   std::string dump_dir;                           // NUMTRACE_DUMP_DIR (empty: output_dir)
   uint64_t dump_max_bytes = 4ull << 30;           // NUMTRACE_DUMP_MAX_BYTES
   WatchMode watch = WatchMode::kOff;              // NUMTRACE_WATCH
+  std::string hooks_log;                          // NUMTRACE_HOOKS_LOG (written by the Python hooks, not the shim)
 
   // Free text for the header's capture.selector.
   std::string SelectorText() const;

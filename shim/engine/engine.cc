@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "shim/engine/capture_counters.h"
+#include "shim/engine/provenance.h"
 
 namespace numtrace::shim {
 namespace {
@@ -53,6 +54,7 @@ struct Engine::Pending {
   const char* drop_reason = "";
   std::unique_ptr<LaunchDump> dump;  // NUMTRACE_DUMP selected this launch
   std::string dump_note;             // why it was not dumped, when it was selected
+  provenance::Stamp provenance;      // the launching thread's scope/op/phase
 
   bool Complete() const {
     return is_note || dropped ||
@@ -172,6 +174,7 @@ int64_t Engine::Begin(const LaunchEvent& launch, LaunchDecision d, bool at_enter
   p.grid = launch.grid;
   p.block = launch.block;
   p.buffers = s.plan.buffers;
+  p.provenance = provenance::ForLaunch(kernel.symbol);
   p.want_before = at_enter && config_.outputs == OutputsMode::kChanged && !s.plan.items.empty();
   s.dump = false;
   s.dropped = false;
@@ -341,6 +344,7 @@ void Engine::Pump() {
     r.stream = p.stream;
     r.grid = p.grid;
     r.block = p.block;
+    std::move(p.provenance).ApplyTo(&r);
     r.buffers.reserve(p.buffers.size());
     for (size_t i = 0; i < p.buffers.size(); ++i) {
       const PlannedBuffer& b = p.buffers[i];

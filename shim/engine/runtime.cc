@@ -174,6 +174,13 @@ bool Runtime::MarkStep() {
   return false;
 }
 
+int Runtime::StepCaptured(int64_t step) {
+  if (!Configure()) return 0;
+  // config_ is written once, under mu_, by the first Configure: stable now.
+  if (config_.step_mode != StepMode::kMark) return 2;
+  return step >= 0 && config_.steps.Contains(step) ? 1 : 0;
+}
+
 bool Runtime::Annotate(std::string_view kernel_name, std::string_view dtypes, std::string* error) {
   std::lock_guard<std::mutex> lock(mu_);
   if (engine_ != nullptr) return engine_->Annotate(kernel_name, dtypes, error);

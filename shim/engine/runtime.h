@@ -72,6 +72,11 @@ class Runtime {
   // `*error` set) on a bad dtype list.
   bool Annotate(std::string_view kernel_name, std::string_view dtypes, std::string* error = nullptr);
 
+  // numtrace_step_captured: 1 selected (mark mode), 0 not or inactive, 2
+  // cannot tell (another step mode). From the configuration alone: works
+  // before Start.
+  int StepCaptured(int64_t step);
+
   // Drains, writes the footer. Idempotent. The engine stays allocated so
   // late callbacks from other threads stay harmless.
   void Shutdown();

@@ -266,6 +266,19 @@ constexpr Setting kSettings[] = {
      .accepted = "a size of at least 1 byte, like 512MiB or 4G",
      .help = "all dumps of a process together; a launch that would pass it is not dumped and a note says so",
      .parse = [](string_view v, Config* c) { return ParseBytesAtLeast(v, 1, &c->dump_max_bytes); }},
+    {.variable = "NUMTRACE_HOOKS_LOG",
+     .option = "--hooks-log",
+     .value_name = "FILE",
+     .kind = SettingKind::kPath,
+     .default_text = "none",
+     .accepted = "a file path",
+     .help = "the PyTorch hooks append one line per provenance event they announce in captured steps "
+             "(step=N, phase, scope, op): what the kernels will be stamped with, GPU or not",
+     .parse = [](string_view v, Config* c) {
+       if (!NotBlank(v)) return false;
+       c->hooks_log = std::string(v);
+       return true;
+     }},
     {.variable = "NUMTRACE_QUEUE_RECORDS",
      .default_text = "65536",
      .accepted = "a count N >= 1",

@@ -29,6 +29,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mode", choices=["eager", "compile"], default="eager")
     ap.add_argument("--steps", type=int, default=4)
+    # Under numtrace's PyTorch hooks, which mark a step after optimizer.step().
+    ap.add_argument("--no-mark", action="store_true", help="do not call numtrace_mark_step (the hooks do)")
     args = ap.parse_args()
 
     try:
@@ -74,7 +76,8 @@ def main():
         loss.backward()
         opt.step()
         print(f"step {step} loss {loss.item():.6f}", flush=True)
-        mark_step()
+        if not args.no_mark:
+            mark_step()
     torch.cuda.synchronize()
     return 0
 

@@ -1,7 +1,12 @@
 #include <fstream>
 #include "launcher/show_command.h"
 
+#include <filesystem>
+#include <fstream>
 #include <sstream>
+#include <unistd.h>
+
+#include "common/format/jsonl_writer.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -48,6 +53,35 @@ TEST(ShowCommand, ListsKernelsWithTheirBuffersDtypesAndStats) {
   EXPECT_THAT(out, HasSubstr("    arg "));
   EXPECT_THAT(out, HasSubstr("hash="));
   EXPECT_THAT(out, HasSubstr("5 of "));
+}
+
+TEST(ShowCommand, ShowsWhereInTheModelAKernelCameFrom) {
+  const std::filesystem::path path =
+      std::filesystem::temp_directory_path() / ("show_prov_" + std::to_string(::getpid()) + ".ntrace.jsonl");
+  std::string text;
+  TraceHeader h;
+  h.producer = "test";
+  AppendJsonLine(h, &text);
+  KernelRecord k;
+  k.name = "gemm";
+  k.scope = "layers.1.fc";
+  k.op = "aten::addmm";
+  k.phase = Phase::kForward;
+  AppendJsonLine(k, &text);
+  KernelRecord plain;
+  plain.seq = 1;
+  plain.name = "fill";
+  AppendJsonLine(plain, &text);
+  FooterRecord f;
+  f.kernels = 2;
+  AppendJsonLine(f, &text);
+  std::ofstream(path) << text;
+  TestContext t;
+  ASSERT_EQ(ShowCommandMain({"show", path.string()}, t.ctx), 0) << t.err.str();
+  std::filesystem::remove(path);
+  EXPECT_THAT(t.out.str(), HasSubstr("seq 0  gemm  grid"));
+  EXPECT_THAT(t.out.str(), HasSubstr("\n  in layers.1.fc (aten::addmm, forward)\n"));
+  EXPECT_EQ(CountLines(t.out.str(), "  in "), 1);
 }
 
 TEST(ShowCommand, KernelRegexSelectsByName) {

@@ -14,7 +14,8 @@ opt = o.Optimizer()
 opt.step(); opt.step()
 CompiledKernel("triton_poi_fused_add_0", {"in_ptr0": "*bf16", "out_ptr0": "*fp32", "xnumel": "i32", "XBLOCK": "constexpr"})
 PY
-expected=$'mark_step \nmark_step \nannotate triton_poi_fused_add_0 bf16,f32,raw'
+# The Triton hook also announces the ATen ops of an Inductor-named kernel.
+expected=$'mark_step \nmark_step \nannotate triton_poi_fused_add_0 bf16,f32,raw\nops triton_poi_fused_add_0 aten::add'
 actual="$(cat "$tmp/calls.log")"
 if [ "$actual" != "$expected" ]; then
   echo "hooks_test: expected:"; echo "$expected"; echo "got:"; echo "$actual"; exit 1

@@ -411,3 +411,67 @@ TEST(Align, TwoHundredThousandKernels) {
 
 }  // namespace
 }  // namespace numtrace::analyzer
+
+namespace numtrace::analyzer {
+namespace {
+
+// Provenance as the reader records it: scope and phase of kernel `k`.
+void SetWhere(Trace* t, uint32_t k, std::string_view scope, Phase phase) {
+  KernelProvenance p;
+  p.scope = t->strings.Intern(scope);
+  p.phase = phase;
+  t->SetProvenance(k, p);
+}
+
+// A: mul in fc1, add in fc2; B: a fused Triton kernel of fc2 whose output
+// matches neither (other numerics): names and values say nothing, the scope does.
+void BuildFusedCase(TraceBuilder* ta, TraceBuilder* tb) {
+  ta->Add(kFill, {Out(100)});
+  ta->Add(kMul, {In(4096), Out(101)});
+  ta->Add(kAdd, {In(4096), Out(102)});
+  ta->Add("void at::native::reduce_kernel<512, 1>(float*)", {Out(103, 1)});
+  tb->Add(kFill, {Out(100)});
+  tb->Add("triton_poi_fused_0", {In(4096), Out(555)});
+  tb->Add("void at::native::reduce_kernel<512, 1>(float*)", {Out(103, 1)});
+}
+
+TEST(AlignProvenance, SameScopeAndPhasePairsAFusedKernelWithItsModulesKernel) {
+  TraceBuilder ta("a"), tb("b");
+  BuildFusedCase(&ta, &tb);
+  Trace a = ta.Build(), b = tb.Build();
+  SetWhere(&a, 1, "fc1", Phase::kForward);
+  SetWhere(&a, 2, "fc2", Phase::kForward);
+  SetWhere(&b, 1, "fc2", Phase::kForward);
+  Alignment al = Align(a, b);
+  auto m = PairMap(al, a, b);
+  ASSERT_TRUE(m.count(2)) << "fc2's add paired with fc2's fused kernel";
+  EXPECT_EQ(m[2].first, 1u);
+  EXPECT_EQ(m[2].second, MatchMethod::kValue);  // not a name match
+  EXPECT_FALSE(m.count(1));
+}
+
+TEST(AlignProvenance, ScopeInAnotherPhaseOrOnOneSideChangesNothing) {
+  TraceBuilder ta0("a"), tb0("b");
+  BuildFusedCase(&ta0, &tb0);
+  Trace a0 = ta0.Build(), b0 = tb0.Build();
+  const Alignment none = Align(a0, b0);
+  for (const KernelPair& p : none.pairs) EXPECT_FALSE(p.a == 2 && p.b == 1) << "without scopes nothing pairs them";
+  for (int variant = 0; variant < 2; ++variant) {
+    TraceBuilder ta("a"), tb("b");
+    BuildFusedCase(&ta, &tb);
+    Trace a = ta.Build(), b = tb.Build();
+    SetWhere(&a, 1, "fc1", Phase::kForward);
+    SetWhere(&a, 2, "fc2", Phase::kForward);
+    if (variant == 1) SetWhere(&b, 1, "fc2", Phase::kBackward);  // same module, other phase
+    const Alignment al = Align(a, b);
+    ASSERT_EQ(al.pairs.size(), none.pairs.size()) << variant;
+    for (size_t i = 0; i < al.pairs.size(); ++i) {
+      EXPECT_EQ(al.pairs[i].a, none.pairs[i].a);
+      EXPECT_EQ(al.pairs[i].b, none.pairs[i].b);
+      EXPECT_EQ(al.pairs[i].method, none.pairs[i].method);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace numtrace::analyzer

@@ -51,7 +51,7 @@ struct Diff {
   Trace a, b;
   DiffResult r;
   std::string Key(uint32_t pair) const { return std::string(a.Name(a.kernels[r.alignment.pairs[pair].a])); }
-  bool Backward(uint32_t pair) const { return a.backward[r.alignment.pairs[pair].a] != 0; }
+  bool Backward(uint32_t pair) const { return a.PhaseOf(a.kernels[r.alignment.pairs[pair].a]) == Phase::kBackward; }
   std::string Terminal() const {
     DiffReport report{a.path, b.path, false, {{0, &a, &b, &r}}};
     return TerminalSummary(report, TerminalOptions{});
@@ -73,7 +73,7 @@ TEST(DebugModeReal, EveryBlockReadNoneTruncated) {
     Trace t = Read(name);
     EXPECT_FALSE(t.truncated);
     EXPECT_EQ(t.kernels.size(), BlocksIn(text));
-    EXPECT_EQ(t.backward.size(), t.kernels.size());
+    EXPECT_EQ(t.hash_only.size(), t.kernels.size());
   }
 }
 

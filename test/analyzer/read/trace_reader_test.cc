@@ -301,3 +301,48 @@ TEST(TraceReaderTest, ReadsFooterCountersAndMachineReadableNotes) {
 
 }  // namespace
 }  // namespace numtrace::analyzer
+
+namespace numtrace::analyzer {
+namespace {
+
+TEST(TraceReaderProvenanceTest, ScopeOpPhaseRoundTripAndBadValuesAreContained) {
+  std::vector<KernelRecord> kernels = testing::MakeKernels(4);
+  kernels[0].scope = "layers.1.fc";
+  kernels[0].op = "aten::addmm";
+  kernels[0].phase = Phase::kForward;
+  kernels[1].scope = "";  // the root module
+  kernels[1].phase = Phase::kOptimizer;
+  kernels[2].scope = std::string(100000, 's');  // a runaway name
+  // kernels[3]: none
+  std::string text = testing::TraceText(kernels);
+  // A phase word from a later version is read as unknown, not an error.
+  const size_t at = text.find("\"phase\":\"optimizer\"");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 19, "\"phase\":\"sideways\"");
+  absl::StatusOr<Trace> t = ReadTraceBuffer(text, "t.jsonl");
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->Scope(t->kernels[0]), "layers.1.fc");
+  EXPECT_EQ(t->Op(t->kernels[0]), "aten::addmm");
+  EXPECT_EQ(t->PhaseOf(t->kernels[0]), Phase::kForward);
+  EXPECT_EQ(t->Scope(t->kernels[1]), "");
+  EXPECT_EQ(t->PhaseOf(t->kernels[1]), Phase::kNone);
+  EXPECT_EQ(t->Scope(t->kernels[2])->size(), kProvenanceMaxBytes);
+  EXPECT_FALSE(t->Scope(t->kernels[3]).has_value());
+  EXPECT_FALSE(t->Op(t->kernels[3]).has_value());
+
+  // A trace without provenance keeps no provenance table at all.
+  absl::StatusOr<Trace> plain = ReadTraceBuffer(testing::TraceText(testing::MakeKernels(3)), "p.jsonl");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_TRUE(plain->provenance.empty());
+
+  // A scope that is not a string: one error naming the field and the line.
+  std::string bad = testing::TraceText(testing::MakeKernels(2));
+  bad.insert(bad.find("\"seq\":1"), "\"scope\":7,");
+  absl::StatusOr<Trace> e = ReadTraceBuffer(bad, "bad.jsonl");
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.status().message().find("scope"), std::string_view::npos) << e.status();
+  EXPECT_NE(e.status().message().find("bad.jsonl:3"), std::string_view::npos) << e.status();
+}
+
+}  // namespace
+}  // namespace numtrace::analyzer

@@ -17,3 +17,18 @@ void numtrace_annotate_kernel(const char* name, const char* dtypes) {
   snprintf(buf, sizeof buf, "%s %s", name, dtypes);
   log_line("annotate", buf);
 }
+/* Provenance calls: kept inert (no step is captured), except the kernel ops
+ * the Triton hook announces, which are logged. */
+int numtrace_step_captured(long long step) { (void)step; return 0; }
+int numtrace_scope_push(const char* fqn) { (void)fqn; return 0; }
+int numtrace_scope_pop(void) { return 0; }
+int numtrace_op_push(const char* op) { (void)op; return 0; }
+int numtrace_op_pop(void) { return 0; }
+int numtrace_set_phase(const char* phase) { (void)phase; return 0; }
+int numtrace_set_src(const char* src) { (void)src; return 0; }
+int numtrace_annotate_kernel_ops(const char* name, const char* ops) {
+  char buf[1024];
+  snprintf(buf, sizeof buf, "%s %s", name, ops);
+  log_line("ops", buf);
+  return 1;
+}

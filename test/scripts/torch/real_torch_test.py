@@ -13,7 +13,13 @@ Cases:
     with the dtypes of its pointer arguments, in kernel parameter order, as
     the real compiled kernel's signature gives them;
   * through the built `numtrace` command: `numtrace run` puts the hooks on a
-    Python job's path by itself, and `numtrace doctor` sees them attach.
+    Python job's path by itself, and `numtrace doctor` sees them attach;
+  * provenance (NUMTRACE_HOOKS_LOG) under `numtrace run --steps 2` with the
+    real libnumtrace.so: nested module scopes in forward and backward, ATen
+    ops, the optimizer phase, step 2 alone, the loss bitwise unchanged; the
+    same for a torch.compile'd model with no recompile or graph break added;
+    a hook that raises costs one stderr line and nothing else; non-ASCII
+    module names.
 Prints one line per case and a closing 'N passed, N failed, N skipped'.
 """
 import json
@@ -217,6 +223,20 @@ def test_triton_dtypes():
            f"{len(dtypes)} dtypes, {got['ptx_params']} PTX parameters")
 
 
+def test_triton_inductor_ops():
+    # A Triton kernel named as Inductor names its fused kernels: the hook
+    # announces the ATen ops of the name (multi-part op names resolved
+    # against torch.ops.aten).
+    for kernel, want in (("triton_poi_fused_addmm_relu_0", "aten::addmm+aten::relu"),
+                         ("triton_red_fused__log_softmax_1", "aten::_log_softmax")):
+        # As under Inductor, torch is imported (its op table resolves names).
+        proc, lines = run_python("import torch\n" + TRITON_SM90.replace("scaled_add", kernel))
+        ops = [l.split(" ", 2) for l in lines if l.startswith("ops ")]
+        ok = [kernel, want] in [o[1:] for o in ops]
+        report(f"Triton kernel {kernel} announced with ops {want}", "passed" if ok else "failed",
+               "" if ok else f"ops lines {ops} {proc.stderr.strip()[-300:]}")
+
+
 def test_numtrace_command():
     with tempfile.TemporaryDirectory() as tmp:
         log = os.path.join(tmp, "calls.log")
@@ -244,6 +264,208 @@ def test_numtrace_command():
                "" if ok else proc.stdout[-500:])
 
 
+NESTED = """
+import json, os, sys, torch, torch.nn as nn
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+        self.act = nn.ReLU()
+    def forward(self, x):
+        return self.act(self.fc(x))
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([Block(), Block()])
+        self.extra = nn.ModuleDict({NAME: nn.Linear(8, 8)})
+        self.head = nn.Linear(8, 2)
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return self.head(self.extra[NAME](x))
+    BROKEN
+torch.manual_seed(0)
+model = Net()
+fn = torch.compile(model) if COMPILE else model
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+losses = []
+for step in range(4):
+    loss = fn(torch.randn(4, 8)).pow(2).mean()
+    loss.backward()
+    opt.step()
+    opt.zero_grad()
+    losses.append(loss.item().hex())
+out = {"losses": losses}
+if COMPILE:
+    from torch._dynamo.utils import counters
+    out["graph_breaks"] = sum(counters["graph_break"].values())
+    out["frames_ok"] = counters["frames"]["ok"]
+    out["unique_graphs"] = counters["stats"]["unique_graphs"]
+    out["recompiles"] = sum(counters["recompiles"].values())
+print(json.dumps(out))
+"""
+
+
+def run_nested(tmp, hooks, compile_=False, name="mlp_é", broken=False, log=None):
+    """The nested model trained 4 steps under `numtrace run --steps 2` (hooks on or off)."""
+    script = os.path.join(tmp, "nested.py")
+    code = NESTED.replace("NAME", repr(name)).replace("COMPILE", repr(compile_))
+    # A model whose named_modules() raises: the hook that names modules fails.
+    # (only for the call the hooks make, so the job itself still works).
+    code = code.replace("    BROKEN", "    def named_modules(self, memo=None, prefix='', remove_duplicate=True):\n"
+                        "        if not remove_duplicate:\n            raise RuntimeError('planted')\n"
+                        "        return super().named_modules(memo, prefix, remove_duplicate)"
+                        if broken else "")
+    with open(script, "w") as f:
+        f.write(code)
+    log = log or os.path.join(tmp, "hooks.log")
+    if os.path.isfile(log):
+        os.remove(log)
+    env = dict(os.environ, NUMTRACE_HOOKS_LOG=log, TORCHINDUCTOR_CACHE_DIR=os.path.join(tmp, "inductor"))
+    for k in ("PYTHONPATH", "NUMTRACE_LIB", "NUMTRACE_LIB_PATH"):
+        env.pop(k, None)
+    run_dir = os.path.join(tmp, "run-%d" % len(os.listdir(tmp)))
+    cmd = [NUMTRACE, "run", "-o", run_dir, "--steps", "2"] + ([] if hooks else ["--no-torch-hooks"]) + \
+          ["--", sys.executable, script]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
+    lines = open(log, encoding="utf-8").read().splitlines() if os.path.isfile(log) else []
+    return proc, last_json(proc), lines
+
+
+def fields(line):
+    return dict(p.split("=", 1) for p in line.split() if "=" in p)
+
+
+def test_provenance_log():
+    with tempfile.TemporaryDirectory() as tmp:
+        proc, got, lines = run_nested(tmp, hooks=True)
+        plain, want, _ = run_nested(tmp, hooks=False)
+        name = "provenance log under numtrace run --steps 2"
+        if got is None or want is None:
+            report(name, "failed", f"rc={proc.returncode} {proc.stderr.strip()[-400:]} | {plain.stderr.strip()[-200:]}")
+            return
+        events = [fields(l) for l in lines]
+        steps = {e.get("step") for e in events}
+        fwd = {e["scope"] for e in events if e.get("phase") == "forward"}
+        bwd = {e["scope"] for e in events if e.get("phase") == "backward"}
+        ops = {e["op"] for e in events}
+        checks = {
+            "events of step 2 only": steps == {"2"},
+            "nested modules in forward": {"layers.0.fc", "layers.1.fc", "layers.1.act", "head"} <= fwd,
+            "nested modules in backward": {"layers.0.fc", "layers.1.fc", "head"} <= bwd,
+            "ATen ops mm and addmm": {"aten::addmm", "aten::mm"} <= ops,
+            "source line of a forward op": any(e.get("op") == "aten::addmm" and
+                                               e.get("src", "").startswith("nested.py:") for e in events),
+            "optimizer phase": any(e.get("phase") == "optimizer" for e in events),
+            "non-ASCII module name": "extra.mlp_é" in fwd,
+            "loss bitwise unchanged": got["losses"] == want["losses"],
+            "stderr quiet": "numtrace hooks" not in proc.stderr,
+        }
+        for what, ok in checks.items():
+            report(f"{name}: {what}", "passed" if ok else "failed",
+                   "" if ok else f"{len(lines)} lines: {lines[:12]} ... stderr {proc.stderr.strip()[-300:]}")
+
+
+def test_provenance_compiled():
+    with tempfile.TemporaryDirectory() as tmp:
+        proc, got, lines = run_nested(tmp, hooks=True, compile_=True)
+        plain, want, _ = run_nested(tmp, hooks=False, compile_=True)
+        name = "provenance under torch.compile"
+        if got is None or want is None:
+            err = (proc.stderr + plain.stderr).strip()
+            if "inductor" in err.lower() or "compiler" in err.lower():
+                report(name, "skipped", "inductor could not compile here: " + err[-200:])
+            else:
+                report(name, "failed", f"rc={proc.returncode} {err[-400:]}")
+            return
+        ok = got["losses"] == want["losses"]
+        report(f"{name}: loss bitwise unchanged", "passed" if ok else "failed", "" if ok else f"{got} vs {want}")
+        # Dynamo compiles the hook functions' own frames (called by the inner
+        # module's _call_impl) into empty graphs: frames_ok grows, the model's
+        # graphs do not.
+        ok = (got["graph_breaks"], got["recompiles"], got["unique_graphs"]) == \
+             (want["graph_breaks"], want["recompiles"], want["unique_graphs"])
+        report(f"{name}: no graph break, recompile or graph added", "passed" if ok else "failed",
+               f"hooks {dict(got, losses='...')}, none {dict(want, losses='...')}")
+        steps = {fields(l).get("step") for l in lines}
+        ok = steps <= {"2"}
+        report(f"{name}: events of step 2 only", "passed" if ok else "failed", f"{len(lines)} lines, steps {steps}")
+
+
+def test_provenance_hook_raises():
+    with tempfile.TemporaryDirectory() as tmp:
+        proc, got, lines = run_nested(tmp, hooks=True, broken=True)
+        plain, want, _ = run_nested(tmp, hooks=False, broken=True)
+        said = [l for l in proc.stderr.splitlines() if l.startswith("numtrace hooks:")]
+        ok = (got is not None and want is not None and got["losses"] == want["losses"]
+              and proc.returncode == plain.returncode == 0 and len(said) == 1 and "planted" in said[0])
+        report("a provenance hook that raises: one stderr line, the job unchanged", "passed" if ok else "failed",
+               "" if ok else f"rc={proc.returncode}/{plain.returncode} said={said} {proc.stderr.strip()[-300:]}")
+        ok = any(fields(l).get("phase") == "optimizer" for l in lines)
+        report("a provenance hook that raises: the rest of the capture goes on", "passed" if ok else "failed",
+               f"{len(lines)} lines")
+
+
+CHECKPOINTED = """
+import torch, torch.nn as nn
+from torch.utils.checkpoint import checkpoint
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+    def forward(self, x):
+        return torch.relu(self.fc(x))
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([Block(), Block()])
+    def forward(self, x):
+        for layer in self.layers:
+            x = checkpoint(layer, x, use_reentrant=False)
+        return x
+torch.manual_seed(0)
+model = Net()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for _ in range(3):
+    model(torch.randn(4, 8)).sum().backward()
+    opt.step()
+    opt.zero_grad()
+"""
+
+
+def test_hooks_log_not_a_file():
+    # A fifo nobody reads, a directory: never a hang, one line, the job unchanged.
+    with tempfile.TemporaryDirectory() as tmp:
+        fifo = os.path.join(tmp, "fifo")
+        os.mkfifo(fifo)
+        _, want, _ = run_nested(tmp, hooks=False)
+        for what, path in (("a fifo", fifo), ("a directory", tmp)):
+            proc, got, _ = run_nested(tmp, hooks=True, log=path)
+            said = [l for l in proc.stderr.splitlines() if l.startswith("numtrace hooks:")]
+            ok = got is not None and got["losses"] == want["losses"] and len(said) == 1 and "HOOKS_LOG" in said[0]
+            report(f"NUMTRACE_HOOKS_LOG naming {what}: one stderr line, the job unchanged",
+                   "passed" if ok else "failed", "" if ok else f"said={said} {proc.stderr.strip()[-300:]}")
+
+
+def test_provenance_checkpointing():
+    with tempfile.TemporaryDirectory() as tmp:
+        log = os.path.join(tmp, "hooks.log")
+        script = os.path.join(tmp, "ckpt.py")
+        with open(script, "w") as f:
+            f.write(CHECKPOINTED)
+        env = dict(os.environ, NUMTRACE_HOOKS_LOG=log)
+        for k in ("PYTHONPATH", "NUMTRACE_LIB", "NUMTRACE_LIB_PATH"):
+            env.pop(k, None)
+        proc = subprocess.run([NUMTRACE, "run", "-o", os.path.join(tmp, "run"), "--steps", "2", "--",
+                               sys.executable, script], env=env, capture_output=True, text=True, timeout=600)
+        lines = open(log).read().splitlines() if os.path.exists(log) else []
+        recompute = {fields(l)["scope"] for l in lines if l.endswith(" recompute")}
+        ok = proc.returncode == 0 and {"layers.0.fc", "layers.1.fc"} <= recompute and \
+            all(fields(l)["phase"] == "backward" for l in lines if l.endswith(" recompute"))
+        report("activation checkpointing: recompute logged in backward under the full module names",
+               "passed" if ok else "failed", "" if ok else f"recompute scopes {recompute} {proc.stderr[-300:]}")
+
+
 if __name__ == "__main__":
     import torch, triton, numpy  # noqa: E401 - the real ones, from the venv
     print(f"torch {torch.__version__}, triton {triton.__version__}, numpy {numpy.__version__}")
@@ -251,6 +473,12 @@ if __name__ == "__main__":
     test_compiled_step()
     test_chained_sitecustomize()
     test_triton_dtypes()
+    test_triton_inductor_ops()
     test_numtrace_command()
+    test_provenance_log()
+    test_provenance_compiled()
+    test_provenance_hook_raises()
+    test_provenance_checkpointing()
+    test_hooks_log_not_a_file()
     print(f"torch_test: {results['passed']} passed, {results['failed']} failed, {results['skipped']} skipped")
     sys.exit(1 if results["failed"] else 0)

@@ -50,6 +50,39 @@ TEST_F(ApiTest, AnnotateValidatesBeforeCudaStarts) {
   EXPECT_NE(err.find("'half'"), std::string::npos) << err;
 }
 
+TEST_F(ApiTest, ProvenanceCallsAreNoOpsWhileInactive) {
+  auto push = Sym<int (*)(const char*)>("numtrace_scope_push");
+  auto op_push = Sym<int (*)(const char*)>("numtrace_op_push");
+  auto phase = Sym<int (*)(const char*)>("numtrace_set_phase");
+  auto pop = Sym<int (*)()>("numtrace_scope_pop");
+  auto op_pop = Sym<int (*)()>("numtrace_op_pop");
+  ASSERT_TRUE(push && op_push && phase && pop && op_pop);
+  // No CUDA: nothing is kept, so even an unmatched pop or a NULL is harmless.
+  EXPECT_EQ(push("layers.0"), 0);
+  EXPECT_EQ(push(nullptr), 0);
+  EXPECT_EQ(op_push("aten::mm"), 0);
+  EXPECT_EQ(phase("backward"), 0);
+  EXPECT_EQ(phase("not-a-phase"), 0);
+  EXPECT_EQ(pop(), 0);
+  EXPECT_EQ(pop(), 0);
+  EXPECT_EQ(op_pop(), 0);
+}
+
+TEST_F(ApiTest, StepCapturedIsAnsweredFromTheConfigurationBeforeCuda) {
+  auto captured = Sym<int (*)(long long)>("numtrace_step_captured");
+  ASSERT_NE(captured, nullptr);
+  // The default NUMTRACE_STEPS=2 in mark mode (this test's environment sets none).
+  EXPECT_EQ(captured(2), 1);
+  EXPECT_EQ(captured(1), 0);
+  EXPECT_EQ(captured(3), 0);
+  EXPECT_EQ(captured(-1), 0);
+  auto ops = Sym<int (*)(const char*, const char*)>("numtrace_annotate_kernel_ops");
+  ASSERT_NE(ops, nullptr);
+  EXPECT_EQ(ops("triton_poi_fused_addmm_relu_0", "aten::addmm+aten::relu"), 1);  // kept for later launches
+  EXPECT_EQ(ops(nullptr, "aten::mm"), -1);
+  EXPECT_EQ(ops("k", ""), -1);
+}
+
 TEST_F(ApiTest, OnlyTheCApiAndInjectionAreExported) {
   // Internal C++ symbols stay hidden (version script, hidden visibility).
   EXPECT_EQ(dlsym(handle, "_ZN8numtrace4shim7Runtime3GetEv"), nullptr);

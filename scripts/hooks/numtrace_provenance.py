@@ -1,0 +1,458 @@
+"""numtrace provenance hooks: where in the model each captured kernel comes from.
+
+Loaded by sitecustomize.py once torch is imported. Announces to libnumtrace,
+per thread, the module path (PyTorch FQN, as named_modules() gives it from the
+root module), the ATen operator and the phase (forward, backward, optimizer)
+current when a kernel is launched; the shim stamps each captured launch with
+them (trace fields scope, op, phase). No edit to the job.
+
+  * module scope: global module forward pre/post hooks. In backward, the scope
+    of each op is the module whose forward created the autograd node being
+    run (recorded when the module's forward returns), so no backward module
+    hook is registered (a global full backward hook would wrap every
+    module's outputs and can break in-place ops).
+  * op: a TorchDispatchMode entered for the captured step only, and only in a
+    job that has compiled nothing (a dispatch mode active around compiled
+    code could make it run differently). Under torch.compile the op of an
+    Inductor kernel comes from its name instead (descriptive names list the
+    ATen ops it was generated from): see announce_kernel_ops().
+  * phase: backward while autograd runs a graph task, optimizer inside
+    optimizer.step(), forward otherwise; a module forward that runs during
+    backward (activation checkpointing's recompute) is phase backward and
+    logged as `recompute`.
+
+Armed only for captured steps: numtrace_step_captured() answers from the
+configuration before CUDA starts; outside captured steps each module hook
+returns after two checks (is_compiling, armed). Hooks are registered once at
+start and never removed (Dynamo may guard on hook dictionaries). Every hook
+is best effort: an exception inside one is reported once on stderr and the
+job goes on unchanged.
+
+NUMTRACE_HOOKS_LOG=FILE appends one line per announced event:
+  step=2 phase=forward scope=layers.0.fc op=-
+  step=2 phase=forward scope=layers.0.fc op=aten::addmm src=train.py:31
+(src: the innermost frame outside torch, the standard library and these hooks)
+"""
+import ctypes
+import os
+import re
+import stat
+import sys
+import threading
+
+# Wrapper modules that add a component to named_modules() but not to the
+# model's structure (FSDP1, activation checkpointing, torch.compile).
+_WRAPPER_NAMES = {"_fsdp_wrapped_module", "_checkpoint_wrapped_module", "_orig_mod"}
+# Nodes walked per module forward when mapping autograd nodes to modules.
+_MAX_NODES_PER_MODULE = 20000
+# Inductor kernel names: triton_<kind>_fused_<op>_<op>..._<n>.
+_INDUCTOR_NAME = re.compile(r"^triton_(?:poi|red|per|tem|for|spl|mix|unk)_fused_(.+?)_\d+$")
+
+
+def clean_fqn(name):
+    """Drops wrapper components: 'layers.0._checkpoint_wrapped_module.attn' -> 'layers.0.attn'."""
+    if not name:
+        return name
+    return ".".join(p for p in name.split(".") if p not in _WRAPPER_NAMES)
+
+
+def inductor_ops(kernel_name, is_op=None):
+    """'triton_poi_fused_addmm_relu_0' -> 'aten::addmm+aten::relu', or None.
+
+    Inductor's default descriptive names (config.triton.descriptive_names =
+    'original_aten') join the names of the original ATen ops it fused with
+    '_', which op names contain too (_log_softmax, native_layer_norm): with
+    `is_op` (name -> bool, e.g. "is an aten op") the longest run of parts
+    that is an op wins; without it, or where nothing matches, each part is
+    taken as one op. What the name says, not more.
+    """
+    m = _INDUCTOR_NAME.match(kernel_name or "")
+    if not m:
+        return None
+    parts = m.group(1).split("_")
+    ops, i = [], 0
+    while i < len(parts):
+        j = len(parts)
+        while is_op is not None and j > i + 1 and not is_op("_".join(parts[i:j])):
+            j -= 1
+        if is_op is None or not is_op("_".join(parts[i:j])):
+            j = i + 1
+        name = "_".join(parts[i:j])
+        if name:
+            ops.append("aten::" + name)
+        i = j
+    return "+".join(ops) or None
+
+
+def _open_log(path):
+    """Appends to a regular file only: a fifo or device never blocks the job (O_NONBLOCK), a directory fails."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0), 0o644)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError("%s is not a regular file" % path)
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "a", buffering=1, encoding="utf-8")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _encode(text):
+    return text.encode("utf-8", "surrogateescape") if isinstance(text, str) else bytes(text)
+
+
+def _printable(text):
+    """For the log: one line whatever the name holds."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8").replace("\n", "\\n").replace(" ", "\\x20")
+
+
+class Provenance:
+    def __init__(self, lib, torch):
+        self._torch = torch
+        self._lib = lib
+        self._api = lib is not None and all(
+            hasattr(lib, n) for n in ("numtrace_scope_push", "numtrace_scope_pop", "numtrace_op_push",
+                                      "numtrace_op_pop", "numtrace_set_phase", "numtrace_step_captured"))
+        if self._api:
+            lib.numtrace_scope_push.argtypes = [ctypes.c_char_p]
+            lib.numtrace_op_push.argtypes = [ctypes.c_char_p]
+            lib.numtrace_set_phase.argtypes = [ctypes.c_char_p]
+            lib.numtrace_step_captured.argtypes = [ctypes.c_longlong]
+        self._set_src = getattr(lib, "numtrace_set_src", None) if self._api else None
+        if self._set_src is not None:
+            self._set_src.argtypes = [ctypes.c_char_p]
+        # Frames in these directories are the framework's, not user code.
+        self._framework_dirs = tuple(os.path.dirname(os.path.abspath(f)) + os.sep for f in (
+            getattr(torch, "__file__", None) or __file__, os.__file__, __file__))
+        self._user_code = {}     # code object -> is user code
+        self._log_path = os.environ.get("NUMTRACE_HOOKS_LOG") or None
+        self._log_file = None
+        self._log_lock = threading.Lock()
+        self._tls = threading.local()
+        self._failed = set()
+        self._names = {}         # id(root) -> {id(module): fqn}, rebuilt per captured step
+        self._known = {}         # id(module) -> (fqn, its root's names) for modules below a root
+        self._node_scope = {}    # autograd node -> fqn of the module whose forward made it
+        self._mode = None
+        self.step = 0
+        self.armed = False
+        is_compiling = getattr(getattr(torch, "compiler", None), "is_compiling", None)
+        self._is_compiling = is_compiling or (lambda: False)
+        self._graph_task_id = getattr(torch._C, "_current_graph_task_id", lambda: -1)
+        self._autograd_node = getattr(torch._C, "_current_autograd_node", lambda: None)
+        self._set_armed(self._captured(0))
+
+    # ---- arming -------------------------------------------------------------
+    def _captured(self, step):
+        if not self._api:
+            return False
+        try:
+            return self._lib.numtrace_step_captured(step) in (1, 2)
+        except Exception as e:  # never disturb the job
+            self._fail("numtrace_step_captured", e)
+            return False
+
+    def _set_armed(self, armed):
+        if armed == self.armed:
+            return
+        self.armed = armed
+        self._names.clear()
+        self._known.clear()
+        self._node_scope.clear()
+        if armed:
+            self._enter_mode()
+        else:
+            self._exit_mode()
+
+    def _jit_used(self):
+        dynamo = sys.modules.get("torch._dynamo.utils")
+        if dynamo is None:
+            return False
+        try:
+            return dynamo.counters["frames"]["ok"] > 0 or dynamo.counters["stats"]["unique_graphs"] > 0
+        except Exception:
+            return True  # cannot tell: stay out of compiled code's way
+
+    def _enter_mode(self):
+        if self._jit_used():
+            return
+        try:
+            self._mode = _make_mode(self)
+            self._mode.__enter__()
+        except Exception as e:
+            self._mode = None
+            self._fail("dispatch mode", e)
+
+    def _exit_mode(self):
+        mode, self._mode = self._mode, None
+        if mode is not None:
+            try:
+                mode.__exit__(None, None, None)
+            except Exception as e:
+                self._fail("dispatch mode exit", e)
+
+    # ---- per-thread state ---------------------------------------------------
+    def _state(self):
+        tls = self._tls
+        if not hasattr(tls, "stack"):
+            tls.stack = []      # (id(module), fqn) of the modules whose forward runs
+            tls.phase = None    # the phase last announced on this thread
+            tls.forward_seen = False  # a module forward ran in this step (loss ops after it are forward)
+        return tls
+
+    def _phase(self, tls, default):
+        phase = "backward" if self._graph_task_id() != -1 else default
+        if phase != tls.phase:
+            tls.phase = phase
+            self._lib.numtrace_set_phase(phase.encode())
+        return phase
+
+    def _log(self, phase, scope, op, extra=""):
+        if self._log_path is None:
+            return
+        line = "step=%d phase=%s scope=%s op=%s%s\n" % (
+            self.step, phase, "-" if scope is None else (_printable(scope) or "(root)"),
+            "-" if op is None else _printable(op), extra)
+        with self._log_lock:
+            try:
+                if self._log_file is None:
+                    self._log_file = _open_log(self._log_path)
+                self._log_file.write(line)
+            except OSError as e:
+                self._log_path = None
+                self._fail("NUMTRACE_HOOKS_LOG", e)
+
+    def _fail(self, where, error):
+        if where in self._failed:
+            return
+        self._failed.add(where)
+        try:
+            sys.stderr.write("numtrace hooks: %s failed (%s: %s); the job goes on, its provenance may be "
+                             "incomplete\n" % (where, type(error).__name__, str(error).splitlines()[0][:200]
+                                               if str(error) else ""))
+        except Exception:
+            pass
+
+    # ---- module hooks -------------------------------------------------------
+    def _fqn(self, module, stack):
+        if not stack:
+            # A module named under an earlier root in this step (activation
+            # checkpointing's recompute calls a block's forward from backward):
+            # keep its name under that root.
+            known = self._known.get(id(module))
+            if known is not None:
+                self._tls.root = known[1]
+                return known[0]
+            names = self._names.get(id(module))
+            if names is None:
+                names = {id(m): clean_fqn(n) for n, m in module.named_modules(remove_duplicate=False)}
+                self._names[id(module)] = names
+                for mid, n in names.items():
+                    if n:
+                        self._known.setdefault(mid, (n, names))
+            self._tls.root = names
+            return ""
+        names = getattr(self._tls, "root", None) or {}
+        name = names.get(id(module))
+        if name is None:  # not under the root's named_modules (made on the fly)
+            parent = stack[-1][1]
+            name = (parent + "." if parent else "") + type(module).__name__
+        return name
+
+    def forward_pre(self, module, args):
+        if self._is_compiling():
+            return
+        if not self.armed:
+            return
+        try:
+            tls = self._state()
+            fqn = self._fqn(module, tls.stack)
+            tls.stack.append((id(module), fqn))
+            tls.forward_seen = True
+            self._lib.numtrace_scope_push(_encode(fqn))
+            recompute = self._graph_task_id() != -1
+            phase = self._phase(tls, "forward")
+            self._log(phase, fqn, None, " recompute" if recompute else "")
+        except Exception as e:
+            self._fail("module forward pre-hook", e)
+
+    def forward_post(self, module, args, output):
+        if self._is_compiling():
+            return
+        if not self.armed:
+            return
+        try:
+            tls = self._state()
+            if not tls.stack or tls.stack[-1][0] != id(module):
+                return  # armed while this forward was running: nothing was pushed for it
+            _, fqn = tls.stack.pop()
+            self._lib.numtrace_scope_pop()
+            if self._graph_task_id() == -1:
+                self._map_nodes(output, fqn)
+        except Exception as e:
+            self._fail("module forward hook", e)
+
+    def _map_nodes(self, output, fqn):
+        """Autograd nodes this forward created -> its fqn (inner modules mapped theirs first)."""
+        todo = []
+        stack = [output]
+        while stack and len(todo) < 64:
+            o = stack.pop()
+            if isinstance(o, (list, tuple)):
+                stack.extend(o)
+            elif isinstance(o, dict):
+                stack.extend(o.values())
+            else:
+                fn = getattr(o, "grad_fn", None)
+                if fn is not None:
+                    todo.append(fn)
+        seen = 0
+        scope = self._node_scope
+        while todo and seen < _MAX_NODES_PER_MODULE:
+            node = todo.pop()
+            if node is None or node in scope:
+                continue
+            scope[node] = fqn
+            seen += 1
+            for nxt, _ in getattr(node, "next_functions", ()):
+                if nxt is not None and nxt not in scope:
+                    todo.append(nxt)
+
+    # ---- optimizer hooks ----------------------------------------------------
+    def optimizer_pre(self, optimizer, args, kwargs):
+        if self._is_compiling() or not self.armed:
+            return
+        try:
+            tls = self._state()
+            tls.phase = "optimizer"
+            self._lib.numtrace_set_phase(b"optimizer")
+            self._lib.numtrace_scope_push(b"")  # the optimizer updates the root's parameters
+            tls.optimizer_scope = True
+            self._log("optimizer", "", None)
+        except Exception as e:
+            self._fail("optimizer step pre-hook", e)
+
+    def after_step(self):
+        """After numtrace_mark_step(): the next step begins."""
+        try:
+            tls = self._state()
+            if getattr(tls, "optimizer_scope", False):
+                tls.optimizer_scope = False
+                self._lib.numtrace_scope_pop()
+            tls.forward_seen = False
+            if tls.phase is not None:
+                tls.phase = None
+                self._lib.numtrace_set_phase(b"")
+            self.step += 1
+            self._node_scope.clear()  # this step's autograd graph is gone
+            self._set_armed(self._captured(self.step))
+        except Exception as e:
+            self._fail("optimizer step hook", e)
+
+    # ---- ops ----------------------------------------------------------------
+    def op_enter(self, func):
+        """Announces op `func`; returns what op_exit needs, or None."""
+        tls = self._state()
+        name = getattr(getattr(func, "_schema", None), "name", None) or str(func)
+        in_backward = self._graph_task_id() != -1
+        scope = None
+        if in_backward and not tls.stack:
+            node = self._autograd_node()
+            scope = self._node_scope.get(node) if node is not None else None
+            if scope is not None:
+                self._lib.numtrace_scope_push(_encode(scope))
+        elif tls.stack:
+            scope = tls.stack[-1][1]
+        default = "optimizer" if getattr(tls, "optimizer_scope", False) else "forward"
+        if not tls.stack and not in_backward and default == "forward" and not tls.forward_seen:
+            default = "other"  # before the model's forward: data loading, zeroing
+        phase = self._phase(tls, default)
+        self._announce_src(tls)
+        self._lib.numtrace_op_push(_encode(name))
+        src = getattr(tls, "src", "")
+        self._log(phase, "" if default == "optimizer" and scope is None else scope, name,
+                  " src=" + _printable(src) if src else "")
+        return in_backward and not tls.stack and scope is not None
+
+    def _src(self):
+        """'file:line' of the innermost user-code frame, or ''."""
+        frame = sys._getframe(1)
+        known = self._user_code
+        while frame is not None:
+            code = frame.f_code
+            user = known.get(code)
+            if user is None:
+                name = code.co_filename
+                user = not name.startswith("<") and not os.path.abspath(name).startswith(self._framework_dirs)
+                if len(known) < 100000:
+                    known[code] = user
+            if user:
+                return "%s:%d" % (os.path.basename(code.co_filename), frame.f_lineno)
+            frame = frame.f_back
+        return ""
+
+    def _announce_src(self, tls):
+        if self._set_src is None:
+            return
+        src = self._src()
+        if src != getattr(tls, "src", ""):
+            tls.src = src
+            self._set_src(_encode(src))
+
+    def op_exit(self, pushed_scope):
+        self._lib.numtrace_op_pop()
+        if pushed_scope:
+            self._lib.numtrace_scope_pop()
+
+def announce_kernel_ops(lib, name):
+    """A Triton kernel was compiled: tell numtrace the ops Inductor made it from."""
+    fn = getattr(lib, "numtrace_annotate_kernel_ops", None)
+    if fn is None:
+        return
+    torch = sys.modules.get("torch")
+    aten = getattr(getattr(torch, "ops", None), "aten", None) if torch is not None else None
+    ops = inductor_ops(name, (lambda n: hasattr(aten, n)) if aten is not None else None)
+    if ops:
+        fn.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+        fn(_encode(name), _encode(ops))
+
+
+def _make_mode(prov):
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class _OpMode(TorchDispatchMode):
+        """Announces each ATen op; never changes what runs."""
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            token = None
+            try:
+                token = prov.op_enter(func)
+                entered = True
+            except Exception as e:
+                entered = False
+                prov._fail("dispatch mode", e)
+            try:
+                return func(*args, **(kwargs or {}))
+            finally:
+                if entered:
+                    try:
+                        prov.op_exit(token)
+                    except Exception as e:
+                        prov._fail("dispatch mode", e)
+
+    return _OpMode()
+
+
+def install(lib, torch):
+    """Registers the hooks once; returns the Provenance (its after_step goes after each mark)."""
+    prov = Provenance(lib, torch)
+    if not prov._api:
+        return None
+    from torch.nn.modules import module as nn_module
+    import torch.optim.optimizer as optim
+    nn_module.register_module_forward_pre_hook(prov.forward_pre)
+    nn_module.register_module_forward_hook(prov.forward_post, always_call=True)
+    register_pre = getattr(optim, "register_optimizer_step_pre_hook", None)
+    if register_pre is not None:
+        register_pre(prov.optimizer_pre)
+    return prov
