@@ -38,7 +38,9 @@ struct CommandContext {
   bool stdout_is_tty = false;
 };
 
-// Prints "numtrace VERB: message" as one line on err; returns kExitUsage.
+// Prints "numtrace VERB: message" as one line on err, the message escaped as
+// numtrace-diff escapes its lines (analyzer/report/terminal_text.h: ESC ->
+// "^[", newlines and other controls -> "\xNN"); returns kExitUsage.
 int FailLine(const CommandContext& ctx, std::string_view verb, std::string_view message);
 int FailLine(const CommandContext& ctx, std::string_view verb, const absl::Status& status);
 

@@ -1,8 +1,8 @@
 #include "launcher/diff_summary.h"
 
-#include <fstream>
-#include <sstream>
+#include <new>
 
+#include "analyzer/read/bounded_file.h"
 #include "simdjson.h"
 
 namespace numtrace::launcher {
@@ -96,11 +96,15 @@ absl::StatusOr<DiffSummaryView> ParseDiffSummary(const std::string& json,
 }
 
 absl::StatusOr<DiffSummaryView> ReadDiffSummary(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(path + ": cannot open the diff summary");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ParseDiffSummary(ss.str(), path);
+  absl::StatusOr<std::string> text =
+      analyzer::ReadBoundedFile(path, "the diff summary", kMaxDiffSummaryBytes);
+  if (!text.ok()) return text.status();
+  try {
+    return ParseDiffSummary(*text, path);
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(path + ": out of memory parsing the diff summary (" +
+                                        analyzer::ByteCount(text->size()) + ")");
+  }
 }
 
 }  // namespace numtrace::launcher

@@ -1,11 +1,10 @@
 #include "analyzer/align/override_file.h"
 
 #include <charconv>
-#include <fstream>
-#include <sstream>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "analyzer/read/bounded_file.h"
 #include "common/names/normalize.h"
 
 namespace numtrace::analyzer {
@@ -105,11 +104,9 @@ absl::StatusOr<Overrides> ParseOverrides(std::string_view text, std::string_view
 }
 
 absl::StatusOr<Overrides> ReadOverrideFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot read the override file"));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return ParseOverrides(buffer.str(), path);
+  absl::StatusOr<std::string> text = ReadBoundedFile(path, "the override file", kMaxOverrideFileBytes);
+  if (!text.ok()) return text.status();
+  return ParseOverrides(*text, path);
 }
 
 std::optional<uint32_t> ResolveOverrideKey(const OverrideKey& key, const Trace& trace) {

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <map>
 
+#include "analyzer/read/bounded_file.h"
 #include "analyzer/tensors/npy_reader.h"
 #include "common/format/dump_record.h"
 #include "common/format/npy.h"
@@ -14,6 +15,9 @@ namespace numtrace::analyzer {
 namespace {
 
 namespace fs = std::filesystem;
+
+// A sidecar lists the launch's buffers (~200 B each).
+constexpr uint64_t kMaxSidecarBytes = uint64_t{64} << 20;
 
 absl::Status Bad(const std::string& path, const std::string& what) {
   return absl::InvalidArgumentError(path + ": " + what);
@@ -54,9 +58,14 @@ absl::StatusOr<DumpSide> ReadBareNpy(const std::string& path, std::optional<DTyp
 }
 
 absl::StatusOr<DumpSide> ReadSidecar(const std::string& path) {
+  absl::StatusOr<std::string> text = ReadBoundedFile(path, "the dump sidecar", kMaxSidecarBytes);
+  if (!text.ok()) return text.status();
   simdjson::dom::parser parser;
   simdjson::dom::element root;
-  if (auto e = parser.load(path).get(root); e != simdjson::SUCCESS) {
+  if (auto e = parser.parse(simdjson::padded_string(*text)).get(root); e != simdjson::SUCCESS) {
+    if (e == simdjson::MEMALLOC) {
+      return absl::ResourceExhaustedError(path + ": out of memory parsing the dump sidecar");
+    }
     return Bad(path, std::string("not a readable dump sidecar: ") + simdjson::error_message(e));
   }
   std::string_view format;

@@ -17,13 +17,13 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "shim/engine/dump_selector.h"
+#include "shim/engine/name_pattern.h"
 
 namespace numtrace::shim {
 
@@ -57,11 +57,11 @@ class StepSet {
 };
 
 // A kernel-name filter in compute-sanitizer's style: a substring, or
-// "regex:EXPR" (ECMAScript, searched anywhere in the name).
+// "regex:EXPR" (ECMAScript, searched anywhere in the name; name_pattern.h).
 struct NameFilter {
   std::string text;  // as given
   bool is_regex = false;
-  std::regex regex;
+  NamePattern regex;
   bool Matches(std::string_view name) const;
 };
 
@@ -74,7 +74,7 @@ struct Config {
   std::string output_dir = "./numtrace";          // NUMTRACE_OUTPUT_DIR
   StepMode step_mode = StepMode::kMark;           // NUMTRACE_STEP_MODE
   std::string step_regex_text;                    // kNvtx / kKernel
-  std::regex step_regex;
+  NamePattern step_regex;
   uint64_t launches_per_step = 0;                 // kLaunches
   StepSet steps;                                  // NUMTRACE_STEPS
   uint64_t launch_skip = 0;                       // NUMTRACE_LAUNCH_SKIP
