@@ -5,6 +5,7 @@
 
 #include "CLI/CLI.hpp"
 #include "analyzer/cli/diff_command.h"
+#include "analyzer/cli/output_file.h"
 #include "analyzer/report/terminal_text.h"
 #include "launcher/origin_hints.h"
 #include "launcher/output_dir.h"
@@ -86,6 +87,14 @@ Examples:
 
   absl::StatusOr<std::string> dir = PrepareOutputDir(options.output_dir, options.force);
   if (!dir.ok()) return FailLine(ctx, "twice", dir.status());
+  // The hunt's own outputs, checked before any job runs (output_file.h: never
+  // through a symbolic link, never onto a directory or a device).
+  if (absl::Status s = analyzer::CheckOutputs({{"the hunt's summary", *dir + "/summary.json"},
+                                               {"the hunt's report", *dir + "/report.html"}},
+                                              {}, /*force=*/true);
+      !s.ok()) {
+    return FailLine(ctx, "twice", s);
+  }
   const std::string run_dirs[2] = {*dir + "/run1", *dir + "/run2"};
   for (int i = 0; i < 2; ++i) {
     ctx.out << "== run " << (i + 1) << " of 2: " << analyzer::TerminalSafe(run_dirs[i]) << "\n";

@@ -27,10 +27,15 @@ std::optional<NamePattern> NamePattern::Compile(std::string_view text, std::stri
   auto impl = std::make_shared<Impl>();
   try {
     // __polynomial: the breadth-first executor (name_pattern.h says why).
-    impl->re = std::regex(std::string(text), std::regex::ECMAScript | std::regex::optimize |
-                                                 std::regex_constants::__polynomial);
+    constexpr auto kFlags = std::regex::ECMAScript | std::regex::optimize | std::regex_constants::__polynomial;
+    // Alone first: "a)|(b" must be refused, not read as two alternatives
+    // once wrapped.
+    std::regex alone(std::string(text), kFlags);
+    impl->re = std::regex("[\\s\\S]*?(?:" + std::string(text) + ")", kFlags);
   } catch (const std::regex_error& e) {
-    *why = e.code() == std::regex_constants::error_backref ? "a back-reference (not supported)"
+    // error_complexity: libstdc++'s "back-reference in polynomial mode".
+    *why = e.code() == std::regex_constants::error_complexity || e.code() == std::regex_constants::error_backref
+               ? "a back-reference (not supported)"
            : e.code() == std::regex_constants::error_space ? "a pattern too large to compile"
                                                              : "not a valid ECMAScript regex";
     return std::nullopt;
@@ -47,7 +52,9 @@ std::optional<NamePattern> NamePattern::Compile(std::string_view text, std::stri
 bool NamePattern::Search(std::string_view name) const {
   if (!impl_) return false;
   try {
-    return std::regex_search(name.begin(), name.end(), impl_->re);
+    // One pass from the first byte (the pattern starts with a lazy "any"):
+    // regex_search would restart at every position, quadratic in the name.
+    return std::regex_search(name.begin(), name.end(), impl_->re, std::regex_constants::match_continuous);
   } catch (const std::exception&) {  // error_complexity/bad_alloc: never out of the shim
     return false;
   }

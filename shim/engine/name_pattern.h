@@ -14,7 +14,10 @@
 // Debian shared library (scripts/gpu-bundle.sh checks). So this is
 // libstdc++'s std::regex in ECMAScript syntax with the __polynomial option:
 // the breadth-first (Thompson) executor, whose stack depth and memory follow
-// the pattern's size, never the name's, and whose time is linear in the name.
+// the pattern's size, never the name's. To keep the time linear in the name
+// the pattern is compiled as "[\s\S]*?(?:PATTERN)" and matched in one pass
+// anchored at the first byte (std::regex_search alone retries from every
+// position: quadratic, seconds for a 4,000-character name).
 // Back-references are refused (they need backtracking); the pattern is
 // capped at kMaxPatternBytes, and libstdc++ refuses automata over 100,000
 // states (e.g. "(a{1000}){1000}"), so compiling is bounded too.
