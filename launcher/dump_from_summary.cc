@@ -13,7 +13,7 @@ absl::Status ResolveDumpFromSummary(RunOptions* o) {
   if (o->side != "a" && o->side != "b") {
     return absl::InvalidArgumentError("--dump-first-divergence needs --side a or --side b");
   }
-  if (!o->dump.empty()) return absl::InvalidArgumentError("--dump and --dump-first-divergence exclude each other");
+  if (!o->Get("NUMTRACE_DUMP").empty()) return absl::InvalidArgumentError("--dump and --dump-first-divergence exclude each other");
   absl::StatusOr<DiffSummaryView> summary = ReadDiffSummary(path);
   if (!summary.ok()) return summary.status();
   if (!summary->first_divergence) {
@@ -22,8 +22,13 @@ absl::Status ResolveDumpFromSummary(RunOptions* o) {
   }
   const FirstDivergenceView& f = *summary->first_divergence;
   const bool a = o->side == "a";
-  o->dump = "seq:" + std::to_string(a ? f.a_seq : f.b_seq);
-  if (o->dump_expect.empty()) o->dump_expect = (a ? f.a_name : f.b_name) + "@";
+  // A bad value here is the summary's, not an option the user typed.
+  o->Set("NUMTRACE_DUMP", "seq:" + std::to_string(a ? f.a_seq : f.b_seq));
+  o->typed_as["NUMTRACE_DUMP"] = "--dump-first-divergence";
+  if (o->Get("NUMTRACE_DUMP_EXPECT").empty()) {
+    o->Set("NUMTRACE_DUMP_EXPECT", (a ? f.a_name : f.b_name) + "@");
+    o->typed_as["NUMTRACE_DUMP_EXPECT"] = "--dump-first-divergence";
+  }
   return absl::OkStatus();
 }
 

@@ -8,7 +8,7 @@
 //
 // Example:
 //   RunOptions o; o.dump_first_divergence = "summary.json"; o.side = "b";
-//   absl::Status s = ResolveDumpFromSummary(&o);   // o.dump == "seq:3991"
+//   absl::Status s = ResolveDumpFromSummary(&o);   // o.Get("NUMTRACE_DUMP") == "seq:3991"
 #ifndef NUMTRACE_LAUNCHER_DUMP_FROM_SUMMARY_H_
 #define NUMTRACE_LAUNCHER_DUMP_FROM_SUMMARY_H_
 

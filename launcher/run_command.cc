@@ -2,14 +2,47 @@
 
 #include <unistd.h>
 
+#include <filesystem>
+#include <system_error>
+
 #include "CLI/CLI.hpp"
 #include "launcher/child_process.h"
 #include "launcher/dump_from_summary.h"
 #include "launcher/output_dir.h"
 #include "launcher/rank_listing.h"
 #include "launcher/run_environment.h"
+#include "shim/engine/settings.h"
 
 namespace numtrace::launcher {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Path settings (--dump-dir, --cupti-lib) are resolved against numtrace's
+// working directory, not wherever the job `cd`s before CUDA starts.
+RunOptions WithAbsolutePaths(const RunOptions& options) {
+  RunOptions o = options;
+  for (auto& [variable, value] : o.settings) {
+    const shim::Setting* s = shim::FindSetting(variable);
+    if (s == nullptr || s->kind != shim::SettingKind::kPath || value.empty()) continue;
+    std::error_code ec;
+    fs::path abs = fs::absolute(value, ec);
+    if (!ec) value = abs.lexically_normal().string();
+  }
+  return o;
+}
+
+}  // namespace
+
+absl::Status CheckJobSettings(const RunOptions& options, const CommandContext& ctx,
+                              std::vector<std::string>* warnings) {
+  const RunOptions o = WithAbsolutePaths(options);
+  std::error_code ec;
+  const std::string dir = fs::absolute(options.output_dir().empty() ? "." : options.output_dir(), ec).string();
+  Environment env = RunEnvironment(o, dir, ctx.env, ctx.layout, warnings);
+  return ValidateJobSettings(env, o, warnings);
+}
 
 absl::StatusOr<CaptureOutcome> CaptureJob(const RunOptions& options, const CommandContext& ctx) {
   if (access(ctx.layout.library.c_str(), R_OK) != 0) {
@@ -17,10 +50,13 @@ absl::StatusOr<CaptureOutcome> CaptureJob(const RunOptions& options, const Comma
                                ": libnumtrace.so not found beside this numtrace (reinstall, or set "
                                "NUMTRACE_LIB)");
   }
-  absl::StatusOr<std::string> dir = PrepareOutputDir(options.output_dir, options.force);
-  if (!dir.ok()) return dir.status();
+  // Nothing is created nor started before every setting has been judged.
   std::vector<std::string> warnings;
-  Environment env = RunEnvironment(options, *dir, ctx.env, ctx.layout, &warnings);
+  if (absl::Status s = CheckJobSettings(options, ctx, &warnings); !s.ok()) return s;
+  absl::StatusOr<std::string> dir = PrepareOutputDir(options.output_dir(), options.force);
+  if (!dir.ok()) return dir.status();
+  std::vector<std::string> unused;
+  Environment env = RunEnvironment(WithAbsolutePaths(options), *dir, ctx.env, ctx.layout, &unused);
   for (const std::string& w : warnings) ctx.err << "numtrace run: " << w << "\n";
   ctx.out.flush();
   ctx.err.flush();

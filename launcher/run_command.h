@@ -30,6 +30,13 @@ struct CaptureOutcome {
 [[nodiscard]] absl::StatusOr<CaptureOutcome> CaptureJob(const RunOptions& options,
                                                         const CommandContext& ctx);
 
+// Judges every capture setting of the job (options and the NUMTRACE_* already
+// in ctx.env) as the shim will, creating and starting nothing; warnings
+// (NUMTRACE_ENABLE off, the allocator setting) are appended. An error names
+// the option as typed.
+[[nodiscard]] absl::Status CheckJobSettings(const RunOptions& options, const CommandContext& ctx,
+                                            std::vector<std::string>* warnings);
+
 // args[0] == "run". Returns the job's exit status, or 2 on a usage error.
 int RunCommandMain(const std::vector<std::string>& args, const CommandContext& ctx);
 

@@ -4,6 +4,9 @@
 #include <fstream>
 #include <iterator>
 
+#include "shim/engine/config.h"
+#include "shim/engine/settings.h"
+
 namespace numtrace::launcher {
 namespace {
 
@@ -51,23 +54,9 @@ Environment RunEnvironment(const RunOptions& o, const std::string& output_dir_ab
                            const Environment& base, const InstallLayout& layout,
                            std::vector<std::string>* warnings) {
   Environment env = base;
-  env.Set("NUMTRACE_OUTPUT_DIR", output_dir_absolute);
-  const std::pair<const std::string*, const char*> settings[] = {
-      {&o.steps, "NUMTRACE_STEPS"},
-      {&o.step_mark, "NUMTRACE_STEP_MODE"},
-      {&o.kernel_name, "NUMTRACE_KERNEL"},
-      {&o.kernel_exclude, "NUMTRACE_KERNEL_EXCLUDE"},
-      {&o.launch_skip, "NUMTRACE_LAUNCH_SKIP"},
-      {&o.launch_count, "NUMTRACE_LAUNCH_COUNT"},
-      {&o.outputs, "NUMTRACE_OUTPUTS"},
-      {&o.label, "NUMTRACE_LABEL"},
-      {&o.dump, "NUMTRACE_DUMP"},
-      {&o.dump_dir, "NUMTRACE_DUMP_DIR"},
-      {&o.dump_expect, "NUMTRACE_DUMP_EXPECT"},
-  };
-  for (const auto& [value, name] : settings) {
-    if (!value->empty()) env.Set(name, *value);
-  }
+  // Every option given, as typed (empty too: the validation judges it).
+  for (const auto& [variable, value] : o.settings) env.Set(variable, value);
+  env.Set(kOutputDirVariable, output_dir_absolute);
 
   const std::string* alloc = base.Find("PYTORCH_CUDA_ALLOC_CONF");
   if (alloc == nullptr || alloc->empty()) {
@@ -89,6 +78,30 @@ Environment RunEnvironment(const RunOptions& o, const std::string& output_dir_ab
     env.Prepend("LD_PRELOAD", layout.library);
   }
   return env;
+}
+
+absl::Status ValidateJobSettings(const Environment& job, const RunOptions& o,
+                                 std::vector<std::string>* warnings) {
+  std::string line;
+  shim::SettingError bad;
+  auto config = shim::ParseConfig(
+      [&job](const char* name) -> const char* {
+        const std::string* v = job.Find(name);
+        return v == nullptr ? nullptr : v->c_str();
+      },
+      &line, &bad);
+  if (!config) {
+    const std::string variable(bad.setting != nullptr ? bad.setting->variable : "");
+    auto typed = o.typed_as.find(variable);
+    if (typed != o.typed_as.end()) return absl::InvalidArgumentError(bad.LineFor(typed->second));
+    return absl::InvalidArgumentError(bad.LineFor(variable + " (in the environment)") +
+                                      "; fix or unset it");
+  }
+  if (!config->enabled) {
+    warnings->push_back("NUMTRACE_ENABLE=" + shim::OneLineValue(job.Get("NUMTRACE_ENABLE")) +
+                        " in the environment: the job runs without capture and writes no trace");
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace numtrace::launcher

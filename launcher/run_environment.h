@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "launcher/environment.h"
 #include "launcher/install_layout.h"
 #include "launcher/run_options.h"
@@ -34,10 +35,18 @@ inline constexpr const char kAllocatorSetting[] = "backend:cudaMallocAsync";
 // is judged by CMD.
 bool LooksLikePython(const std::vector<std::string>& command);
 
-// `output_dir_absolute` is options.output_dir made absolute by the caller.
+// `output_dir_absolute` is options.output_dir() made absolute by the caller.
 Environment RunEnvironment(const RunOptions& options, const std::string& output_dir_absolute,
                            const Environment& base, const InstallLayout& layout,
                            std::vector<std::string>* warnings);
+
+// Parses the job's environment `job` (RunEnvironment's result) with the
+// shim's own ParseConfig, before anything starts: a bad value is an error
+// line naming the option as the user typed it (`--steps 'two' is not valid;
+// accepted: ...`), or the variable when it came from the environment.
+// NUMTRACE_ENABLE off adds a warning (the job will not be captured).
+[[nodiscard]] absl::Status ValidateJobSettings(const Environment& job, const RunOptions& options,
+                                               std::vector<std::string>* warnings);
 
 }  // namespace numtrace::launcher
 

@@ -1,31 +1,40 @@
 #include "launcher/run_options.h"
 
 #include "CLI/CLI.hpp"
+#include "shim/engine/settings.h"
 
 namespace numtrace::launcher {
 
+const std::string& RunOptions::Get(const std::string& variable) const {
+  static const std::string kEmpty;
+  auto it = settings.find(variable);
+  return it == settings.end() ? kEmpty : it->second;
+}
+
 void AddRunOptions(CLI::App* app, RunOptions* o) {
-  app->add_option("-o,--output", o->output_dir, "directory for the traces (one file per rank)")
-      ->required();
+  for (const shim::Setting& s : shim::Settings()) {
+    if (s.option.empty()) continue;
+    const std::string variable(s.variable);
+    std::string help(s.help);
+    help += " (" + variable + ")";
+    // "-o,--output" is shown as "-o/--output" in messages about its value.
+    std::string shown(s.option);
+    for (char& c : shown) c = c == ',' ? '/' : c;
+    // The value is kept even when empty: the shim's parser judges it.
+    CLI::Option* opt = app->add_option_function<std::string>(
+        std::string(s.option),
+        [o, variable, shown](const std::string& value) {
+          o->settings[variable] = value;
+          o->typed_as[variable] = shown;
+        },
+        help);
+    opt->type_name(std::string(s.value_name));
+    if (!s.implicit_value.empty()) {
+      opt->expected(0, 1)->default_str(std::string(s.implicit_value));
+    }
+    if (s.run_required) opt->required();
+  }
   app->add_flag("--force", o->force, "use DIR even if it exists and is not empty");
-  app->add_option("--steps", o->steps, "steps to capture: all, N, N-M, N,M (NUMTRACE_STEPS)");
-  app->add_option("--step-mark", o->step_mark,
-                  "what delimits a step: api, profiler, nvtx:RE, kernel:RE, launches:N "
-                  "(NUMTRACE_STEP_MODE)");
-  app->add_option("--kernel-name", o->kernel_name,
-                  "capture only kernels matching (regex:RE or substring; NUMTRACE_KERNEL)");
-  app->add_option("--kernel-name-exclude", o->kernel_exclude,
-                  "leave out kernels matching (NUMTRACE_KERNEL_EXCLUDE)");
-  app->add_option("--launch-skip", o->launch_skip, "skip the first N launches (NUMTRACE_LAUNCH_SKIP)");
-  app->add_option("--launch-count", o->launch_count,
-                  "capture at most N launches (NUMTRACE_LAUNCH_COUNT)");
-  app->add_option("--outputs", o->outputs, "changed (default) or all (NUMTRACE_OUTPUTS)");
-  app->add_option("--label", o->label, "label written in the trace header (NUMTRACE_LABEL)");
-  app->add_option("--dump", o->dump, "tensor dumps of the selected launches (NUMTRACE_DUMP)");
-  app->add_option("--dump-dir", o->dump_dir, "where dumps go (NUMTRACE_DUMP_DIR; default DIR)");
-  app->add_option("--dump-expect", o->dump_expect,
-                  "NAME@BYTES,...: the kernel and buffer sizes the trace recorded at the dumped launch; "
-                  "another launch gets a note (NUMTRACE_DUMP_EXPECT)");
   app->add_option("--dump-first-divergence", o->dump_first_divergence,
                   "SUMMARY.json of numtrace diff --json: dump its first divergence (with --side a|b)");
   app->add_option("--side", o->side, "a or b: which run's launch --dump-first-divergence dumps")

@@ -1,15 +1,20 @@
 // File: launcher/run_options.h
 //
-// What `numtrace run` (and `numtrace twice`, which runs twice) accepts: the
-// capture settings as options named like compute-sanitizer's and nsys's,
-// each turned into the NUMTRACE_* variable docs/configuration.md describes.
+// What `numtrace run` (and `numtrace twice`, which runs twice) accepts: one
+// option per capture setting of the settings table (shim/engine/settings.h:
+// -o, --steps, --step-mark, ...), each turned into its NUMTRACE_* variable,
+// plus the launcher's own options (--force, --dump-first-divergence, the
+// hooks, --injection). The options are registered from the table, so
+// --help, docs/configuration.md and the shim cannot disagree.
 //
 // Example:
 //   RunOptions o;
 //   AddRunOptions(&app, &o);   // -o, --steps, --step-mark, ... -- CMD...
+//   o.Get("NUMTRACE_STEPS")    // "2" after `--steps 2`
 #ifndef NUMTRACE_LAUNCHER_RUN_OPTIONS_H_
 #define NUMTRACE_LAUNCHER_RUN_OPTIONS_H_
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -19,26 +24,27 @@ class App;
 
 namespace numtrace::launcher {
 
+inline constexpr const char kOutputDirVariable[] = "NUMTRACE_OUTPUT_DIR";
+
 struct RunOptions {
-  std::string output_dir;      // -o: NUMTRACE_OUTPUT_DIR (made absolute)
+  // NUMTRACE_* variable -> value, for each setting given as an option (or
+  // filled in by the launcher, as --dump-first-divergence does).
+  std::map<std::string, std::string> settings;
+  // NUMTRACE_* variable -> the option that set it, as the user typed it
+  // (--steps), so a bad value is reported under the name the user knows.
+  std::map<std::string, std::string> typed_as;
   bool force = false;          // --force: accept an existing non-empty DIR
-  std::string steps;           // NUMTRACE_STEPS
-  std::string step_mark;       // NUMTRACE_STEP_MODE
-  std::string kernel_name;     // NUMTRACE_KERNEL
-  std::string kernel_exclude;  // NUMTRACE_KERNEL_EXCLUDE
-  std::string launch_skip;     // NUMTRACE_LAUNCH_SKIP
-  std::string launch_count;    // NUMTRACE_LAUNCH_COUNT
-  std::string outputs;         // NUMTRACE_OUTPUTS
-  std::string label;           // NUMTRACE_LABEL
-  std::string dump;            // NUMTRACE_DUMP (docs/format.md section 5)
-  std::string dump_dir;        // NUMTRACE_DUMP_DIR
-  std::string dump_expect;     // NUMTRACE_DUMP_EXPECT: NAME@BYTES,... the trace recorded
   std::string dump_first_divergence;  // SUMMARY.json: dump its first divergence (dump_from_summary.h)
   std::string side;                   // a or b, with dump_first_divergence
   bool torch_hooks = false;    // --torch-hooks: hooks even if CMD does not look like Python
   bool no_torch_hooks = false; // --no-torch-hooks
   bool injection = false;      // --injection: CUDA_INJECTION64_PATH instead of LD_PRELOAD
   std::vector<std::string> command;  // after --
+
+  // "" when not given.
+  const std::string& Get(const std::string& variable) const;
+  void Set(const std::string& variable, const std::string& value) { settings[variable] = value; }
+  const std::string& output_dir() const { return Get(kOutputDirVariable); }
 };
 
 // Registers the options above on `app` (the `-o` option is required).

@@ -85,7 +85,10 @@ Examples:
   int code = 0;
   if (!ParseArgs(app, args, ctx, &code)) return code;
 
-  absl::StatusOr<std::string> dir = PrepareOutputDir(options.output_dir, options.force);
+  // Both runs' settings are judged before DIR is made or a job started.
+  std::vector<std::string> unused;
+  if (absl::Status s = CheckJobSettings(options, ctx, &unused); !s.ok()) return FailLine(ctx, "twice", s);
+  absl::StatusOr<std::string> dir = PrepareOutputDir(options.output_dir(), options.force);
   if (!dir.ok()) return FailLine(ctx, "twice", dir.status());
   // The hunt's own outputs, checked before any job runs (output_file.h: never
   // through a symbolic link, never onto a directory or a device).
@@ -99,9 +102,9 @@ Examples:
   for (int i = 0; i < 2; ++i) {
     ctx.out << "== run " << (i + 1) << " of 2: " << analyzer::TerminalSafe(run_dirs[i]) << "\n";
     RunOptions once = options;
-    once.output_dir = run_dirs[i];
+    once.Set(kOutputDirVariable, run_dirs[i]);
     once.force = false;  // never mix with an earlier hunt's traces
-    if (once.label.empty()) once.label = "run" + std::to_string(i + 1);
+    if (once.Get("NUMTRACE_LABEL").empty()) once.Set("NUMTRACE_LABEL", "run" + std::to_string(i + 1));
     absl::StatusOr<CaptureOutcome> outcome = CaptureJob(once, ctx);
     if (!outcome.ok()) return FailLine(ctx, "twice", outcome.status());
     if (outcome->exit_code != 0) {

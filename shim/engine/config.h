@@ -1,10 +1,13 @@
 // File: shim/engine/config.h
 //
-// The shim's settings, read once from NUMTRACE_* environment variables
-// (docs/configuration.md lists each with examples). Parsing takes a
-// getenv-like function so tests need not touch the real environment. A bad
-// value yields ONE line naming the variable, the value and the accepted
-// forms; the caller prints it and leaves the library inert.
+// The shim's settings, read once from NUMTRACE_* environment variables.
+// Which variables exist, their parsers, accepted forms and `numtrace run`
+// options are ONE table (settings.h); docs/configuration.md's reference
+// table is checked against it. Parsing takes a getenv-like function so tests
+// (and `numtrace run`, which validates the job's environment before starting
+// it) need not touch the real environment. A bad value yields ONE line
+// naming the variable, the value and the accepted forms; the caller prints
+// it and leaves the library inert.
 //
 // Example:
 //   std::string error;
@@ -42,6 +45,7 @@ std::string_view StepModeName(StepMode m);
 class StepSet {
  public:
   static StepSet All() { StepSet s; s.all_ = true; return s; }
+  static StepSet Only(int64_t step) { StepSet s; s.ranges_.emplace_back(step, step); return s; }
   [[nodiscard]] static std::optional<StepSet> Parse(std::string_view text);
   bool all() const { return all_; }
   bool Contains(int64_t step) const;
@@ -76,7 +80,7 @@ struct Config {
   std::string step_regex_text;                    // kNvtx / kKernel
   NamePattern step_regex;
   uint64_t launches_per_step = 0;                 // kLaunches
-  StepSet steps;                                  // NUMTRACE_STEPS
+  StepSet steps = StepSet::Only(2);               // NUMTRACE_STEPS (all in range modes)
   uint64_t launch_skip = 0;                       // NUMTRACE_LAUNCH_SKIP
   std::optional<uint64_t> launch_count;           // NUMTRACE_LAUNCH_COUNT
   std::vector<NameFilter> include;                // NUMTRACE_KERNEL (';'-separated, any matches)
@@ -102,9 +106,25 @@ struct Config {
 
 using GetEnvFn = std::function<const char*(const char*)>;
 
-// Reads every NUMTRACE_* variable through `getenv`. Returns nullopt and sets
-// `*error` to one line (no trailing newline) on the first bad value.
-[[nodiscard]] std::optional<Config> ParseConfig(const GetEnvFn& getenv, std::string* error);
+struct Setting;
+
+// The first bad value ParseConfig met, in parts, so that `numtrace run` can
+// name the option the user typed instead of the variable.
+struct SettingError {
+  const Setting* setting = nullptr;
+  std::string value;     // as found
+  std::string accepted;  // the setting's accepted forms
+  // "NUMTRACE_X='v' is not valid; accepted: ... (numtrace stays off for this process)"
+  std::string Line() const;
+  // "NAME 'v' is not valid; accepted: ...": NAME is an option as typed (--steps).
+  std::string LineFor(std::string_view name) const;
+};
+
+// Reads every NUMTRACE_* setting (settings.h) through `getenv`. Returns
+// nullopt and sets `*error` to one line (no trailing newline) on the first
+// bad value, and `*detail` (when given) to its parts.
+[[nodiscard]] std::optional<Config> ParseConfig(const GetEnvFn& getenv, std::string* error,
+                                                SettingError* detail = nullptr);
 
 // The one boolean parser of every NUMTRACE_* switch (ENABLE, STRICT, any
 // later one): the words of kBoolWords, any case, surrounding blanks ignored;
@@ -118,6 +138,17 @@ std::string OneLineValue(std::string_view value, size_t max = 200);
 
 // Parses "64MiB", "1G", "4096", "512k" (binary multiples). Exposed for tests.
 [[nodiscard]] std::optional<uint64_t> ParseByteSize(std::string_view text);
+
+// The value parsers the settings table (settings.cc) is made of.
+// A decimal count, blanks around ignored.
+[[nodiscard]] std::optional<uint64_t> ParseCount(std::string_view text);
+// "SUBSTRING" or "regex:EXPR", several separated by ';'; nullopt when none or a bad regex.
+[[nodiscard]] std::optional<std::vector<NameFilter>> ParseNameFilters(std::string_view text);
+// A NamePattern (ECMAScript, linear time; name_pattern.h); nullopt when it
+// does not compile or is refused there.
+[[nodiscard]] std::optional<NamePattern> CompileRegex(std::string_view text);
+// Blanks (space, tab) removed from both ends.
+std::string_view TrimBlanks(std::string_view text);
 
 }  // namespace numtrace::shim
 

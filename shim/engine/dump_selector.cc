@@ -4,20 +4,11 @@
 #include <charconv>
 
 #include "common/names/normalize.h"
+#include "shim/engine/config.h"  // ParseCount
 #include "shim/engine/kernel_cache.h"
 
 namespace numtrace::shim {
 namespace {
-
-std::optional<uint64_t> ParseCount(std::string_view s) {
-  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
-  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
-  uint64_t v = 0;
-  if (s.empty()) return std::nullopt;
-  auto r = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (r.ec != std::errc() || r.ptr != s.data() + s.size()) return std::nullopt;
-  return v;
-}
 
 constexpr size_t kMaxSeqs = 4096;  // a list, not a range of the whole trace
 

@@ -30,8 +30,8 @@ TEST(DumpFromSummaryTest, EachSideGetsItsSeqAndKernelName) {
     o.dump_first_divergence = s.string();
     o.side = side;
     ASSERT_TRUE(ResolveDumpFromSummary(&o).ok()) << side;
-    EXPECT_EQ(o.dump, seq);
-    EXPECT_EQ(o.dump_expect, expect);
+    EXPECT_EQ(o.Get("NUMTRACE_DUMP"), seq);
+    EXPECT_EQ(o.Get("NUMTRACE_DUMP_EXPECT"), expect);
     o.command = {"sh", "-c", "true"};
     std::vector<std::string> warnings;
     Environment env = RunEnvironment(o, "/runs/d", Environment(), LayoutFromBinDir("/opt/nt/bin", Environment()), &warnings);
@@ -52,9 +52,9 @@ TEST(DumpFromSummaryTest, BadUsageNamesWhatIsWrong) {
   o.side = "";
   EXPECT_NE(why(o).find("needs --side a or --side b"), std::string::npos);
   o.side = "a";
-  o.dump = "seq:2";
+  o.Set("NUMTRACE_DUMP", "seq:2");
   EXPECT_NE(why(o).find("exclude each other"), std::string::npos);
-  o.dump = "";
+  o.settings.erase("NUMTRACE_DUMP");
   o.dump_first_divergence = none.string();
   EXPECT_NE(why(o).find("no first divergence"), std::string::npos);
   o.dump_first_divergence = "/nonexistent/summary.json";

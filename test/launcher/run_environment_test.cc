@@ -18,15 +18,15 @@ InstallLayout Layout() { return LayoutFromBinDir("/opt/nt/bin", Environment()); 
 
 TEST(RunEnvironment, PreloadsTheLibraryByAbsolutePathAndSetsEveryOptionGiven) {
   RunOptions o;
-  o.steps = "2-3";
-  o.step_mark = "nvtx:^step$";
-  o.kernel_name = "regex:gemm";
-  o.kernel_exclude = "nccl";
-  o.launch_skip = "5";
-  o.launch_count = "10";
-  o.outputs = "all";
-  o.label = "eager";
-  o.dump = "seq:41";
+  o.Set("NUMTRACE_STEPS", "2-3");
+  o.Set("NUMTRACE_STEP_MODE", "nvtx:^step$");
+  o.Set("NUMTRACE_KERNEL", "regex:gemm");
+  o.Set("NUMTRACE_KERNEL_EXCLUDE", "nccl");
+  o.Set("NUMTRACE_LAUNCH_SKIP", "5");
+  o.Set("NUMTRACE_LAUNCH_COUNT", "10");
+  o.Set("NUMTRACE_OUTPUTS", "all");
+  o.Set("NUMTRACE_LABEL", "eager");
+  o.Set("NUMTRACE_DUMP", "seq:41");
   o.command = {"sh", "-c", "true"};
   std::vector<std::string> warnings;
   Environment env = RunEnvironment(o, "/runs/a", Env("LD_PRELOAD", "/x.so"), Layout(), &warnings);

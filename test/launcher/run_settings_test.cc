@@ -1,0 +1,112 @@
+// `numtrace run` / `twice` judge every capture setting with the shim's own
+// parsers (shim/engine/settings.h) before anything starts.
+#include <filesystem>
+#include <fstream>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "launcher/run_command.h"
+#include "launcher/twice_command.h"
+#include "shim/engine/settings.h"
+#include "test/launcher/launcher_test_util.h"
+
+namespace numtrace::launcher {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+using testing::TempDir;
+using testing::TestContext;
+
+size_t Lines(const std::string& s) { return static_cast<size_t>(std::count(s.begin(), s.end(), '\n')); }
+
+struct BadOption {
+  const char* option;
+  const char* value;
+};
+
+class RunRefusesBadOption : public ::testing::TestWithParam<BadOption> {};
+
+// The issue's repros: each ran the whole job uncaptured and exited 0.
+TEST_P(RunRefusesBadOption, BeforeMakingTheDirectoryOrStartingTheJob) {
+  const BadOption& b = GetParam();
+  TempDir tmp;
+  TestContext t;
+  const std::string marker = tmp / "job-ran";
+  int code = RunCommandMain({"run", "-o", tmp / "r", b.option, b.value, "--", "sh", "-c", "touch " + marker},
+                            t.ctx);
+  EXPECT_EQ(code, 2);
+  EXPECT_THAT(t.err.str(), StartsWith(std::string("numtrace run: ") + b.option + " '" + b.value +
+                                      "' is not valid; accepted: "));
+  EXPECT_EQ(Lines(t.err.str()), 1u) << t.err.str();
+  EXPECT_FALSE(fs::exists(marker)) << "the job was started";
+  EXPECT_FALSE(fs::exists(tmp / "r")) << "the directory was made";
+}
+
+INSTANTIATE_TEST_SUITE_P(IssueRepros, RunRefusesBadOption,
+                         ::testing::Values(BadOption{"--steps", "two"}, BadOption{"--steps", "1-x"},
+                                           BadOption{"--launch-count", "0x"},
+                                           BadOption{"--kernel-name", "regex:("},
+                                           BadOption{"--outputs", "bogus"}, BadOption{"--step-mark", "epoch"},
+                                           BadOption{"--min-bytes", "lots"}, BadOption{"--steps", ""},
+                                           BadOption{"--dump-expect", "k@"}));
+
+TEST(RunSettings, ABadVariableInTheEnvironmentIsNamedAsTheVariable) {
+  TempDir tmp;
+  TestContext t;
+  t.ctx.env.Set("NUMTRACE_STEPS", "two");
+  EXPECT_EQ(RunCommandMain({"run", "-o", tmp / "r", "--", "true"}, t.ctx), 2);
+  EXPECT_THAT(t.err.str(), StartsWith("numtrace run: NUMTRACE_STEPS (in the environment) 'two' is not valid"));
+  EXPECT_FALSE(fs::exists(tmp / "r"));
+  // The option wins over the environment, as it does in the job.
+  TestContext fixed;
+  fixed.ctx.env.Set("NUMTRACE_STEPS", "two");
+  EXPECT_EQ(RunCommandMain({"run", "-o", tmp / "r", "--steps", "1", "--", "true"}, fixed.ctx), 0)
+      << fixed.err.str();
+}
+
+TEST(RunSettings, TwiceRefusesBeforeEitherRun) {
+  TempDir tmp;
+  TestContext t;
+  EXPECT_EQ(TwiceCommandMain({"twice", "-o", tmp / "h", "--launch-count", "0", "--", "true"}, t.ctx), 2);
+  EXPECT_THAT(t.err.str(), StartsWith("numtrace twice: --launch-count '0' is not valid"));
+  EXPECT_FALSE(fs::exists(tmp / "h"));
+}
+
+TEST(RunSettings, EnableOffInTheEnvironmentIsSaid) {
+  TempDir tmp;
+  TestContext t;
+  t.ctx.env.Set("NUMTRACE_ENABLE", "0");
+  EXPECT_EQ(RunCommandMain({"run", "-o", tmp / "r", "--", "true"}, t.ctx), 0);
+  EXPECT_THAT(t.err.str(), HasSubstr("NUMTRACE_ENABLE=0 in the environment: the job runs without capture"));
+}
+
+TEST(RunSettings, EveryTableOptionIsInHelp) {
+  TestContext t;
+  EXPECT_EQ(RunCommandMain({"run", "--help"}, t.ctx), 0);
+  for (const shim::Setting& s : shim::Settings()) {
+    if (s.option.empty()) continue;
+    const std::string option(s.option);
+    const std::string last = option.substr(option.rfind(',') + 1);
+    EXPECT_THAT(t.out.str(), HasSubstr(last)) << s.variable;
+    EXPECT_THAT(t.out.str(), HasSubstr(std::string(s.variable))) << s.variable;
+  }
+}
+
+TEST(RunSettings, ARelativeDumpDirIsResolvedAgainstNumtracesDirectory) {
+  TempDir tmp;
+  TestContext t;
+  const std::string seen = tmp / "env.txt";
+  int code = RunCommandMain({"run", "-o", tmp / "r", "--dump", "seq:1", "--dump-dir", "dumps", "--", "sh", "-c",
+                             "cd / && echo \"$NUMTRACE_DUMP_DIR\" > " + seen},
+                            t.ctx);
+  ASSERT_EQ(code, 0) << t.err.str();
+  std::ifstream in(seen);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, (fs::current_path() / "dumps").string());
+}
+
+}  // namespace
+}  // namespace numtrace::launcher
