@@ -6,11 +6,15 @@
 namespace numtrace::launcher {
 
 int FailLine(const CommandContext& ctx, std::string_view verb, std::string_view message) {
+  WarnLine(ctx, verb, message);
+  return kExitUsage;
+}
+
+void WarnLine(const CommandContext& ctx, std::string_view verb, std::string_view message) {
   // The analyzer's escape rule (terminal_text.h): a path or kernel name
   // holding a newline or ESC stays on this one line, inert.
   ctx.err << "numtrace " << verb << ": " << analyzer::TerminalSafe(message) << "\n";
   ctx.err.flush();
-  return kExitUsage;
 }
 
 // Debian's Abseil has its own string_view type, hence the copy.

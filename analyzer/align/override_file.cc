@@ -1,6 +1,7 @@
 #include "analyzer/align/override_file.h"
 
 #include <charconv>
+#include <new>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -106,7 +107,11 @@ absl::StatusOr<Overrides> ParseOverrides(std::string_view text, std::string_view
 absl::StatusOr<Overrides> ReadOverrideFile(const std::string& path) {
   absl::StatusOr<std::string> text = ReadBoundedFile(path, "the override file", kMaxOverrideFileBytes);
   if (!text.ok()) return text.status();
-  return ParseOverrides(*text, path);
+  try {
+    return ParseOverrides(*text, path);
+  } catch (const std::bad_alloc&) {  // named here, not blamed on the diff after it
+    return absl::ResourceExhaustedError(absl::StrCat(path, ": out of memory parsing the override file"));
+  }
 }
 
 std::optional<uint32_t> ResolveOverrideKey(const OverrideKey& key, const Trace& trace) {

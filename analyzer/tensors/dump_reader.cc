@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <new>
 
 #include "analyzer/read/bounded_file.h"
 #include "analyzer/tensors/npy_reader.h"
@@ -138,7 +139,9 @@ absl::StatusOr<DumpSide> ReadSidecar(const std::string& path) {
 
 }  // namespace
 
-absl::StatusOr<DumpSide> ReadDumpSide(const std::string& path, std::optional<DType> dtype) {
+namespace {
+// Throws std::bad_alloc when memory runs out (ReadDumpSide reports it).
+absl::StatusOr<DumpSide> ReadDumpSideOrThrow(const std::string& path, std::optional<DType> dtype) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) {
     std::vector<std::string> sidecars;
@@ -156,6 +159,16 @@ absl::StatusOr<DumpSide> ReadDumpSide(const std::string& path, std::optional<DTy
   if (!fs::exists(path, ec)) return absl::NotFoundError(path + ": no such file or directory");
   if (path.ends_with(".npy")) return ReadBareNpy(path, dtype);
   return ReadSidecar(path);
+}
+
+}  // namespace
+
+absl::StatusOr<DumpSide> ReadDumpSide(const std::string& path, std::optional<DType> dtype) {
+  try {
+    return ReadDumpSideOrThrow(path, dtype);
+  } catch (const std::bad_alloc&) {  // named here, not blamed on the comparison after it
+    return absl::ResourceExhaustedError(path + ": out of memory reading the tensor dump");
+  }
 }
 
 }  // namespace numtrace::analyzer

@@ -16,6 +16,7 @@
 #include "launcher/command_context.h"
 #include "launcher/diff_summary.h"
 #include "launcher/origin_hints.h"
+#include "launcher/rank_listing.h"
 #include "launcher/show_command.h"
 #include "launcher/twice_command.h"
 #include "test/launcher/launcher_test_util.h"
@@ -123,6 +124,32 @@ TEST(HostileSummary, DevZeroAFifoAndAHugeFileAreRefusedAtOnce) {
   absl::StatusOr<DiffSummaryView> s = ReadDiffSummary(big);
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(std::string(s.status().message()), HasSubstr("more than the 256.0 MiB"));
+}
+
+TEST(HostileListing, TheRunListingAndTwiceEscapePathsAndNames) {
+  TempDir tmp;
+  const std::string dir = tmp / "run\x1b[2J\ndir";
+  std::filesystem::create_directories(dir);
+  WriteText(dir + "/rank_0.ntrace.jsonl", HostileTrace());
+  std::ostringstream listing;
+  EXPECT_EQ(ListRankTraces(dir, listing), 1);
+  EXPECT_EQ(listing.str().find('\x1b'), std::string::npos) << listing.str();
+  EXPECT_THAT(listing.str(), HasSubstr("run^[[2J\\x0adir/rank_0.ntrace.jsonl"));
+  EXPECT_EQ(CountLines(listing.str()), 1);
+
+  DiffSummaryView view;
+  view.has_origins = true;
+  view.origin_count = 1;
+  OriginView o;
+  o.a_seq = 1;
+  o.a_name = "evil\x1b[2J\nseq 9  forged";
+  o.status = "diverged";
+  view.origins.push_back(o);
+  std::ostringstream out;
+  PrintOrigins(view, out);
+  EXPECT_EQ(out.str().find('\x1b'), std::string::npos);
+  EXPECT_THAT(out.str(), HasSubstr("seq 1  evil^[[2J\\x0aseq 9  forged"));
+  EXPECT_THAT(out.str(), Not(HasSubstr("\nseq 9")));
 }
 
 TEST(HostileOrigins, HintsMatchAFiftyThousandCharacterName) {

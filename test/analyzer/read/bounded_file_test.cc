@@ -6,7 +6,9 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -105,6 +107,33 @@ TEST_F(BoundedFileTest, OverrideFileSidecarAndNpyReadersUseIt) {
   ASSERT_FALSE(linked.ok());
   EXPECT_NE(Message(linked.status()).find("z.npy: the .npy array is a character device"), std::string::npos)
       << linked.status();
+}
+
+// Under a 1 GiB address-space limit a 2 GiB (sparse) file is read: the
+// error is ResourceExhausted naming the file and what it was read for, in
+// a child process so the limit binds nothing else.
+TEST_F(BoundedFileTest, OutOfMemoryNamesTheFileAndTheStage) {
+  int fd = ::open(P("big.npy").c_str(), O_WRONLY | O_CREAT, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::ftruncate(fd, off_t{2} << 30), 0);
+  ::close(fd);
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    struct rlimit rl {size_t{1} << 30, size_t{1} << 30};
+    ::setrlimit(RLIMIT_AS, &rl);
+    absl::StatusOr<std::string> s = ReadBoundedFile(P("big.npy"), "the test file", uint64_t{4} << 30);
+    if (s.ok() || s.status().code() != absl::StatusCode::kResourceExhausted) _exit(1);
+    if (Message(s.status()) != P("big.npy") + ": out of memory reading the test file (2.0 GiB); it needs more "
+                                              "memory than this process may use") _exit(2);
+    absl::StatusOr<NpyArray> npy = ReadNpy(P("big.npy"));
+    if (npy.ok() || Message(npy.status()).find("out of memory reading the .npy array") == std::string::npos) _exit(3);
+    _exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 TEST(ByteCount, ReadableUnits) {
