@@ -28,6 +28,28 @@ std::string Number(double v) {
   return buf;
 }
 
+// A record line for --json as the file holds it, except that control bytes
+// (raw ones are invalid JSON, yet the lenient parser lets them through in
+// fields it skips) and C1 controls become \u00XX: the same JSON value, and
+// nothing a terminal would act on.
+std::string JsonLineSafe(std::string_view line) {
+  std::string out;
+  out.reserve(line.size());
+  char buf[8];
+  for (size_t i = 0; i < line.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(line[i]);
+    const bool c1 = c == 0xC2 && i + 1 < line.size() && static_cast<unsigned char>(line[i + 1]) >= 0x80 &&
+                    static_cast<unsigned char>(line[i + 1]) <= 0x9F;
+    if ((c < 0x20 && c != '\t') || c == 0x7F || c1) {
+      std::snprintf(buf, sizeof buf, "\\u%04x", c1 ? static_cast<unsigned char>(line[++i]) : c);
+      out += buf;
+    } else {
+      out.push_back(static_cast<char>(c));
+    }
+  }
+  return out;
+}
+
 struct Selection {
   // RE2: linear time and bounded stack whatever the name's length (a
   // 50,000-character template name crashed std::regex's recursion).
@@ -122,8 +144,7 @@ int ShowJson(const std::string& path, const Selection& sel, const CommandContext
     uint64_t seq = 0;
     if (doc["seq"].get_uint64().get(seq) || seq >= trace->kernels.size()) continue;
     const analyzer::Kernel& k = trace->kernels[seq];
-    // As the file holds it: JSON escapes any control byte inside strings.
-    if (Selected(sel, seq, trace->Name(k), trace->Demangled(k))) ctx.out << line.text << "\n";
+    if (Selected(sel, seq, trace->Name(k), trace->Demangled(k))) ctx.out << JsonLineSafe(line.text) << "\n";
   }
   return kExitOk;
 }

@@ -110,6 +110,18 @@ TEST(HostileShow, JsonReadsAGzipCompressedTraceAsThePlainListingDoes) {
   EXPECT_EQ(CountLines(all.out.str()), 2);
 }
 
+TEST(HostileShow, JsonEscapesC1ControlsThatAreValidJson) {
+  TempDir tmp;
+  std::string text = HostileTrace();
+  const std::string evil = "evil\\u001b[2J\\n";
+  text.replace(text.find(evil), evil.size(), "c1\xc2\x9b");  // U+009B (CSI), raw: valid JSON
+  WriteText(tmp / "rank_0.ntrace.jsonl", text);
+  TestContext t;
+  ASSERT_EQ(ShowCommandMain({"show", tmp / "rank_0.ntrace.jsonl", "--json", "--seq", "1"}, t.ctx), 0) << t.err.str();
+  EXPECT_THAT(t.out.str(), HasSubstr(R"("name":"c1\u009bseq 9  forged")"));
+  EXPECT_EQ(t.out.str().find("\xc2\x9b"), std::string::npos);
+}
+
 TEST(HostileSummary, DevZeroAFifoAndAHugeFileAreRefusedAtOnce) {
   TempDir tmp;
   ASSERT_EQ(::mkfifo((tmp / "fifo.json").c_str(), 0644), 0);
