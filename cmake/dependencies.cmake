@@ -6,6 +6,12 @@ find_package(simdjson CONFIG REQUIRED)    # analyzer only: trace and JSON readin
 find_package(ZLIB REQUIRED)                # analyzer only: gzip-compressed traces
 find_package(fmt CONFIG REQUIRED)
 find_package(spdlog CONFIG REQUIRED)      # shim uses spdlog::spdlog_header_only
+# RE2 (linear-time matching) for every user-supplied pattern in the tools.
+# Debian ships it without a CMake package: through pkg-config. Not in the
+# shim: Debian's libre2.a uses local-exec TLS (cannot go into a shared
+# object) and libnumtrace.so may not need a Debian shared library.
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)
 find_package(CLI11 CONFIG QUIET)
 if(NOT CLI11_FOUND)
   find_path(CLI11_INCLUDE_DIR CLI/CLI.hpp REQUIRED)

@@ -1,17 +1,20 @@
 #include "launcher/command_context.h"
 
-#include <algorithm>
-
 #include "CLI/CLI.hpp"
+#include "analyzer/report/terminal_text.h"
 
 namespace numtrace::launcher {
 
 int FailLine(const CommandContext& ctx, std::string_view verb, std::string_view message) {
-  std::string line(message);
-  std::replace(line.begin(), line.end(), '\n', ' ');
-  ctx.err << "numtrace " << verb << ": " << line << "\n";
-  ctx.err.flush();
+  WarnLine(ctx, verb, message);
   return kExitUsage;
+}
+
+void WarnLine(const CommandContext& ctx, std::string_view verb, std::string_view message) {
+  // The analyzer's escape rule (terminal_text.h): a path or kernel name
+  // holding a newline or ESC stays on this one line, inert.
+  ctx.err << "numtrace " << verb << ": " << analyzer::TerminalSafe(message) << "\n";
+  ctx.err.flush();
 }
 
 // Debian's Abseil has its own string_view type, hence the copy.

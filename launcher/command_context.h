@@ -38,9 +38,13 @@ struct CommandContext {
   bool stdout_is_tty = false;
 };
 
-// Prints "numtrace VERB: message" as one line on err; returns kExitUsage.
+// Prints "numtrace VERB: message" as one line on err, the message escaped as
+// numtrace-diff escapes its lines (analyzer/report/terminal_text.h: ESC ->
+// "^[", newlines and other controls -> "\xNN"); returns kExitUsage.
 int FailLine(const CommandContext& ctx, std::string_view verb, std::string_view message);
 int FailLine(const CommandContext& ctx, std::string_view verb, const absl::Status& status);
+// The same line for a warning that does not stop the verb.
+void WarnLine(const CommandContext& ctx, std::string_view verb, std::string_view message);
 
 // Parses `args` (args[0] is the verb's name) with `app`. Returns true when
 // the verb should go on; otherwise *exit_code is set (0 after --help, 2 after

@@ -8,6 +8,7 @@
 
 #include "analyzer/read/trace_file_name.h"
 #include "analyzer/read/trace_reader.h"
+#include "analyzer/report/terminal_text.h"
 
 namespace numtrace::launcher {
 
@@ -26,7 +27,9 @@ int ListRankTraces(const std::string& dir, std::ostream& out) {
   for (const auto& [rank, path] : files) {
     absl::StatusOr<analyzer::Trace> trace = analyzer::ReadTraceFile(path);
     if (!trace.ok()) {
-      out << "rank " << rank << ": unreadable (" << trace.status().message() << "): " << path << "\n";
+      out << "rank " << rank << ": unreadable ("
+          << analyzer::TerminalSafe(std::string(trace.status().message())) << "): " << analyzer::TerminalSafe(path)
+          << "\n";
       continue;
     }
     out << "rank " << rank << ": " << trace->kernels.size() << " kernels captured, ";
@@ -40,10 +43,10 @@ int ListRankTraces(const std::string& dir, std::ostream& out) {
     if (trace->footer && trace->footer->unmeasured > 0) {
       out << ", " << trace->footer->unmeasured << " unmeasured";
     }
-    out << ": " << path << "\n";
+    out << ": " << analyzer::TerminalSafe(path) << "\n";
   }
   if (files.empty()) {
-    out << "no trace was written in " << dir
+    out << "no trace was written in " << analyzer::TerminalSafe(dir)
         << ": the job made no CUDA launch in the captured steps, or numtrace stayed off "
            "(its stderr line says why; see docs/troubleshooting.md, \"nothing captured\")\n";
   }

@@ -57,7 +57,7 @@ absl::StatusOr<CaptureOutcome> CaptureJob(const RunOptions& options, const Comma
   if (!dir.ok()) return dir.status();
   std::vector<std::string> unused;
   Environment env = RunEnvironment(WithAbsolutePaths(options), *dir, ctx.env, ctx.layout, &unused);
-  for (const std::string& w : warnings) ctx.err << "numtrace run: " << w << "\n";
+  for (const std::string& w : warnings) WarnLine(ctx, "run", w);
   ctx.out.flush();
   ctx.err.flush();
   ChildResult child = RunChild(options.command, env);

@@ -3,13 +3,14 @@
 #include <charconv>
 #include <cinttypes>
 #include <cstdio>
-#include <fstream>
-#include <regex>
+#include <memory>
 
 #include "CLI/CLI.hpp"
 #include "analyzer/judge/provenance.h"
 #include "analyzer/read/input.h"
+#include "analyzer/read/line_reader.h"
 #include "analyzer/report/terminal_text.h"
+#include "re2/re2.h"
 #include "simdjson.h"
 
 namespace numtrace::launcher {
@@ -28,16 +29,39 @@ std::string Number(double v) {
   return buf;
 }
 
+// A record line for --json as the file holds it, except that control bytes
+// (raw ones are invalid JSON, yet the lenient parser lets them through in
+// fields it skips) and C1 controls become \u00XX: the same JSON value, and
+// nothing a terminal would act on.
+std::string JsonLineSafe(std::string_view line) {
+  std::string out;
+  out.reserve(line.size());
+  char buf[8];
+  for (size_t i = 0; i < line.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(line[i]);
+    const bool c1 = c == 0xC2 && i + 1 < line.size() && static_cast<unsigned char>(line[i + 1]) >= 0x80 &&
+                    static_cast<unsigned char>(line[i + 1]) <= 0x9F;
+    if ((c < 0x20 && c != '\t') || c == 0x7F || c1) {
+      std::snprintf(buf, sizeof buf, "\\u%04x", c1 ? static_cast<unsigned char>(line[++i]) : c);
+      out += buf;
+    } else {
+      out.push_back(static_cast<char>(c));
+    }
+  }
+  return out;
+}
+
 struct Selection {
-  std::optional<std::regex> kernel;
+  // RE2: linear time and bounded stack whatever the name's length (a
+  // 50,000-character template name crashed std::regex's recursion).
+  std::unique_ptr<re2::RE2> kernel;
   SeqRange seq;
 };
 
 bool Selected(const Selection& s, uint64_t seq, std::string_view name, std::string_view demangled) {
   if (seq < s.seq.first || seq > s.seq.last) return false;
   if (!s.kernel) return true;
-  return std::regex_search(name.begin(), name.end(), *s.kernel) ||
-         std::regex_search(demangled.begin(), demangled.end(), *s.kernel);
+  return re2::RE2::PartialMatch(name, *s.kernel) || re2::RE2::PartialMatch(demangled, *s.kernel);
 }
 
 void PrintBuffer(const analyzer::Buffer& b, std::ostream& out) {
@@ -61,21 +85,22 @@ int ShowReadable(const std::string& path, const Selection& sel, const CommandCon
   if (!trace.ok()) return FailLine(ctx, "show", trace.status());
   const analyzer::Trace& t = *trace;
   std::ostream& out = ctx.out;
-  out << path << ": label " << t.label << ", rank " << t.rank << ", " << t.kernels.size()
+  using analyzer::TerminalSafe;  // paths, labels, names and notes come from files anyone writes
+  out << TerminalSafe(path) << ": label " << TerminalSafe(t.label) << ", rank " << t.rank << ", " << t.kernels.size()
       << " kernels" << (t.truncated ? ", TRUNCATED (no footer)" : "");
   if (t.footer && t.footer->dropped) out << ", " << t.footer->dropped << " dropped";
   if (t.footer && t.footer->unmeasured) out << ", " << t.footer->unmeasured << " unmeasured";
   out << "\n";
   if (t.header.device) {
     const DeviceInfo& d = *t.header.device;
-    out << "device " << d.index << ": " << d.name << " (cc " << d.cc << "), driver " << d.driver << ", CUDA "
-        << d.cuda << "\n";
+    out << "device " << d.index << ": " << TerminalSafe(d.name) << " (cc " << TerminalSafe(d.cc) << "), driver "
+        << TerminalSafe(d.driver) << ", CUDA " << TerminalSafe(d.cuda) << "\n";
   }
   if (t.header.capture) {
     out << "captured steps:";
     for (int64_t s : t.header.capture->steps) out << " " << s;
-    out << "; outputs " << t.header.capture->outputs;
-    if (!t.header.capture->selector.empty()) out << "; " << t.header.capture->selector;
+    out << "; outputs " << TerminalSafe(t.header.capture->outputs);
+    if (!t.header.capture->selector.empty()) out << "; " << TerminalSafe(t.header.capture->selector);
     out << "\n";
   }
   if (!t.digests.empty()) {  // watch mode (docs/format.md, `digest`)
@@ -99,14 +124,16 @@ int ShowReadable(const std::string& path, const Selection& sel, const CommandCon
     ++shown;
     out << "seq " << k.seq;
     if (k.step >= 0) out << "  step " << k.step;
-    out << "  " << t.Demangled(k) << "  grid " << k.grid[0] << "x" << k.grid[1] << "x" << k.grid[2]
+    out << "  " << TerminalSafe(t.Demangled(k)) << "  grid " << k.grid[0] << "x" << k.grid[1] << "x" << k.grid[2]
         << " block " << k.block[0] << "x" << k.block[1] << "x" << k.block[2] << "\n";
     // Where in the model it came from (trace provenance), when recorded.
     const std::string where = analyzer::ProvenanceLabel(t.Scope(k), t.Op(k), t.PhaseOf(k));
     if (!where.empty()) out << "  in " << analyzer::TerminalSafe(where) << "\n";
     for (const analyzer::Buffer& b : t.BuffersOf(k)) PrintBuffer(b, out);
   }
-  for (const NoteRecord& n : t.notes) out << "note (" << n.level << "): " << n.msg << "\n";
+  for (const NoteRecord& n : t.notes) {
+    out << "note (" << TerminalSafe(n.level) << "): " << TerminalSafe(n.msg) << "\n";
+  }
   out << shown << " of " << t.kernels.size() << " kernels shown\n";
   return kExitOk;
 }
@@ -119,19 +146,24 @@ int ShowJson(const std::string& path, const Selection& sel, const CommandContext
   if (trace->source != analyzer::TraceSource::kNumtrace) {
     return FailLine(ctx, "show", path + ": --json needs a numtrace trace (this is a DebugMode log)");
   }
-  std::ifstream in(path);
+  // The same line reader as the trace reader: a .gz trace is decompressed,
+  // a line is bounded (line_reader.h).
+  absl::StatusOr<std::unique_ptr<analyzer::LineReader>> reader = analyzer::LineReader::Open(path);
+  if (!reader.ok()) return FailLine(ctx, "show", reader.status());
   simdjson::ondemand::parser parser;
-  std::string line;
-  while (std::getline(in, line)) {
-    simdjson::padded_string padded(line);
+  analyzer::LineReader::Line line;
+  while (true) {
+    absl::StatusOr<bool> more = (*reader)->Next(&line);
+    if (!more.ok()) return FailLine(ctx, "show", more.status());
+    if (!*more) break;
     simdjson::ondemand::document doc;
-    if (parser.iterate(padded).get(doc)) continue;
+    if (parser.iterate(line.text.data(), line.text.size(), line.readable).get(doc)) continue;
     std::string_view type;
     if (doc["type"].get_string().get(type) || type != "kernel") continue;
     uint64_t seq = 0;
     if (doc["seq"].get_uint64().get(seq) || seq >= trace->kernels.size()) continue;
     const analyzer::Kernel& k = trace->kernels[seq];
-    if (Selected(sel, seq, trace->Name(k), trace->Demangled(k))) ctx.out << line << "\n";
+    if (Selected(sel, seq, trace->Name(k), trace->Demangled(k))) ctx.out << JsonLineSafe(line.text) << "\n";
   }
   return kExitOk;
 }
@@ -169,7 +201,7 @@ int ShowCommandMain(const std::vector<std::string>& args, const CommandContext& 
   CLI::App app{"numtrace show: a trace as a readable listing (kernels, buffers, dtypes, stats)"};
   app.name("numtrace show");
   app.add_option("TRACE", path, "a trace file (rank_R.ntrace.jsonl) or DebugMode log")->required();
-  app.add_option("--kernel", kernel, "only kernels whose name or demangled name matches this regex");
+  app.add_option("--kernel", kernel, "only kernels whose name or demangled name matches this regex (RE2 syntax)");
   app.add_option("--seq", seq, "only launches with seq N, or in N..M (N.. and ..M too)");
   app.add_flag("--json", json, "print the selected kernel records as the file holds them (JSONL)");
   app.footer(R"(Examples:
@@ -185,10 +217,13 @@ int ShowCommandMain(const std::vector<std::string>& args, const CommandContext& 
     sel.seq = *r;
   }
   if (!kernel.empty()) {
-    try {
-      sel.kernel.emplace(kernel, std::regex::ECMAScript | std::regex::optimize);
-    } catch (const std::regex_error& e) {
-      return FailLine(ctx, "show", "--kernel '" + kernel + "' is not a valid regex: " + e.what());
+    re2::RE2::Options options;
+    options.set_log_errors(false);  // the one line below says it
+    options.set_never_capture(true);
+    sel.kernel = std::make_unique<re2::RE2>(kernel, options);
+    if (!sel.kernel->ok()) {
+      return FailLine(ctx, "show", "--kernel '" + kernel + "' is not a valid regex (RE2 syntax): " +
+                                       sel.kernel->error());
     }
   }
   return json ? ShowJson(path, sel, ctx) : ShowReadable(path, sel, ctx);

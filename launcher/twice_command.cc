@@ -5,7 +5,9 @@
 
 #include "CLI/CLI.hpp"
 #include "analyzer/cli/diff_command.h"
+#include "analyzer/cli/output_file.h"
 #include "analyzer/judge/origin_hints.h"
+#include "analyzer/report/terminal_text.h"
 #include "launcher/output_dir.h"
 #include "launcher/run_command.h"
 #include "launcher/watch_hunt.h"
@@ -19,7 +21,7 @@ using analyzer::OriginHint;
 void PrintKernel(int64_t rank, uint64_t seq, const std::string& name, std::ostream& out) {
   out << "  ";
   if (rank >= 0) out << "rank " << rank << " ";
-  out << "seq " << seq << "  " << name;
+  out << "seq " << seq << "  " << analyzer::TerminalSafe(name);
 }
 
 void PrintHint(const std::string& name, std::ostream& out) {
@@ -38,7 +40,7 @@ void PrintOrigins(const DiffSummaryView& s, std::ostream& out) {
     if (s.first_divergence) {
       out << "; the first divergence:\n";
       PrintKernel(s.first_divergence->rank, s.first_divergence->a_seq, s.first_divergence->a_name, out);
-      out << "  (" << s.first_divergence->kind << ")\n";
+      out << "  (" << analyzer::TerminalSafe(s.first_divergence->kind) << ")\n";
       PrintHint(s.first_divergence->a_name, out);
     } else {
       out << "\n";
@@ -51,7 +53,8 @@ void PrintOrigins(const DiffSummaryView& s, std::ostream& out) {
     if (s.first_divergence) {
       out << "first divergence:";
       PrintKernel(s.first_divergence->rank, s.first_divergence->a_seq, s.first_divergence->a_name, out);
-      out << "  (cause " << (s.first_divergence->cause.empty() ? "unknown" : s.first_divergence->cause)
+      out << "  (cause "
+          << (s.first_divergence->cause.empty() ? "unknown" : analyzer::TerminalSafe(s.first_divergence->cause))
           << ")\n";
     }
     return;
@@ -62,7 +65,7 @@ void PrintOrigins(const DiffSummaryView& s, std::ostream& out) {
     PrintKernel(o.rank, o.a_seq, o.a_name, out);
     char score[32];
     std::snprintf(score, sizeof score, "%.3g", o.score);
-    out << "  (" << o.status << ", score " << score << ", " << o.descendants
+    out << "  (" << analyzer::TerminalSafe(o.status) << ", score " << score << ", " << o.descendants
         << " later diverged kernels follow from it)\n";
     PrintHint(o.a_name, out);
   }
@@ -92,9 +95,17 @@ Examples:
   if (absl::Status s = CheckJobSettings(options, ctx, &unused); !s.ok()) return FailLine(ctx, "twice", s);
   absl::StatusOr<std::string> dir = PrepareOutputDir(options.output_dir(), options.force);
   if (!dir.ok()) return FailLine(ctx, "twice", dir.status());
+  // The hunt's own outputs, checked before any job runs (output_file.h: never
+  // through a symbolic link, never onto a directory or a device).
+  if (absl::Status s = analyzer::CheckOutputs({{"the hunt's summary", *dir + "/summary.json"},
+                                               {"the hunt's report", *dir + "/report.html"}},
+                                              {}, /*force=*/true);
+      !s.ok()) {
+    return FailLine(ctx, "twice", s);
+  }
   const std::string run_dirs[2] = {*dir + "/run1", *dir + "/run2"};
   for (int i = 0; i < 2; ++i) {
-    ctx.out << "== run " << (i + 1) << " of 2: " << run_dirs[i] << "\n";
+    ctx.out << "== run " << (i + 1) << " of 2: " << analyzer::TerminalSafe(run_dirs[i]) << "\n";
     RunOptions once = options;
     once.Set(kOutputDirVariable, run_dirs[i]);
     once.force = false;  // never mix with an earlier hunt's traces
@@ -129,10 +140,11 @@ Examples:
   if (summary->verdict == "identical") {
     ctx.out << "the two runs are bitwise identical\n";
   } else {
-    ctx.out << "the two runs differ (" << summary->verdict << ")\n";
+    ctx.out << "the two runs differ (" << analyzer::TerminalSafe(summary->verdict) << ")\n";
     PrintOrigins(*summary, ctx.out);
   }
-  ctx.out << "report: " << diff.html_path << "  summary: " << diff.json_path << "\n";
+  ctx.out << "report: " << analyzer::TerminalSafe(diff.html_path) << "  summary: "
+          << analyzer::TerminalSafe(diff.json_path) << "\n";
   ctx.out.flush();
   return summary->verdict == "identical" ? kExitOk : kExitDiffer;
 }

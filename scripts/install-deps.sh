@@ -4,7 +4,7 @@
 set -euo pipefail
 packages=(
   cmake ninja-build g++ pkg-config
-  libabsl-dev libspdlog-dev libfmt-dev libsimdjson-dev libcli11-dev zlib1g-dev
+  libabsl-dev libspdlog-dev libfmt-dev libsimdjson-dev libcli11-dev zlib1g-dev libre2-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev   # libFuzzer targets
   chromium                   # headless checks of the HTML report

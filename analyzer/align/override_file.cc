@@ -1,11 +1,11 @@
 #include "analyzer/align/override_file.h"
 
 #include <charconv>
-#include <fstream>
-#include <sstream>
+#include <new>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/io/bounded_file.h"
 #include "common/names/normalize.h"
 
 namespace numtrace::analyzer {
@@ -105,11 +105,13 @@ absl::StatusOr<Overrides> ParseOverrides(std::string_view text, std::string_view
 }
 
 absl::StatusOr<Overrides> ReadOverrideFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot read the override file"));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return ParseOverrides(buffer.str(), path);
+  absl::StatusOr<std::string> text = ReadBoundedFile(path, "the override file", kMaxOverrideFileBytes);
+  if (!text.ok()) return text.status();
+  try {
+    return ParseOverrides(*text, path);
+  } catch (const std::bad_alloc&) {  // named here, not blamed on the diff after it
+    return absl::ResourceExhaustedError(absl::StrCat(path, ": out of memory parsing the override file"));
+  }
 }
 
 std::optional<uint32_t> ResolveOverrideKey(const OverrideKey& key, const Trace& trace) {

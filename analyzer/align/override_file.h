@@ -46,7 +46,12 @@ struct Overrides {
 // InvalidArgumentError("PATH:LINE: reason").
 [[nodiscard]] absl::StatusOr<Overrides> ParseOverrides(std::string_view text, std::string_view path);
 
-// Reads and parses PATH; NotFoundError("PATH: cannot read ...") when unreadable.
+// The largest override file read (a rule is one short line): anything
+// larger is not an override file.
+inline constexpr uint64_t kMaxOverrideFileBytes = uint64_t{16} << 20;
+
+// Reads and parses PATH through ReadBoundedFile (common/io/bounded_file.h):
+// a regular file of at most kMaxOverrideFileBytes; errors name the path.
 [[nodiscard]] absl::StatusOr<Overrides> ReadOverrideFile(const std::string& path);
 
 // The kernel (index into trace.kernels) a key designates, or nullopt when it

@@ -176,6 +176,15 @@ absl::Status CheckOutputs(const std::vector<OutputSpec>& outputs,
             " (refused, also with --force)");
       }
     }
+    if (exists && S_ISLNK(lst.st_mode)) {
+      // Never written through: the link could lead onto a trace or any
+      // file of the user's (output_file.h).
+      std::error_code ec;
+      const std::string to = fs::read_symlink(o.path, ec).string();
+      return absl::InvalidArgumentError(o.path + ": " + o.flag + " names a symbolic link" +
+                                        (to.empty() ? "" : " (to " + to + ")") +
+                                        "; refused, also with --force (name the file itself)");
+    }
     const std::string parent = ParentOf(o.path);
     struct stat pst;
     if (::stat(parent.c_str(), &pst) != 0 || !S_ISDIR(pst.st_mode)) {
@@ -257,7 +266,7 @@ absl::Status TempOutput::Commit(bool replace) {
   BlockSignals hold;
   if (replace) {
     struct stat st;
-    if (::stat(target_.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (::lstat(target_.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
       Discard();
       return absl::FailedPreconditionError(target_ + ": became something other than a regular file "
                                            "during the run; not replaced");
@@ -290,13 +299,9 @@ absl::Status WriteOutput(const std::string& path, std::string_view contents, boo
     if (!out) return absl::UnavailableError("standard output: cannot write");
     return absl::OkStatus();
   }
-  // --force through a symlink replaces the file it points to, not the link.
-  std::string target = path;
-  if (force) {
-    char resolved[PATH_MAX];
-    if (::realpath(path.c_str(), resolved) != nullptr) target = resolved;
-  }
-  absl::StatusOr<TempOutput> tmp = TempOutput::Create(target);
+  // A symbolic link is refused by CheckOutputs, and one that appears during
+  // the run is caught in Commit (lstat): rename(2) never follows it.
+  absl::StatusOr<TempOutput> tmp = TempOutput::Create(path);
   if (!tmp.ok()) return tmp.status();
   if (absl::Status s = tmp->Write(contents); !s.ok()) return s;
   return tmp->Commit(force);

@@ -8,14 +8,16 @@
 //   by device and inode after resolving links), that would add a trace file
 //   to an input directory, that is an existing non-regular file (a device
 //   such as /dev/full, a fifo, a directory), or that names the same file as
-//   another output is refused, with or without --force. An existing regular
-//   file is refused without --force.
+//   another output is refused, with or without --force. So is a symbolic
+//   link, whatever it points to: an output is never written through a link
+//   (`twice -o DIR --force` once replaced a trace that DIR/summary.json
+//   linked to). An existing regular file is refused without --force.
 // - WriteOutput: the bytes go to a fresh temporary file beside the target
 //   (created exclusively), then into place in one step. Without --force that
 //   step fails when the name exists (renameat2 RENAME_NOREPLACE, else
 //   link(2)), so a file that appeared during the run is never replaced and of
 //   two runs racing for one new name only one succeeds. With --force it is a
-//   rename(2) over a regular file. A write error (ENOSPC, EIO, EFBIG) removes
+//   rename(2) over a regular file (lstat: not over a link that appeared). A write error (ENOSPC, EIO, EFBIG) removes
 //   the temporary file and is returned as one line; SIGINT / SIGTERM while a
 //   temporary file exists remove it before the process dies of the signal.
 // - The path "-" means standard output (written as is, nothing checked).

@@ -1,8 +1,10 @@
 #include "analyzer/judge/origin_hints.h"
 
-#include <regex>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include "re2/re2.h"
 
 namespace numtrace::analyzer {
 namespace {
@@ -37,15 +39,17 @@ constexpr OriginHint kFamilies[] = {
 std::span<const OriginHint> KnownOriginFamilies() { return kFamilies; }
 
 const OriginHint* HintForKernel(std::string_view kernel_name) {
-  static const std::vector<std::regex> compiled = [] {
-    std::vector<std::regex> out;
-    for (const OriginHint& f : kFamilies) {
-      out.emplace_back(std::string(f.pattern), std::regex::ECMAScript | std::regex::icase);
-    }
+  // RE2: the names come from traces (any length); matching stays linear.
+  static const std::vector<std::unique_ptr<re2::RE2>> compiled = [] {
+    std::vector<std::unique_ptr<re2::RE2>> out;
+    re2::RE2::Options options;
+    options.set_case_sensitive(false);
+    options.set_never_capture(true);
+    for (const OriginHint& f : kFamilies) out.push_back(std::make_unique<re2::RE2>(f.pattern, options));
     return out;
   }();
   for (size_t i = 0; i < compiled.size(); ++i) {
-    if (std::regex_search(kernel_name.begin(), kernel_name.end(), compiled[i])) return &kFamilies[i];
+    if (re2::RE2::PartialMatch(kernel_name, *compiled[i])) return &kFamilies[i];
   }
   return nullptr;
 }

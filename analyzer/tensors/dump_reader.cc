@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <new>
 
+#include "common/io/bounded_file.h"
 #include "analyzer/tensors/npy_reader.h"
 #include "common/format/dump_record.h"
 #include "common/format/npy.h"
@@ -14,6 +16,9 @@ namespace numtrace::analyzer {
 namespace {
 
 namespace fs = std::filesystem;
+
+// A sidecar lists the launch's buffers (~200 B each).
+constexpr uint64_t kMaxSidecarBytes = uint64_t{64} << 20;
 
 absl::Status Bad(const std::string& path, const std::string& what) {
   return absl::InvalidArgumentError(path + ": " + what);
@@ -54,9 +59,14 @@ absl::StatusOr<DumpSide> ReadBareNpy(const std::string& path, std::optional<DTyp
 }
 
 absl::StatusOr<DumpSide> ReadSidecar(const std::string& path) {
+  absl::StatusOr<std::string> text = ReadBoundedFile(path, "the dump sidecar", kMaxSidecarBytes);
+  if (!text.ok()) return text.status();
   simdjson::dom::parser parser;
   simdjson::dom::element root;
-  if (auto e = parser.load(path).get(root); e != simdjson::SUCCESS) {
+  if (auto e = parser.parse(simdjson::padded_string(*text)).get(root); e != simdjson::SUCCESS) {
+    if (e == simdjson::MEMALLOC) {
+      return absl::ResourceExhaustedError(path + ": out of memory parsing the dump sidecar");
+    }
     return Bad(path, std::string("not a readable dump sidecar: ") + simdjson::error_message(e));
   }
   std::string_view format;
@@ -129,7 +139,9 @@ absl::StatusOr<DumpSide> ReadSidecar(const std::string& path) {
 
 }  // namespace
 
-absl::StatusOr<DumpSide> ReadDumpSide(const std::string& path, std::optional<DType> dtype) {
+namespace {
+// Throws std::bad_alloc when memory runs out (ReadDumpSide reports it).
+absl::StatusOr<DumpSide> ReadDumpSideOrThrow(const std::string& path, std::optional<DType> dtype) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) {
     std::vector<std::string> sidecars;
@@ -147,6 +159,16 @@ absl::StatusOr<DumpSide> ReadDumpSide(const std::string& path, std::optional<DTy
   if (!fs::exists(path, ec)) return absl::NotFoundError(path + ": no such file or directory");
   if (path.ends_with(".npy")) return ReadBareNpy(path, dtype);
   return ReadSidecar(path);
+}
+
+}  // namespace
+
+absl::StatusOr<DumpSide> ReadDumpSide(const std::string& path, std::optional<DType> dtype) {
+  try {
+    return ReadDumpSideOrThrow(path, dtype);
+  } catch (const std::bad_alloc&) {  // named here, not blamed on the comparison after it
+    return absl::ResourceExhaustedError(path + ": out of memory reading the tensor dump");
+  }
 }
 
 }  // namespace numtrace::analyzer

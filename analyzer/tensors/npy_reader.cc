@@ -1,9 +1,9 @@
 #include "analyzer/tensors/npy_reader.h"
 
 #include <charconv>
-#include <fstream>
-#include <iterator>
+#include <new>
 
+#include "common/io/bounded_file.h"
 #include "common/format/npy.h"
 
 namespace numtrace::analyzer {
@@ -120,11 +120,14 @@ absl::StatusOr<NpyArray> ParseNpy(std::string_view bytes, const std::string& pat
 }
 
 absl::StatusOr<NpyArray> ReadNpy(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(path + ": cannot open");
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return absl::UnavailableError(path + ": cannot read");
-  return ParseNpy(bytes, path);
+  absl::StatusOr<std::string> bytes = ReadBoundedFile(path, "the .npy array", kMaxNpyBytes);
+  if (!bytes.ok()) return bytes.status();
+  try {
+    return ParseNpy(*bytes, path);
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(path + ": out of memory decoding the .npy array (" +
+                                        ByteCount(bytes->size()) + "); it needs more memory than this process may use");
+  }
 }
 
 }  // namespace numtrace::analyzer

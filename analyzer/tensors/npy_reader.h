@@ -31,7 +31,15 @@ struct NpyArray {
   std::vector<uint8_t> data;   // count * item size bytes
 };
 
-// Errors name the file and what is wrong with it.
+// The largest .npy read: four times the shim's default dump budget
+// (NUMTRACE_DUMP_MAX_BYTES, 4 GiB); the array is held in memory twice
+// while it is decoded.
+inline constexpr uint64_t kMaxNpyBytes = uint64_t{16} << 30;
+
+// Errors name the file and what is wrong with it. Read through
+// ReadBoundedFile (common/io/bounded_file.h): a fifo, a device or a link
+// to one is refused at once, a file over kMaxNpyBytes before it is read, and
+// running out of memory is ResourceExhausted naming the file.
 [[nodiscard]] absl::StatusOr<NpyArray> ReadNpy(const std::string& path);
 // Parses a whole file's contents; `path` only names it in errors.
 [[nodiscard]] absl::StatusOr<NpyArray> ParseNpy(std::string_view bytes, const std::string& path);

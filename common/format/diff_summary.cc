@@ -1,8 +1,8 @@
 #include "common/format/diff_summary.h"
 
-#include <fstream>
-#include <sstream>
+#include <new>
 
+#include "common/io/bounded_file.h"
 #include "simdjson.h"
 
 namespace numtrace {
@@ -132,11 +132,15 @@ absl::StatusOr<DiffSummaryView> ParseDiffSummary(const std::string& json,
 }
 
 absl::StatusOr<DiffSummaryView> ReadDiffSummary(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(path + ": cannot open the diff summary");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ParseDiffSummary(ss.str(), path);
+  absl::StatusOr<std::string> text =
+      ReadBoundedFile(path, "the diff summary", kMaxDiffSummaryBytes);
+  if (!text.ok()) return text.status();
+  try {
+    return ParseDiffSummary(*text, path);
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(path + ": out of memory parsing the diff summary (" +
+                                        ByteCount(text->size()) + ")");
+  }
 }
 
 }  // namespace numtrace

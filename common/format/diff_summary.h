@@ -70,6 +70,12 @@ struct DiffSummaryView {
   std::optional<StepsView> steps;
 };
 
+// The largest summary read (one of 1,000 ranks with every list full is a
+// few MB).
+inline constexpr uint64_t kMaxDiffSummaryBytes = uint64_t{256} << 20;
+
+// Through ReadBoundedFile: a regular file of at most
+// kMaxDiffSummaryBytes (a fifo or /dev/zero is refused at once).
 [[nodiscard]] absl::StatusOr<DiffSummaryView> ReadDiffSummary(const std::string& path);
 [[nodiscard]] absl::StatusOr<DiffSummaryView> ParseDiffSummary(const std::string& json,
                                                                const std::string& path_for_messages);

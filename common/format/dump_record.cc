@@ -39,14 +39,21 @@ void AppendDumpJson(const DumpRecord& d, std::string* out) {
   out->append("]}\n");
 }
 
-std::string DumpSidecarName(int64_t rank, uint64_t seq) {
-  return "dump_" + std::to_string(rank) + "_" + std::to_string(seq) + ".json";
+namespace {
+std::string DumpStem(int64_t rank, uint64_t seq, int64_t pid) {
+  std::string s = "dump_" + std::to_string(rank) + "_" + std::to_string(seq);
+  if (pid >= 0) s += ".pid" + std::to_string(pid);
+  return s;
+}
+}  // namespace
+
+std::string DumpSidecarName(int64_t rank, uint64_t seq, int64_t pid) {
+  return DumpStem(rank, seq, pid) + ".json";
 }
 
 std::string DumpNpyName(int64_t rank, uint64_t seq, uint32_t arg, uint32_t nth, uint32_t count,
-                        std::string_view when) {
-  std::string s = "dump_" + std::to_string(rank) + "_" + std::to_string(seq) + ".arg" +
-                  std::to_string(arg);
+                        std::string_view when, int64_t pid) {
+  std::string s = DumpStem(rank, seq, pid) + ".arg" + std::to_string(arg);
   if (count > 1) s += "_" + std::to_string(nth);
   s.push_back('.');
   s.append(when);

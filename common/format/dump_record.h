@@ -55,10 +55,14 @@ void AppendDumpJson(const DumpRecord& dump, std::string* out);
 // the `nth` (0-based) of its launch with that arg, of `count` such buffers,
 // "dump_<rank>_<seq>.arg<A>.<when>.npy" (count == 1) or
 // "dump_<rank>_<seq>.arg<A>_<nth>.<when>.npy" (a struct parameter holding
-// several pointers), `when` = "before" or "after".
-std::string DumpSidecarName(int64_t rank, uint64_t seq);
+// several pointers), `when` = "before" or "after". With `pid` >= 0 the stem
+// is "dump_<rank>_<seq>.pid<P>" ("dump_0_41.pid812.json",
+// "dump_0_41.pid812.arg1.after.npy"): the names of a dump set whose plain
+// names another process (or an earlier run) already holds - files are
+// created exclusively, as traces are, never over an earlier dump.
+std::string DumpSidecarName(int64_t rank, uint64_t seq, int64_t pid = -1);
 std::string DumpNpyName(int64_t rank, uint64_t seq, uint32_t arg, uint32_t nth, uint32_t count,
-                        std::string_view when);
+                        std::string_view when, int64_t pid = -1);
 
 }  // namespace numtrace
 

@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <system_error>
 
+#include "re2/re2.h"
 #include "shim/engine/config.h"
 
 namespace numtrace::launcher {
@@ -72,16 +72,19 @@ std::string_view CheckStatusName(CheckStatus s) {
 }
 
 bool ReductionKernelsCover(const std::string& gencode, int major, int minor, std::string* what) {
-  static const std::regex kCode("code=\\[?([a-z0-9_,]+)\\]?");
-  static const std::regex kArch("(sm|compute)_([0-9]+)[a-z]?");
+  static const re2::RE2 kCode("code=\\[?([a-z0-9_,]+)\\]?");
+  static const re2::RE2 kArch("(sm|compute)_([0-9]{1,6})[a-z]?");
   bool covered = false;
   std::string list;
-  for (std::sregex_iterator it(gencode.begin(), gencode.end(), kCode), end; it != end; ++it) {
-    const std::string codes = (*it)[1];
-    for (std::sregex_iterator a(codes.begin(), codes.end(), kArch); a != end; ++a) {
-      const int n = std::stoi((*a)[2]);
+  re2::StringPiece rest(gencode);
+  std::string codes;
+  while (re2::RE2::FindAndConsume(&rest, kCode, &codes)) {
+    re2::StringPiece arches(codes);
+    std::string kind;
+    int n = 0;
+    while (re2::RE2::FindAndConsume(&arches, kArch, &kind, &n)) {
       const int m = n / 10, mi = n % 10;
-      const bool ptx = (*a)[1] == "compute";
+      const bool ptx = kind == "compute";
       list += (list.empty() ? "" : " ") + std::string(ptx ? "compute_" : "sm_") + std::to_string(n);
       if (ptx ? (m < major || (m == major && mi <= minor)) : (m == major && mi <= minor)) covered = true;
     }

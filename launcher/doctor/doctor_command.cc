@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "CLI/CLI.hpp"
+#include "analyzer/report/terminal_text.h"
 
 namespace numtrace::launcher {
 
@@ -13,8 +14,11 @@ std::string FormatDoctorReport(const DoctorReport& report) {
   out += line;
   for (const CheckRow& r : report.rows) {
     std::snprintf(line, sizeof line, "%-22s %-6s ", r.name.c_str(), std::string(CheckStatusName(r.status)).c_str());
-    out += line + r.found + "\n";
-    if (!r.fix.empty() && r.status != CheckStatus::kOk) out += std::string(30, ' ') + "-> " + r.fix + "\n";
+    // Rows quote paths and NUMTRACE_* values: escaped as every numtrace line.
+    out += line + analyzer::TerminalSafe(r.found) + "\n";
+    if (!r.fix.empty() && r.status != CheckStatus::kOk) {
+      out += std::string(30, ' ') + "-> " + analyzer::TerminalSafe(r.fix) + "\n";
+    }
   }
   out += report.verdict + "\n";
   return out;

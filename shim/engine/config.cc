@@ -25,12 +25,9 @@ std::optional<uint64_t> ParseCount(std::string_view s) {
   return v;
 }
 
-std::optional<std::regex> CompileRegex(std::string_view text) {
-  try {
-    return std::regex(std::string(text), std::regex::ECMAScript | std::regex::optimize);
-  } catch (const std::regex_error&) {
-    return std::nullopt;
-  }
+std::optional<NamePattern> CompileRegex(std::string_view text) {
+  std::string why;
+  return NamePattern::Compile(text, &why);
 }
 
 std::optional<std::vector<NameFilter>> ParseNameFilters(std::string_view text) {
@@ -160,7 +157,7 @@ std::string StepSet::ToString() const {
 
 bool NameFilter::Matches(std::string_view name) const {
   if (!is_regex) return name.find(text) != std::string_view::npos;
-  return std::regex_search(name.begin(), name.end(), regex);
+  return regex.Search(name);
 }
 
 std::optional<uint64_t> ParseByteSize(std::string_view text) {

@@ -20,7 +20,6 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -28,6 +27,7 @@
 
 #include "common/format/enum_list.h"
 #include "shim/engine/dump_selector.h"
+#include "shim/engine/name_pattern.h"
 
 namespace numtrace::shim {
 
@@ -62,11 +62,11 @@ class StepSet {
 };
 
 // A kernel-name filter in compute-sanitizer's style: a substring, or
-// "regex:EXPR" (ECMAScript, searched anywhere in the name).
+// "regex:EXPR" (ECMAScript, searched anywhere in the name; name_pattern.h).
 struct NameFilter {
   std::string text;  // as given
   bool is_regex = false;
-  std::regex regex;
+  NamePattern regex;
   bool Matches(std::string_view name) const;
 };
 
@@ -90,7 +90,7 @@ struct Config {
   std::string output_dir = "./numtrace";          // NUMTRACE_OUTPUT_DIR
   StepMode step_mode = StepMode::kMark;           // NUMTRACE_STEP_MODE
   std::string step_regex_text;                    // kNvtx / kKernel
-  std::regex step_regex;
+  NamePattern step_regex;
   uint64_t launches_per_step = 0;                 // kLaunches
   StepSet steps = StepSet::Only(2);               // NUMTRACE_STEPS (all in range modes)
   uint64_t launch_skip = 0;                       // NUMTRACE_LAUNCH_SKIP
@@ -161,8 +161,9 @@ std::string OneLineValue(std::string_view value, size_t max = 200);
 [[nodiscard]] std::optional<uint64_t> ParseCount(std::string_view text);
 // "SUBSTRING" or "regex:EXPR", several separated by ';'; nullopt when none or a bad regex.
 [[nodiscard]] std::optional<std::vector<NameFilter>> ParseNameFilters(std::string_view text);
-// ECMAScript; nullopt when it does not compile.
-[[nodiscard]] std::optional<std::regex> CompileRegex(std::string_view text);
+// A NamePattern (ECMAScript, linear time; name_pattern.h); nullopt when it
+// does not compile or is refused there.
+[[nodiscard]] std::optional<NamePattern> CompileRegex(std::string_view text);
 // Blanks (space, tab) removed from both ends.
 std::string_view TrimBlanks(std::string_view text);
 

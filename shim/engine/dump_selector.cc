@@ -37,11 +37,10 @@ std::optional<DumpSelection> ParseDumpSelection(std::string_view text, std::stri
   }
   if (text.starts_with("regex:")) {
     if (text.size() == 6) return std::nullopt;
-    try {
-      s.regex = std::regex(std::string(text.substr(6)), std::regex::ECMAScript | std::regex::optimize);
-    } catch (const std::regex_error&) {
-      return std::nullopt;
-    }
+    std::string why;
+    std::optional<NamePattern> re = NamePattern::Compile(text.substr(6), &why);
+    if (!re) return std::nullopt;
+    s.regex = std::move(*re);
     s.form = DumpSelection::Form::kRegex;
     return s;
   }
@@ -79,7 +78,7 @@ bool DumpSelector::NameMatches(const KernelInfo& k) {
   if (it != matches_.end()) return it->second;
   bool m;
   if (sel_.form == DumpSelection::Form::kRegex) {
-    m = std::regex_search(k.symbol, sel_.regex) || std::regex_search(k.demangled, sel_.regex);
+    m = sel_.regex.Search(k.symbol) || sel_.regex.Search(k.demangled);
   } else {
     m = k.symbol == sel_.name || k.demangled == sel_.name ||
         NormalizedName(k.demangled) == sel_.name || NormalizedName(k.symbol) == sel_.name;

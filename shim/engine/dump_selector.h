@@ -26,11 +26,12 @@
 
 #include <cstdint>
 #include <optional>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
+
+#include "shim/engine/name_pattern.h"
 
 namespace numtrace::shim {
 
@@ -43,7 +44,7 @@ struct DumpSelection {
   std::vector<uint64_t> seqs;  // kSeq, sorted, unique
   std::string name;            // kNameCount
   uint64_t occurrence = 0;     // kNameCount: K
-  std::regex regex;            // kRegex
+  NamePattern regex;           // kRegex (name_pattern.h)
 };
 
 struct DumpExpectation {

@@ -53,8 +53,7 @@ std::unique_ptr<KernelInfo> KernelCache::Make(std::string_view symbol) const {
   };
   info->selected = (config_.include.empty() || any(config_.include)) && !any(config_.exclude);
   if (config_.step_mode == StepMode::kKernel) {
-    info->starts_step = std::regex_search(info->symbol, config_.step_regex) ||
-                        std::regex_search(info->demangled, config_.step_regex);
+    info->starts_step = config_.step_regex.Search(info->symbol) || config_.step_regex.Search(info->demangled);
   }
   return info;
 }

@@ -134,7 +134,7 @@ int64_t StepTracker::OnRangePush(std::string_view name) {
   if (config_.step_mode != StepMode::kNvtx) return -1;
   std::lock_guard<std::mutex> lock(mu_);
   ++nvtx_depth_;
-  if (!in_range_ && std::regex_search(name.begin(), name.end(), config_.step_regex)) {
+  if (!in_range_ && config_.step_regex.Search(name)) {
     nvtx_open_depth_ = nvtx_depth_;
     return BeginRange();
   }

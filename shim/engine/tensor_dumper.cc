@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <utility>
 
 #include "common/format/dump_record.h"
 #include "common/format/npy.h"
@@ -30,10 +31,12 @@ std::string SizesText(const std::vector<uint64_t>& sizes) {
   return s + "]";
 }
 
-// Writes `head` then `body` to dir/name, replacing an older file of a
-// previous dump into the same directory. "" or the reason.
-std::string WriteFile(const std::string& path, std::string_view head, std::span<const uint8_t> body) {
-  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+// Writes `head` then `body` to `fd` (-1: creates `path` exclusively, never
+// over an existing file) and closes it. "" or the reason.
+std::string WriteFile(const std::string& path, std::string_view head, std::span<const uint8_t> body,
+                      int fd = -1) {
+  if (fd < 0) fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0 && errno == EEXIST) return path + ": exists (an earlier dump's file); not overwritten";
   if (fd < 0) return path + ": cannot create: " + std::strerror(errno);
   bool ok = WriteAll(fd, head) &&
             WriteAll(fd, std::string_view(reinterpret_cast<const char*>(body.data()), body.size()));
@@ -52,9 +55,14 @@ uint64_t HashBytes(std::span<const uint8_t> bytes) {
   return FinalizeHash(acc, bytes.size());
 }
 
-TensorDumper::TensorDumper(const Config& config, int64_t rank)
+LaunchDump::~LaunchDump() {
+  if (sidecar_fd >= 0) close(sidecar_fd);
+}
+
+TensorDumper::TensorDumper(const Config& config, int64_t rank, int64_t pid)
     : config_(config),
       rank_(rank),
+      pid_(pid),
       dir_(config.dump_dir.empty() ? config.output_dir : config.dump_dir),
       selector_(*config.dump) {}
 
@@ -83,6 +91,37 @@ std::unique_ptr<LaunchDump> TensorDumper::Plan(uint64_t seq, const KernelInfo& k
   return d;
 }
 
+bool TensorDumper::Claim(LaunchDump& d) {
+  if (d.claimed) return true;
+  if (d.refused) return false;
+  if (!dir_made_) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir_, ec);
+    dir_made_ = true;
+  }
+  const int64_t pid = pid_ >= 0 ? pid_ : static_cast<int64_t>(getpid());
+  const std::string plain = dir_ + "/" + DumpSidecarName(rank_, d.seq);
+  std::string path = plain;
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0 && errno == EEXIST) {
+    path = dir_ + "/" + DumpSidecarName(rank_, d.seq, pid);
+    fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd >= 0) d.name_pid = pid;
+  }
+  if (fd < 0) {
+    const int err = errno;
+    d.refused = true;
+    d.problems.push_back(
+        "tensor dump of seq " + std::to_string(d.seq) + " not written: " +
+        (err == EEXIST ? plain + " and " + path + " exist (earlier dumps); nothing is overwritten"
+                       : path + ": cannot create: " + std::strerror(err)));
+    return false;
+  }
+  d.sidecar_fd = fd;
+  d.claimed = true;
+  return true;
+}
+
 void TensorDumper::WriteCopy(LaunchDump& d, bool after, size_t item, std::span<const uint8_t> bytes,
                              bool failed) {
   if (item >= d.buffers.size()) return;
@@ -93,18 +132,14 @@ void TensorDumper::WriteCopy(LaunchDump& d, bool after, size_t item, std::span<c
                          std::to_string(b.arg) + " (" + when + "): the device could not copy the buffer");
     return;
   }
-  if (!dir_made_) {
-    std::error_code ec;
-    std::filesystem::create_directories(dir_, ec);
-    dir_made_ = true;
-  }
+  if (!Claim(d)) return;
   uint32_t nth = 0, count = 0;
   for (size_t i = 0; i < d.buffers.size(); ++i) {
     if (d.buffers[i].arg != b.arg) continue;
     if (i < item) ++nth;
     ++count;
   }
-  std::string name = DumpNpyName(rank_, d.seq, b.arg, nth, count, when);
+  std::string name = DumpNpyName(rank_, d.seq, b.arg, nth, count, when, d.name_pid);
   std::string error = WriteFile(dir_ + "/" + name, NpyHeader(b.dtype, NpyElementCount(b.dtype, b.bytes)), bytes);
   if (!error.empty()) {
     d.problems.push_back("tensor dump of seq " + std::to_string(d.seq) + ": " + error);
@@ -163,14 +198,15 @@ std::vector<NoteRecord> TensorDumper::Finish(LaunchDump& d, const KernelRecord& 
   }
   std::string json;
   AppendDumpJson(out, &json);
-  std::error_code ec;
-  std::filesystem::create_directories(dir_, ec);
-  const std::string sidecar = dir_ + "/" + DumpSidecarName(rank_, d.seq);
-  if (std::string error = WriteFile(sidecar, json, {}); !error.empty()) {
-    problems.push_back(what + ": " + error);
-  } else {
-    log::Info("dumped seq {} ({}) into {}", d.seq, r.name, sidecar);
+  if (Claim(d)) {  // claimed already unless no buffer was written
+    const std::string sidecar = dir_ + "/" + DumpSidecarName(rank_, d.seq, d.name_pid);
+    if (std::string error = WriteFile(sidecar, json, {}, std::exchange(d.sidecar_fd, -1)); !error.empty()) {
+      problems.push_back(what + ": " + error);
+    } else {
+      log::Info("dumped seq {} ({}) into {}", d.seq, r.name, sidecar);
+    }
   }
+  for (std::string& p : d.problems) problems.push_back(std::move(p));  // from Claim here
   std::vector<NoteRecord> notes;
   for (std::string& p : problems) {
     log::Warn("{}", p);

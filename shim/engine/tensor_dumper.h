@@ -13,6 +13,12 @@
 //     sizes): a re-run that launched differently dumps something else.
 // Every failure becomes a note in the trace and one stderr line.
 //
+// Nothing is overwritten: every file of a dump set is created exclusively
+// (O_EXCL). A second process of the rank, or a later run into the same
+// directory, finds the plain names taken and writes its set under its pid's
+// names (dump_record.h); a file that exists anyway is not replaced and a note
+// says so, so two processes never share one set.
+//
 // Bounds: NUMTRACE_DUMP_MAX_BYTES caps the bytes of all dumps of the
 // process (before and after copies together). A launch that would pass it
 // is not dumped, and one note says so; later, smaller launches may still fit.
@@ -44,7 +50,18 @@ struct KernelInfo;
 
 // One planned dump, owned by the engine's pending entry of the launch.
 struct LaunchDump {
+  LaunchDump() = default;
+  LaunchDump(const LaunchDump&) = delete;
+  LaunchDump& operator=(const LaunchDump&) = delete;
+  ~LaunchDump();
   uint64_t seq = 0;  // as this run numbers it (the selection's seq)
+  // The dump set's names, claimed (writer thread) before its first file by
+  // creating the sidecar exclusively: plain names, else the pid's
+  // (dump_record.h); refused when both exist. The sidecar's bytes go into
+  // sidecar_fd at Finish.
+  bool claimed = false, refused = false;
+  int64_t name_pid = -1;
+  int sidecar_fd = -1;
   bool with_before = false;
   struct File {
     std::string before, after;  // .npy names, set once written
@@ -62,7 +79,9 @@ struct LaunchDump {
 class TensorDumper {
  public:
   // `config.dump` must be set. Files go to config.dump_dir, else output_dir.
-  TensorDumper(const Config& config, int64_t rank);
+  // `pid`: for the names of a set whose plain names are taken (-1: getpid()
+  // when the set is claimed, so a forked child uses its own).
+  TensorDumper(const Config& config, int64_t rank, int64_t pid = -1);
 
   // Decides whether launch `seq` is dumped. On a skip for the byte budget,
   // `*note` says so (once per launch). Not thread-safe (engine lock).
@@ -83,8 +102,12 @@ class TensorDumper {
   uint64_t used_bytes() const { return used_; }
 
  private:
+  // Claims `d`'s names (see LaunchDump); false with a problem recorded.
+  bool Claim(LaunchDump& d);
+
   const Config& config_;
   const int64_t rank_;
+  const int64_t pid_;
   const std::string dir_;
   DumpSelector selector_;
   uint64_t used_ = 0;

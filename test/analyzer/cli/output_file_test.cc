@@ -118,11 +118,20 @@ TEST_F(OutputFileTest, OfTwoRacingRunsOnlyOneCreatesTheName) {
   ExpectOnly({"a.jsonl", "b.jsonl", "runA", "race.json"});
 }
 
-TEST_F(OutputFileTest, ForceReplacesARegularFileAndWritesThroughASymlink) {
+TEST_F(OutputFileTest, ForceReplacesARegularFileButNeverWritesThroughASymlink) {
   std::ostringstream out;
   WriteFileText(dir_ / "s.json", "old");
+  ASSERT_TRUE(WriteOutput(P("s.json"), "new", true, out).ok());
+  EXPECT_EQ(ReadFileText(dir_ / "s.json"), "new");
+  // A link onto a file that is no input (a trace of another run, anything):
+  // refused before any work, with --force too, naming the link's target.
   fs::create_symlink(dir_ / "s.json", dir_ / "s-link.json");
-  ASSERT_TRUE(WriteOutput(P("s-link.json"), "new", true, out).ok());
+  absl::Status s = Check(P("s-link.json"), /*force=*/true);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(std::string(s.message()).find("symbolic link (to " + P("s.json") + ")"), std::string::npos)
+      << s.message();
+  // And WriteOutput alone does not follow it either.
+  EXPECT_FALSE(WriteOutput(P("s-link.json"), "newer", true, out).ok());
   EXPECT_TRUE(fs::is_symlink(dir_ / "s-link.json"));
   EXPECT_EQ(ReadFileText(dir_ / "s.json"), "new");
   ExpectOnly({"a.jsonl", "b.jsonl", "runA", "s.json", "s-link.json"});
