@@ -60,4 +60,14 @@ BufferVerdict CompareBuffers(const Buffer& a, const Buffer& b, const Tolerance& 
   return {PairStatus::kWithinTolerance, rel, score};
 }
 
+void FoldBufferVerdict(PairVerdict* v, const BufferVerdict& bv, int32_t ia, int32_t ib) {
+  if (v->a_buffer < 0 || bv.status > v->status || (bv.status == v->status && bv.score > v->score)) {
+    v->status = bv.status;
+    v->a_buffer = ia;
+    v->b_buffer = ib;
+  }
+  v->rel_diff = std::max(v->rel_diff, bv.rel_diff);
+  v->score = std::max(v->score, bv.score);
+}
+
 }  // namespace numtrace::analyzer

@@ -38,6 +38,11 @@ struct BufferVerdict {
 
 BufferVerdict CompareBuffers(const Buffer& a, const Buffer& b, const Tolerance& tolerance);
 
+// Folds one buffer's verdict into its pair's: the worse status wins (on equal
+// status the larger score) and names the pair's buffers ia/ib; rel_diff and
+// score are the maxima over the buffers.
+void FoldBufferVerdict(PairVerdict* v, const BufferVerdict& bv, int32_t ia, int32_t ib);
+
 }  // namespace numtrace::analyzer
 
 #endif  // NUMTRACE_ANALYZER_JUDGE_BUFFER_COMPARE_H_

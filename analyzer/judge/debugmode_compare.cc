@@ -14,16 +14,6 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 bool Same(double x, double y) { return x == y || (std::isnan(x) && std::isnan(y)); }
 
-// Worse status wins; on equal status the larger score (as judge.cc folds).
-void Fold(PairVerdict* v, const BufferVerdict& bv, int32_t ia, int32_t ib) {
-  if (v->a_buffer < 0 || bv.status > v->status || (bv.status == v->status && bv.score > v->score)) {
-    v->status = bv.status;
-    v->a_buffer = ia;
-    v->b_buffer = ib;
-  }
-  v->rel_diff = std::max(v->rel_diff, bv.rel_diff);
-  v->score = std::max(v->score, bv.score);
-}
 
 }  // namespace
 
@@ -113,7 +103,7 @@ PairVerdict JudgeDebugModePair(const Trace& a, uint32_t ka, const Trace& b, uint
     return v;
   }
   for (size_t i = 0; i < ca.size(); ++i) {
-    Fold(&v, CompareLogged(a, ca[i], b, cb[i], tolerance), static_cast<int32_t>(ca[i] - x.first_buffer),
+    FoldBufferVerdict(&v, CompareLogged(a, ca[i], b, cb[i], tolerance), static_cast<int32_t>(ca[i] - x.first_buffer),
          static_cast<int32_t>(cb[i] - y.first_buffer));
   }
   // Equal printed outputs from inputs that differ (a mask one diagonal off

@@ -29,16 +29,6 @@ std::vector<int32_t> Outputs(std::span<const Buffer> buffers) {
   return out;
 }
 
-// Worse status wins; on equal status the larger score.
-void Fold(PairVerdict* v, const BufferVerdict& bv, int32_t ia, int32_t ib) {
-  if (v->a_buffer < 0 || bv.status > v->status || (bv.status == v->status && bv.score > v->score)) {
-    v->status = bv.status;
-    v->a_buffer = ia;
-    v->b_buffer = ib;
-  }
-  v->rel_diff = std::max(v->rel_diff, bv.rel_diff);
-  v->score = std::max(v->score, bv.score);
-}
 
 // A layout mismatch of the whole pair (no corresponding outputs).
 PairVerdict Layout(const std::vector<int32_t>& oa, const std::vector<int32_t>& ob) {
@@ -63,7 +53,7 @@ PairVerdict JudgePair(const Trace& a, uint32_t ka, const Trace& b, uint32_t kb, 
   const bool strict = method == MatchMethod::kExact || method == MatchMethod::kOverride;
   if (strict) {
     if (oa.size() != ob.size()) return Layout(oa, ob);
-    for (size_t i = 0; i < oa.size(); ++i) Fold(&v, CompareBuffers(ba[oa[i]], bb[ob[i]], tolerance), oa[i], ob[i]);
+    for (size_t i = 0; i < oa.size(); ++i) FoldBufferVerdict(&v, CompareBuffers(ba[oa[i]], bb[ob[i]], tolerance), oa[i], ob[i]);
     return v;
   }
   std::vector<char> used(ob.size(), 0);
@@ -81,7 +71,7 @@ PairVerdict JudgePair(const Trace& a, uint32_t ka, const Trace& b, uint32_t kb, 
     if (best < 0) continue;
     used[best] = 1;
     any = true;
-    Fold(&v, CompareBuffers(ba[ia], bb[ob[best]], tolerance), ia, ob[best]);
+    FoldBufferVerdict(&v, CompareBuffers(ba[ia], bb[ob[best]], tolerance), ia, ob[best]);
   }
   if (!any) return Layout(oa, ob);
   return v;
