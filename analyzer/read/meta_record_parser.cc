@@ -69,6 +69,12 @@ absl::Status ParseCapture(od::value& v, const char* end, CaptureInfo* c) {
   return ForEachField(v, "capture", end, [&](std::string_view key, od::value& x) -> absl::Status {
     if (key == "outputs") return GetOwnedString(x, "capture.outputs", &c->outputs);
     if (key == "selector") return GetOwnedString(x, "capture.selector", &c->selector);
+    if (key == "settings") {
+      return ForEachField(x, "capture.settings", end, [&](std::string_view name, od::value& value) -> absl::Status {
+        auto& setting = c->settings.emplace_back(std::string(name), std::string());
+        return GetOwnedString(value, "capture.settings", &setting.second);
+      });
+    }
     if (key == "steps") {
       od::array arr;
       if (auto e = x.get_array().get(arr)) return JsonError(e, "capture.steps", "an array of integers");
