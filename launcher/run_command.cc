@@ -61,15 +61,27 @@ absl::StatusOr<CaptureOutcome> CaptureJob(const RunOptions& options, const Comma
   ctx.out.flush();
   ctx.err.flush();
   ChildResult child = RunChild(options.command, env);
-  if (!child.started) return absl::NotFoundError(child.error);
   CaptureOutcome outcome;
   outcome.dir = *dir;
   outcome.exit_code = child.exit_code;
-  if (child.exit_code != 0) {
-    ctx.err << "numtrace run: the job exited with status " << child.exit_code << "\n";
+  if (!child.started) {
+    // As a shell: 127 not found, 126 found but not executable; else (fork
+    // failed) an error of numtrace's own.
+    if (child.exit_code != 126 && child.exit_code != 127) return absl::InternalError(child.error);
+    outcome.started = false;
+    outcome.error = child.error;
+    return outcome;
   }
-  outcome.traces = ListRankTraces(*dir, ctx.out);
-  ctx.out.flush();
+  outcome.signal = child.signal;
+  // numtrace's own lines go to stderr: the job's stdout is the job's.
+  if (child.exit_code != 0) ctx.err << "numtrace run: the job " << DescribeExit(child.exit_code, child.signal) << "\n";
+  if (child.outliving > 0) {
+    ctx.err << "numtrace run: " << child.outliving << " process" << (child.outliving == 1 ? "" : "es")
+            << " of the job still running after it ended; their traces may still be written in " << *dir
+            << " (numtrace show " << *dir << " once they end)\n";
+  }
+  outcome.traces = ListRankTraces(*dir, ctx.err);
+  ctx.err.flush();
   return outcome;
 }
 
@@ -92,10 +104,15 @@ Examples:
   numtrace run -o runD --steps 2 --dump 'seq:412' -- python train.py    # tensors of one launch
   numtrace run -o dumpB --steps 2 --dump-first-divergence summary.json --side b -- python train.py --compile)");
   int code = 0;
-  if (!ParseArgs(app, args, ctx, &code)) return code;
+  if (!ParseArgs(app, NormalizeRunArgs(args), ctx, &code)) return code;
+  if (absl::Status s = TakeCommand(app, &options); !s.ok()) return FailLine(ctx, "run", s);
   if (absl::Status s = ResolveDumpFromSummary(&options); !s.ok()) return FailLine(ctx, "run", s);
   absl::StatusOr<CaptureOutcome> outcome = CaptureJob(options, ctx);
   if (!outcome.ok()) return FailLine(ctx, "run", outcome.status());
+  if (!outcome->started) {
+    FailLine(ctx, "run", outcome->error);
+    return outcome->exit_code;
+  }
   return outcome->exit_code;
 }
 

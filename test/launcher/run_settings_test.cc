@@ -110,3 +110,66 @@ TEST(RunSettings, ARelativeDumpDirIsResolvedAgainstNumtracesDirectory) {
 
 }  // namespace
 }  // namespace numtrace::launcher
+
+namespace numtrace::launcher {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::TempDir;
+using testing::TestContext;
+
+std::string FirstLine(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+// `run -o D CMD ARGS...` is `run -o D -- CMD ARGS...`: what follows the
+// command is the command's, numtrace's own options included.
+TEST(RunCommandLine, OptionsAfterTheCommandBelongToTheCommand) {
+  TempDir tmp;
+  const std::string seen = tmp / "seen.txt";
+  for (bool dashes : {false, true}) {
+    TestContext t;
+    std::vector<std::string> args = {"run", "-o", tmp / (dashes ? "a" : "b"), "--steps", "1"};
+    if (dashes) args.push_back("--");
+    for (const char* a : {"sh", "-c", "echo \"$NUMTRACE_STEPS $*\" > \"$0\""}) args.push_back(a);
+    args.push_back(seen);
+    for (const char* a : {"--steps", "3", "--force"}) args.push_back(a);
+    ASSERT_EQ(RunCommandMain(args, t.ctx), 0) << t.err.str();
+    EXPECT_EQ(FirstLine(seen), "1 --steps 3 --force") << (dashes ? "with --" : "without --");
+  }
+}
+
+TEST(RunCommandLine, AnUnknownOptionOrNoCommandIsOneLine) {
+  TempDir tmp;
+  TestContext t;
+  EXPECT_EQ(RunCommandMain({"run", "-o", tmp / "r", "--stpes", "2", "true"}, t.ctx), 2);
+  EXPECT_THAT(t.err.str(), HasSubstr("numtrace run: unknown option --stpes"));
+  EXPECT_FALSE(std::filesystem::exists(tmp / "r"));
+  TestContext none;
+  EXPECT_EQ(RunCommandMain({"run", "-o", tmp / "r", "--"}, none.ctx), 2);
+  EXPECT_THAT(none.err.str(), HasSubstr("no command given"));
+  // After --, a command may start with '-' like any name.
+  TestContext dash;
+  EXPECT_EQ(RunCommandMain({"run", "-o", tmp / "r", "--", "-not-a-program"}, dash.ctx), 127);
+}
+
+TEST(RunCommandLine, ABareOptionalValueOptionNeverTakesTheCommand) {
+  const shim::Setting table[] = {
+      {.variable = "NUMTRACE_W", .option = "--watch", .value_name = "HOW", .implicit_value = "full"},
+      {.variable = "NUMTRACE_L", .option = "-l,--label", .value_name = "TEXT"},
+  };
+  using Args = std::vector<std::string>;
+  // Bare: the implicit value, and python stays the command.
+  EXPECT_EQ(NormalizeRunArgs({"run", "--watch", "python", "--watch"}, table),
+            (Args{"run", "--watch=full", "python", "--watch"}));
+  // A value given with '=' is kept; an option's value is skipped, even one
+  // that looks like an option; nothing after the command changes.
+  EXPECT_EQ(NormalizeRunArgs({"run", "--watch=sampled", "-l", "--watch", "--", "x", "--watch"}, table),
+            (Args{"run", "--watch=sampled", "-l", "--watch", "--", "x", "--watch"}));
+}
+
+}  // namespace
+}  // namespace numtrace::launcher
