@@ -13,13 +13,26 @@ namespace numtrace::launcher {
 
 namespace fs = std::filesystem;
 
-int ListRankTraces(const std::string& dir, std::ostream& out) {
-  std::vector<std::tuple<int64_t, std::string>> files;
+std::set<std::string> TraceFilesIn(const std::string& dir) {
+  std::set<std::string> out;
   std::error_code ec;
   for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
     std::optional<analyzer::TraceFileName> name = analyzer::ParseTraceFileName(e.path().string());
-    if (name && name->kind == analyzer::TraceFileKind::kNumtrace) {
-      files.emplace_back(name->rank, e.path().string());
+    if (name && name->kind == analyzer::TraceFileKind::kNumtrace) out.insert(e.path().string());
+  }
+  return out;
+}
+
+int ListRankTraces(const std::string& dir, std::ostream& out, const std::set<std::string>& earlier) {
+  std::vector<std::tuple<int64_t, std::string>> files;
+  std::set<int64_t> ranks_now, ranks_before;
+  for (const std::string& path : TraceFilesIn(dir)) {
+    const int64_t rank = analyzer::ParseTraceFileName(path)->rank;
+    if (earlier.count(path)) {
+      ranks_before.insert(rank);
+    } else {
+      files.emplace_back(rank, path);
+      ranks_now.insert(rank);
     }
   }
   std::sort(files.begin(), files.end());
@@ -40,6 +53,18 @@ int ListRankTraces(const std::string& dir, std::ostream& out) {
       out << ", " << trace->footer->unmeasured << " unmeasured";
     }
     out << ": " << path << "\n";
+  }
+  size_t shared = 0;
+  for (int64_t r : ranks_now) shared += ranks_before.count(r);
+  if (!ranks_before.empty()) {
+    const size_t n = earlier.size();
+    out << n << " trace" << (n == 1 ? "" : "s") << " in " << dir << " came from an earlier run and "
+        << (n == 1 ? "is" : "are") << " not listed";
+    if (shared > 0) {
+      out << "; numtrace diff refuses the directory while a rank has two traces there: move the earlier "
+             "ones out, or diff files";
+    }
+    out << "\n";
   }
   if (files.empty()) {
     out << "no trace was written in " << dir

@@ -57,6 +57,8 @@ absl::StatusOr<CaptureOutcome> CaptureJob(const RunOptions& options, const Comma
   if (!dir.ok()) return dir.status();
   std::vector<std::string> unused;
   Environment env = RunEnvironment(WithAbsolutePaths(options), *dir, ctx.env, ctx.layout, &unused);
+  // --force into a used directory: the listing names this run's traces only.
+  const std::set<std::string> earlier = TraceFilesIn(*dir);
   for (const std::string& w : warnings) ctx.err << "numtrace run: " << w << "\n";
   ctx.out.flush();
   ctx.err.flush();
@@ -80,7 +82,7 @@ absl::StatusOr<CaptureOutcome> CaptureJob(const RunOptions& options, const Comma
             << " of the job still running after it ended; their traces may still be written in " << *dir
             << " (numtrace show " << *dir << " once they end)\n";
   }
-  outcome.traces = ListRankTraces(*dir, ctx.err);
+  outcome.traces = ListRankTraces(*dir, ctx.err, earlier);
   ctx.err.flush();
   return outcome;
 }

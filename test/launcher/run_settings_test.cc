@@ -173,3 +173,40 @@ TEST(RunCommandLine, ABareOptionalValueOptionNeverTakesTheCommand) {
 
 }  // namespace
 }  // namespace numtrace::launcher
+
+#include "analyzer/cli/diff_command.h"
+
+namespace numtrace::launcher {
+namespace {
+
+// Issue 15: `run -o j1 --force` into a directory of an earlier run listed the
+// old rank_0.ntrace.jsonl as this run's, and diff paired it by name.
+TEST(RunForce, TheListingNamesOnlyThisRunsTracesAndDiffRefusesTheMix) {
+  TempDir tmp;
+  const std::string sim = testing::BuildBin() + "/numtrace-sim";
+  TestContext first;
+  ASSERT_EQ(RunCommandMain({"run", "-o", tmp / "j1", "--steps", "1", "--", sim, "--steps", "2"}, first.ctx), 0)
+      << first.err.str();
+  TestContext other;
+  ASSERT_EQ(RunCommandMain({"run", "-o", tmp / "j2", "--steps", "1", "--", sim, "--steps", "2"}, other.ctx), 0);
+  TestContext again;
+  ASSERT_EQ(RunCommandMain({"run", "-o", tmp / "j1", "--force", "--steps", "1", "--", sim, "--steps", "2"},
+                           again.ctx),
+            0)
+      << again.err.str();
+  const std::string err = again.err.str();
+  EXPECT_THAT(err, HasSubstr("rank 0: 15 kernels captured, complete: " + (tmp / "j1") + "/rank_0.pid"));
+  EXPECT_EQ(err.find("j1/rank_0.ntrace.jsonl"), std::string::npos) << err;
+  EXPECT_THAT(err, HasSubstr("1 trace in " + (tmp / "j1") + " came from an earlier run and is not listed"));
+  EXPECT_THAT(err, HasSubstr("numtrace diff refuses the directory"));
+  // And diff does refuse it, naming both files, though j2 has one rank_0.ntrace.jsonl.
+  std::ostringstream out, diff_err;
+  const std::string a = tmp / "j1", b = tmp / "j2";
+  const char* argv[] = {"numtrace-diff", a.c_str(), b.c_str()};
+  EXPECT_EQ(analyzer::DiffMain(3, argv, out, diff_err, false), 2);
+  EXPECT_THAT(diff_err.str(), HasSubstr("rank 0 has several traces"));
+  EXPECT_THAT(diff_err.str(), HasSubstr("rank_0.ntrace.jsonl, rank_0.pid"));
+}
+
+}  // namespace
+}  // namespace numtrace::launcher
