@@ -1,5 +1,7 @@
 #include "analyzer/cli/diff_command.h"
 
+#include "common/version/version.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -194,8 +196,14 @@ Examples:
   numtrace-diff runA runB --strict --json summary.json      # CI gate: incomplete traces fail
   numtrace-diff --across-ranks runA --json ranks.json -o ranks.html
   numtrace-diff --tensors dumpA dumpB -o tensors.html           # element view of one dumped launch)");
+  // The program's own name: numtrace-diff, or `numtrace diff` through the command.
+  const std::string program = argc > 0 ? std::filesystem::path(argv[0]).filename().string() : "numtrace-diff";
+  app.set_version_flag("--version", (program == "diff" ? "numtrace diff" : program) + " " + kVersion);
   try {
     app.parse(argc, argv);
+  } catch (const CLI::CallForVersion& v) {
+    out << v.what() << "\n";
+    return kExitSame;
   } catch (const CLI::CallForHelp&) {
     out << app.help();
     return kExitSame;
