@@ -258,6 +258,19 @@ void Engine::MarkDropped(int64_t index) {
   }
 }
 
+// A dump the user asked for that never happened is said: a note in the
+// trace and one stderr line, never silence.
+void Engine::NoteUnreachedDumps(const TensorDumper& dumper) {
+  uint64_t captured = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    captured = next_seq_;
+  }
+  std::string msg = dumper.ReportUnreached(captured);
+  if (msg.empty()) return;
+  PushNote(tracker_.launches(), std::move(msg));
+}
+
 void Engine::PushNote(uint64_t launch, std::string msg) {
   Pending p;
   p.is_note = true;
@@ -442,6 +455,7 @@ void Engine::Shutdown() {
       }
     }
   }
+  if (dumper_ != nullptr) NoteUnreachedDumps(*dumper_);  // tensor_dumper.h
   Pump();
   sink_->SetFooterExtras(unmeasured_.load(), CaptureCounters::Get().Snapshot());
   sink_->Finish(tracker_.launches(), dropped_.load());

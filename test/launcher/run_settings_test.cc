@@ -210,3 +210,26 @@ TEST(RunForce, TheListingNamesOnlyThisRunsTracesAndDiffRefusesTheMix) {
 
 }  // namespace
 }  // namespace numtrace::launcher
+
+namespace numtrace::launcher {
+namespace {
+
+// Issue 15: `--dump seq:99` that is never reached said nothing.
+TEST(RunDump, ASeqNeverReachedIsSaidOnStderrAndInTheTrace) {
+  testing::TempDir tmp;
+  testing::TestContext t;
+  const std::string sim = testing::BuildBin() + "/numtrace-sim";
+  ::testing::internal::CaptureStderr();  // the job's own stderr (the shim's line)
+  ASSERT_EQ(RunCommandMain({"run", "-o", tmp / "d", "--steps", "1", "--dump", "seq:99", "--", sim, "--steps", "2"},
+                           t.ctx),
+            0)
+      << t.err.str();
+  const std::string job_err = ::testing::internal::GetCapturedStderr();
+  EXPECT_THAT(job_err, ::testing::HasSubstr("NUMTRACE_DUMP=seq:99: seq 99 never reached (the run captured seq 0..14)"));
+  std::ifstream in(tmp / "d/rank_0.ntrace.jsonl");
+  std::string trace((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_THAT(trace, ::testing::HasSubstr("seq 99 never reached"));
+}
+
+}  // namespace
+}  // namespace numtrace::launcher
