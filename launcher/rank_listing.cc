@@ -1,5 +1,7 @@
 #include "launcher/rank_listing.h"
 
+#include <sys/statvfs.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <system_error>
@@ -44,7 +46,13 @@ int ListRankTraces(const std::string& dir, std::ostream& out, const std::set<std
     }
     out << "rank " << rank << ": " << trace->kernels.size() << " kernels captured, ";
     if (trace->truncated) {
-      out << "TRUNCATED (no footer: the process was cut short)";
+      out << "TRUNCATED (no footer: the process was cut short";
+      // A full disk ends a trace the same way; say so when it is full now.
+      struct statvfs fs_info;
+      if (statvfs(dir.c_str(), &fs_info) == 0 && fs_info.f_bavail == 0) {
+        out << ", or writing failed: its file system is full now";
+      }
+      out << ")";
     } else {
       out << "complete";
     }
@@ -67,9 +75,14 @@ int ListRankTraces(const std::string& dir, std::ostream& out, const std::set<std
     out << "\n";
   }
   if (files.empty()) {
+    // What numtrace knows here, no more: the settings were valid (checked
+    // before the job), so either nothing launched a kernel in the captured
+    // steps or the shim could not start, which it says in one stderr line.
     out << "no trace was written in " << dir
-        << ": the job made no CUDA launch in the captured steps, or numtrace stayed off "
-           "(its stderr line says why; see docs/troubleshooting.md, \"nothing captured\")\n";
+        << ": no process of the job captured a CUDA kernel launch. A job that never starts CUDA (a "
+           "CPU-only run) leaves no trace and no numtrace line; launches outside the captured steps "
+           "are not captured (--steps, --step-mark); a shim that could not start says why in one "
+           "'numtrace:' line on stderr (docs/troubleshooting.md, \"nothing captured\")\n";
   }
   return static_cast<int>(files.size());
 }
