@@ -82,7 +82,13 @@ printf '#!/bin/sh\n' >"$tmp/noexec"
 "$nt" run -o "$tmp/n2" -- "$tmp/noexec" 2>/dev/null; rc=$?
 [ "$rc" = 126 ] && ok || bad "command not executable: $rc"
 
-# 7. --version on every installed binary (and the bench generator).
+# 7. A write that fails (a full disk; here a file size limit) names its
+#    reason in the shim's line instead of only leaving a cut trace.
+( ulimit -f 4; trap '' XFSZ
+  NUMTRACE_OUTPUT_DIR="$tmp/w" NUMTRACE_STEPS=all "$bin/numtrace-sim" --steps 2 >/dev/null 2>"$tmp/w.err" )
+grep -q "failed (File too large); the trace ends here" "$tmp/w.err" && ok || bad "write failure words: $(head -c 300 "$tmp/w.err")"
+
+# 8. --version on every installed binary (and the bench generator).
 for b in numtrace numtrace-diff numtrace-sim numtrace-make-pair; do
   v="$("$bin/$b" --version 2>&1)"; rc=$?
   [ "$rc" = 0 ] && [[ "$v" =~ ^$b\ [0-9]+\.[0-9]+ ]] && ok || bad "$b --version: rc=$rc '$v'"
