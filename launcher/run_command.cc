@@ -92,11 +92,17 @@ int RunCommandMain(const std::vector<std::string>& args, const CommandContext& c
   CLI::App app{"numtrace run: capture a job's kernels with libnumtrace.so loaded"};
   app.name("numtrace run");
   AddRunOptions(&app, &options);
-  app.footer(R"(The library is loaded by absolute path (LD_PRELOAD, or with --injection
+  app.footer(R"(Usage: numtrace run -o DIR [options] [--] CMD ARGS...
+Everything from CMD on is the job's (numtrace's options go before it).
+
+The library is loaded by absolute path (LD_PRELOAD, or with --injection
 CUDA_INJECTION64_PATH); PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync is set
 unless you set it yourself; the PyTorch hooks (a step mark after every
 optimizer.step(), Triton dtypes) go on PYTHONPATH when CMD looks like Python.
-The job's exit status is passed through. All settings: docs/configuration.md.
+Every setting is checked before the job starts (a bad one: one line, exit 2).
+numtrace's own lines go to stderr; SIGINT, SIGTERM and SIGHUP sent to it are
+passed to the job; it exits with the job's status (128+N: killed by signal N;
+127/126: CMD not found / not executable). All settings: docs/configuration.md.
 
 Examples:
   numtrace run -o runA --steps 2 --label eager -- python train.py

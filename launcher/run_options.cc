@@ -17,7 +17,7 @@ void AddRunOptions(CLI::App* app, RunOptions* o) {
     if (s.option.empty()) continue;
     const std::string variable(s.variable);
     std::string help(s.help);
-    help += " (" + variable + ")";
+    help += "; accepted: " + std::string(s.accepted) + " (" + variable + ")";
     // "-o,--output" is shown as "-o/--output" in messages about its value.
     std::string shown(s.option);
     for (char& c : shown) c = c == ',' ? '/' : c;

@@ -71,7 +71,9 @@ int TwiceCommandMain(const std::vector<std::string>& args, const CommandContext&
                "part (the nondeterminism hunt)"};
   app.name("numtrace twice");
   AddRunOptions(&app, &options);
-  app.footer(R"(Writes DIR/run1, DIR/run2 (one capture each), DIR/summary.json and
+  app.footer(R"(Usage: numtrace twice -o DIR [options] [--] CMD ARGS...
+
+Writes DIR/run1, DIR/run2 (one capture each), DIR/summary.json and
 DIR/report.html. Capture early steps (or all of a short job): an origin must
 lie inside the captured steps to be named. Exit 0 when the runs are bitwise
 identical, 1 when not, 2 on errors.
