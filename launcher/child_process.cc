@@ -145,6 +145,7 @@ ChildResult RunChild(const std::vector<std::string>& argv, const Environment& en
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
+    g_job.store(0);  // reaped: its pid may be reused, nothing more is forwarded
     if (n == static_cast<ssize_t>(sizeof exec_errno)) {
       result.error = argv[0] + ": " + std::strerror(exec_errno);
       result.exit_code = exec_errno == ENOENT ? 127 : 126;
