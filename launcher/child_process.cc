@@ -6,11 +6,75 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <sys/prctl.h>
+
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 
 namespace numtrace::launcher {
+namespace {
+
+constexpr int kForwarded[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP};
+std::atomic<pid_t> g_job{0};
+// SIGPIPE as numtrace was started with (ignored under some shells).
+bool g_sigpipe_was_ignored = false;
+
+// A signal sent to numtrace by a process (kill, a scheduler) goes on to the
+// job. One the kernel sent (si_code > 0: Ctrl-C, a terminal hangup) went to
+// the whole foreground process group, the job included: not sent twice.
+void ForwardToJob(int sig, siginfo_t* info, void*) {
+  if (info != nullptr && info->si_code > 0) return;
+  const pid_t pid = g_job.load();
+  if (pid > 0) kill(pid, sig);
+}
+
+// How many processes have this one as parent (/proc; 0 without it).
+int CountChildren() {
+  int n = 0;
+  std::error_code ec;
+  const std::string me = std::to_string(getpid());
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "stat");
+    std::string stat;
+    std::getline(in, stat);
+    // pid (comm) state ppid ...: comm may hold spaces and parentheses.
+    const size_t close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(stat.substr(close + 1));
+    std::string state, ppid;
+    rest >> state >> ppid;
+    if (ppid == me && state != "Z") ++n;
+  }
+  return n;
+}
+
+int ShellStatus(int status, int* signal) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) {
+    *signal = WTERMSIG(status);
+    return 128 + *signal;
+  }
+  return 1;
+}
+
+}  // namespace
+
+void IgnoreSigpipe() { g_sigpipe_was_ignored = ::signal(SIGPIPE, SIG_IGN) == SIG_IGN; }
+
+std::string DescribeExit(int exit_code, int signal) {
+  if (signal == 0) return "exited with status " + std::to_string(exit_code);
+  std::string name;
+  if (const char* abbrev = sigabbrev_np(signal)) name = std::string(" (SIG") + abbrev + ")";
+  return "was killed by signal " + std::to_string(signal) + name;
+}
 
 ChildResult RunChild(const std::vector<std::string>& argv, const Environment& env) {
   ChildResult result;
@@ -31,15 +95,33 @@ ChildResult RunChild(const std::vector<std::string>& argv, const Environment& en
     result.error = std::string("pipe: ") + std::strerror(errno);
     return result;
   }
-  struct sigaction ignore {}, old_int {}, old_quit {};
-  ignore.sa_handler = SIG_IGN;
-  sigaction(SIGINT, &ignore, &old_int);
-  sigaction(SIGQUIT, &ignore, &old_quit);
+  // Orphans of the job become our children, so one that outlives it is seen.
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  // The forwarded signals are blocked across fork, so that none arrives
+  // before the job's pid is known; the handlers run once it is.
+  sigset_t forwarded, old_mask;
+  sigemptyset(&forwarded);
+  for (int sig : kForwarded) sigaddset(&forwarded, sig);
+  sigprocmask(SIG_BLOCK, &forwarded, &old_mask);
+  struct sigaction forward {}, old[std::size(kForwarded)];
+  forward.sa_sigaction = ForwardToJob;
+  forward.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&forward.sa_mask);
+  bool ignored[std::size(kForwarded)] = {};
+  for (size_t i = 0; i < std::size(kForwarded); ++i) {
+    sigaction(kForwarded[i], nullptr, &old[i]);
+    // Ignored when we started (nohup, a background job's SIGINT): the job
+    // inherits that, as it would without numtrace; nothing to forward.
+    ignored[i] = old[i].sa_handler == SIG_IGN;
+    if (!ignored[i]) sigaction(kForwarded[i], &forward, nullptr);
+  }
 
   pid_t pid = fork();
   if (pid == 0) {
-    sigaction(SIGINT, &old_int, nullptr);
-    sigaction(SIGQUIT, &old_quit, nullptr);
+    // The job gets the signal handling and mask numtrace was started with.
+    for (size_t i = 0; i < std::size(kForwarded); ++i) ::signal(kForwarded[i], ignored[i] ? SIG_IGN : SIG_DFL);
+    ::signal(SIGPIPE, g_sigpipe_was_ignored ? SIG_IGN : SIG_DFL);
+    sigprocmask(SIG_SETMASK, &old_mask, nullptr);
     close(pipe_fds[0]);
     execvpe(args[0], args.data(), envp.data());
     int e = errno;
@@ -48,6 +130,8 @@ ChildResult RunChild(const std::vector<std::string>& argv, const Environment& en
     _exit(e == ENOENT ? 127 : 126);
   }
   close(pipe_fds[1]);
+  if (pid > 0) g_job.store(pid);
+  sigprocmask(SIG_SETMASK, &old_mask, nullptr);
   if (pid < 0) {
     close(pipe_fds[0]);
     result.error = std::string("fork: ") + std::strerror(errno);
@@ -61,18 +145,21 @@ ChildResult RunChild(const std::vector<std::string>& argv, const Environment& en
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
+    g_job.store(0);  // reaped: its pid may be reused, nothing more is forwarded
     if (n == static_cast<ssize_t>(sizeof exec_errno)) {
       result.error = argv[0] + ": " + std::strerror(exec_errno);
       result.exit_code = exec_errno == ENOENT ? 127 : 126;
     } else {
       result.started = true;
-      result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status)
-                         : WIFSIGNALED(status) ? 128 + WTERMSIG(status)
-                                               : 1;
+      result.exit_code = ShellStatus(status, &result.signal);
+      // Reap orphans that already ended; count those still running.
+      while (waitpid(-1, nullptr, WNOHANG) > 0) {
+      }
+      result.outliving = CountChildren();
     }
   }
-  sigaction(SIGINT, &old_int, nullptr);
-  sigaction(SIGQUIT, &old_quit, nullptr);
+  g_job.store(0);
+  for (size_t i = 0; i < std::size(kForwarded); ++i) sigaction(kForwarded[i], &old[i], nullptr);
   return result;
 }
 
@@ -102,6 +189,7 @@ CapturedChild RunChildCaptured(const std::vector<std::string>& argv, const Envir
   }
   pid_t pid = fork();
   if (pid == 0) {
+    ::signal(SIGPIPE, g_sigpipe_was_ignored ? SIG_IGN : SIG_DFL);  // as numtrace was started
     dup2(out_fds[1], 1);
     dup2(err_fds[1], 2);
     int devnull = open("/dev/null", O_RDONLY);

@@ -1,13 +1,23 @@
 // File: launcher/child_process.h
 //
 // Runs a command to completion with a given environment, as the shell
-// would: PATH lookup, stdin/stdout/stderr inherited. While it runs, Ctrl-C
-// and Ctrl-\ reach the job (same process group) and not this process, so the
-// launcher survives to report what was captured.
+// would: PATH lookup, stdin/stdout/stderr inherited, 127 for a command not
+// found and 126 for one that cannot be executed. While it runs:
+//   * Ctrl-C, Ctrl-\ and a hangup from the terminal reach the job directly
+//     (same process group) and this process survives them, to report what
+//     was captured;
+//   * SIGINT, SIGQUIT, SIGTERM and SIGHUP sent to this process alone (kill
+//     PID, a batch system's timeout) are forwarded to the job, which would
+//     otherwise run on orphaned;
+//   * this process is the subreaper of the job's descendants, so that a
+//     process that outlives the job (a daemonised worker) is seen and said.
+// The job starts with the signal dispositions numtrace was started with
+// (SIGPIPE included, which numtrace itself ignores to survive a closed
+// stdout); a signal ignored then (nohup) stays ignored and is not forwarded.
 //
 // Example:
 //   ChildResult r = RunChild({"python", "train.py"}, env);
-//   r.exit_code   // the job's status, 128+N when killed by signal N
+//   r.exit_code   // the job's status, 128+N when killed by signal N (r.signal)
 #ifndef NUMTRACE_LAUNCHER_CHILD_PROCESS_H_
 #define NUMTRACE_LAUNCHER_CHILD_PROCESS_H_
 
@@ -21,8 +31,18 @@ namespace numtrace::launcher {
 struct ChildResult {
   bool started = false;   // false: fork or exec failed; `error` says why
   int exit_code = 0;      // as a shell reports it: 127 not found, 126 not executable
+  int signal = 0;         // the signal that killed the job, else 0
+  int outliving = 0;      // descendants of the job still running when it ended
   std::string error;
 };
+
+// "was killed by signal 15 (SIGTERM)" or "exited with status 3".
+std::string DescribeExit(int exit_code, int signal);
+
+// Called once by main: the numtrace command survives a closed stdout (a
+// write fails instead of SIGPIPE killing it before it passes on the job's
+// status).
+void IgnoreSigpipe();
 
 ChildResult RunChild(const std::vector<std::string>& argv, const Environment& env);
 

@@ -9,6 +9,7 @@
 
 #include <iostream>
 
+#include "launcher/child_process.h"
 #include "launcher/doctor/system_probe.h"
 #include "launcher/numtrace_main.h"
 
@@ -17,6 +18,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   // doctor's subscriber check starts this program under the library.
   if (args.size() == 1 && args[0] == "__cuda-child") return CudaChildMain();
+  IgnoreSigpipe();
   Environment env = EnvironmentFromProcess();
   CommandContext ctx{std::cout, std::cerr, env, FindInstallLayout(env), isatty(STDOUT_FILENO) == 1};
   MachineProbe probe;

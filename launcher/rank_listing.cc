@@ -1,5 +1,7 @@
 #include "launcher/rank_listing.h"
 
+#include <sys/statvfs.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <system_error>
@@ -14,13 +16,26 @@ namespace numtrace::launcher {
 
 namespace fs = std::filesystem;
 
-int ListRankTraces(const std::string& dir, std::ostream& out) {
-  std::vector<std::tuple<int64_t, std::string>> files;
+std::set<std::string> TraceFilesIn(const std::string& dir) {
+  std::set<std::string> out;
   std::error_code ec;
   for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
     std::optional<analyzer::TraceFileName> name = analyzer::ParseTraceFileName(e.path().string());
-    if (name && name->kind == analyzer::TraceFileKind::kNumtrace) {
-      files.emplace_back(name->rank, e.path().string());
+    if (name && name->kind == analyzer::TraceFileKind::kNumtrace) out.insert(e.path().string());
+  }
+  return out;
+}
+
+int ListRankTraces(const std::string& dir, std::ostream& out, const std::set<std::string>& earlier) {
+  std::vector<std::tuple<int64_t, std::string>> files;
+  std::set<int64_t> ranks_now, ranks_before;
+  for (const std::string& path : TraceFilesIn(dir)) {
+    const int64_t rank = analyzer::ParseTraceFileName(path)->rank;
+    if (earlier.count(path)) {
+      ranks_before.insert(rank);
+    } else {
+      files.emplace_back(rank, path);
+      ranks_now.insert(rank);
     }
   }
   std::sort(files.begin(), files.end());
@@ -35,7 +50,13 @@ int ListRankTraces(const std::string& dir, std::ostream& out) {
     out << "rank " << rank << ": " << trace->kernels.size() << " kernels captured, ";
     if (!trace->digests.empty()) out << trace->digests.size() << " steps digested, ";  // watch mode
     if (trace->truncated) {
-      out << "TRUNCATED (no footer: the process was cut short)";
+      out << "TRUNCATED (no footer: the process was cut short";
+      // A full disk ends a trace the same way; say so when it is full now.
+      struct statvfs fs_info;
+      if (statvfs(dir.c_str(), &fs_info) == 0 && fs_info.f_bavail == 0) {
+        out << ", or writing failed: its file system is full now";
+      }
+      out << ")";
     } else {
       out << "complete";
     }
@@ -45,10 +66,27 @@ int ListRankTraces(const std::string& dir, std::ostream& out) {
     }
     out << ": " << analyzer::TerminalSafe(path) << "\n";
   }
+  size_t shared = 0;
+  for (int64_t r : ranks_now) shared += ranks_before.count(r);
+  if (!ranks_before.empty()) {
+    const size_t n = earlier.size();
+    out << n << " trace" << (n == 1 ? "" : "s") << " in " << dir << " came from an earlier run and "
+        << (n == 1 ? "is" : "are") << " not listed";
+    if (shared > 0) {
+      out << "; numtrace diff refuses the directory while a rank has two traces there: move the earlier "
+             "ones out, or diff files";
+    }
+    out << "\n";
+  }
   if (files.empty()) {
+    // What numtrace knows here, no more: the settings were valid (checked
+    // before the job), so either nothing launched a kernel in the captured
+    // steps or the shim could not start, which it says in one stderr line.
     out << "no trace was written in " << analyzer::TerminalSafe(dir)
-        << ": the job made no CUDA launch in the captured steps, or numtrace stayed off "
-           "(its stderr line says why; see docs/troubleshooting.md, \"nothing captured\")\n";
+        << ": no process of the job captured a CUDA kernel launch. A job that never starts CUDA (a "
+           "CPU-only run) leaves no trace and no numtrace line; launches outside the captured steps "
+           "are not captured (--steps, --step-mark); a shim that could not start says why in one "
+           "'numtrace:' line on stderr (docs/troubleshooting.md, \"nothing captured\")\n";
   }
   return static_cast<int>(files.size());
 }

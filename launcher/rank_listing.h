@@ -12,12 +12,19 @@
 #define NUMTRACE_LAUNCHER_RANK_LISTING_H_
 
 #include <ostream>
+#include <set>
 #include <string>
 
 namespace numtrace::launcher {
 
-// Returns the number of traces listed.
-int ListRankTraces(const std::string& dir, std::ostream& out);
+// The trace files in `dir` now (their paths), for telling this run's from
+// an earlier run's (`run --force` into a used directory).
+std::set<std::string> TraceFilesIn(const std::string& dir);
+
+// Lists the traces in `dir` except those in `earlier` (there before the
+// job: named in one line with what it means for diff). Returns the number
+// of traces listed.
+int ListRankTraces(const std::string& dir, std::ostream& out, const std::set<std::string>& earlier = {});
 
 }  // namespace numtrace::launcher
 

@@ -57,19 +57,33 @@ absl::StatusOr<CaptureOutcome> CaptureJob(const RunOptions& options, const Comma
   if (!dir.ok()) return dir.status();
   std::vector<std::string> unused;
   Environment env = RunEnvironment(WithAbsolutePaths(options), *dir, ctx.env, ctx.layout, &unused);
+  // --force into a used directory: the listing names this run's traces only.
+  const std::set<std::string> earlier = TraceFilesIn(*dir);
   for (const std::string& w : warnings) WarnLine(ctx, "run", w);
   ctx.out.flush();
   ctx.err.flush();
   ChildResult child = RunChild(options.command, env);
-  if (!child.started) return absl::NotFoundError(child.error);
   CaptureOutcome outcome;
   outcome.dir = *dir;
   outcome.exit_code = child.exit_code;
-  if (child.exit_code != 0) {
-    ctx.err << "numtrace run: the job exited with status " << child.exit_code << "\n";
+  if (!child.started) {
+    // As a shell: 127 not found, 126 found but not executable; else (fork
+    // failed) an error of numtrace's own.
+    if (child.exit_code != 126 && child.exit_code != 127) return absl::InternalError(child.error);
+    outcome.started = false;
+    outcome.error = child.error;
+    return outcome;
   }
-  outcome.traces = ListRankTraces(*dir, ctx.out);
-  ctx.out.flush();
+  outcome.signal = child.signal;
+  // numtrace's own lines go to stderr: the job's stdout is the job's.
+  if (child.exit_code != 0) ctx.err << "numtrace run: the job " << DescribeExit(child.exit_code, child.signal) << "\n";
+  if (child.outliving > 0) {
+    ctx.err << "numtrace run: " << child.outliving << " process" << (child.outliving == 1 ? "" : "es")
+            << " of the job still running after it ended; their traces may still be written in " << *dir
+            << " (numtrace show " << *dir << " once they end)\n";
+  }
+  outcome.traces = ListRankTraces(*dir, ctx.err, earlier);
+  ctx.err.flush();
   return outcome;
 }
 
@@ -78,11 +92,17 @@ int RunCommandMain(const std::vector<std::string>& args, const CommandContext& c
   CLI::App app{"numtrace run: capture a job's kernels with libnumtrace.so loaded"};
   app.name("numtrace run");
   AddRunOptions(&app, &options);
-  app.footer(R"(The library is loaded by absolute path (LD_PRELOAD, or with --injection
+  app.footer(R"(Usage: numtrace run -o DIR [options] [--] CMD ARGS...
+Everything from CMD on is the job's (numtrace's options go before it).
+
+The library is loaded by absolute path (LD_PRELOAD, or with --injection
 CUDA_INJECTION64_PATH); PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync is set
 unless you set it yourself; the PyTorch hooks (a step mark after every
 optimizer.step(), Triton dtypes) go on PYTHONPATH when CMD looks like Python.
-The job's exit status is passed through. All settings: docs/configuration.md.
+Every setting is checked before the job starts (a bad one: one line, exit 2).
+numtrace's own lines go to stderr; SIGINT, SIGTERM and SIGHUP sent to it are
+passed to the job; it exits with the job's status (128+N: killed by signal N;
+127/126: CMD not found / not executable). All settings: docs/configuration.md.
 
 Examples:
   numtrace run -o runA --steps 2 --label eager -- python train.py
@@ -92,10 +112,15 @@ Examples:
   numtrace run -o runD --steps 2 --dump 'seq:412' -- python train.py    # tensors of one launch
   numtrace run -o dumpB --steps 2 --dump-first-divergence summary.json --side b -- python train.py --compile)");
   int code = 0;
-  if (!ParseArgs(app, args, ctx, &code)) return code;
+  if (!ParseArgs(app, NormalizeRunArgs(args), ctx, &code)) return code;
+  if (absl::Status s = TakeCommand(app, &options); !s.ok()) return FailLine(ctx, "run", s);
   if (absl::Status s = ResolveDumpFromSummary(&options); !s.ok()) return FailLine(ctx, "run", s);
   absl::StatusOr<CaptureOutcome> outcome = CaptureJob(options, ctx);
   if (!outcome.ok()) return FailLine(ctx, "run", outcome.status());
+  if (!outcome->started) {
+    FailLine(ctx, "run", outcome->error);
+    return outcome->exit_code;
+  }
   return outcome->exit_code;
 }
 

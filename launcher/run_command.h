@@ -20,13 +20,17 @@
 namespace numtrace::launcher {
 
 struct CaptureOutcome {
-  std::string dir;     // absolute output directory
-  int exit_code = 0;   // the job's
-  int traces = 0;      // trace files found afterwards
+  std::string dir;      // absolute output directory
+  bool started = true;  // false: CMD could not be run (exit_code 127 or 126, `error` says why)
+  int exit_code = 0;    // the job's, as a shell gives it (128+N for signal N)
+  int signal = 0;       // the signal that killed the job, else 0
+  int traces = 0;       // trace files found afterwards
+  std::string error;
 };
 
-// Prepares DIR, runs the job, lists the traces. An error (bad DIR, missing
-// library, CMD not found) is a Status; a job that fails is not.
+// Prepares DIR, runs the job, lists the traces (on stderr: stdout is the
+// job's). An error (bad setting, bad DIR, missing library) is a Status; a
+// job that fails, or a CMD that cannot be run, is not.
 [[nodiscard]] absl::StatusOr<CaptureOutcome> CaptureJob(const RunOptions& options,
                                                         const CommandContext& ctx);
 
@@ -37,7 +41,8 @@ struct CaptureOutcome {
 [[nodiscard]] absl::Status CheckJobSettings(const RunOptions& options, const CommandContext& ctx,
                                             std::vector<std::string>* warnings);
 
-// args[0] == "run". Returns the job's exit status, or 2 on a usage error.
+// args[0] == "run". Returns the job's exit status, 127/126 when CMD cannot
+// be run, or 2 on a usage error.
 int RunCommandMain(const std::vector<std::string>& args, const CommandContext& ctx);
 
 }  // namespace numtrace::launcher

@@ -1,6 +1,7 @@
 #include "launcher/run_options.h"
 
 #include "CLI/CLI.hpp"
+#include "absl/status/status.h"
 #include "shim/engine/settings.h"
 
 namespace numtrace::launcher {
@@ -16,7 +17,7 @@ void AddRunOptions(CLI::App* app, RunOptions* o) {
     if (s.option.empty()) continue;
     const std::string variable(s.variable);
     std::string help(s.help);
-    help += " (" + variable + ")";
+    help += "; accepted: " + std::string(s.accepted) + " (" + variable + ")";
     // "-o,--output" is shown as "-o/--output" in messages about its value.
     std::string shown(s.option);
     for (char& c : shown) c = c == ',' ? '/' : c;
@@ -52,7 +53,54 @@ void AddRunOptions(CLI::App* app, RunOptions* o) {
   app->add_flag("--no-torch-hooks", o->no_torch_hooks, "never put the PyTorch hooks on PYTHONPATH");
   app->add_flag("--injection", o->injection,
                 "load the library through CUDA_INJECTION64_PATH instead of LD_PRELOAD");
-  app->add_option("command", o->command, "the job: -- CMD ARGS...")->required();
+  // Parsing stops at the job's command: what follows it is the job's own
+  // (`run -o D python t.py --steps 3` gives --steps 3 to t.py).
+  app->prefix_command();
+}
+
+std::vector<std::string> NormalizeRunArgs(const std::vector<std::string>& args,
+                                          std::span<const shim::Setting> table) {
+  std::vector<std::string> out = args;
+  for (size_t i = 1; i < out.size(); ++i) {
+    const std::string& a = out[i];
+    if (a == "--" || a.empty() || a[0] != '-') break;  // the command starts here
+    if (a.find('=') != std::string::npos) continue;   // --name=value
+    bool takes_value = a == "--dump-first-divergence" || a == "--side";
+    for (const shim::Setting& s : table) {
+      std::string_view names = s.option;
+      while (!names.empty()) {
+        const size_t comma = names.find(',');
+        if (names.substr(0, comma) == a) {
+          if (!s.implicit_value.empty()) {
+            out[i] = a + "=" + std::string(s.implicit_value);  // never takes the next word
+          } else {
+            takes_value = true;
+          }
+        }
+        names = comma == std::string_view::npos ? std::string_view() : names.substr(comma + 1);
+      }
+    }
+    if (takes_value) ++i;
+  }
+  return out;
+}
+
+absl::Status TakeCommand(const CLI::App& app, RunOptions* o) {
+  std::vector<std::string> rest = app.remaining();
+  const bool after_dashes = !rest.empty() && rest.front() == "--";
+  if (after_dashes) rest.erase(rest.begin());
+  const std::string verb = app.get_name().substr(app.get_name().find(' ') + 1);
+  if (rest.empty()) {
+    return absl::InvalidArgumentError("no command given: numtrace " + verb +
+                                      " -o DIR [options] [--] CMD ARGS... (see --help)");
+  }
+  // Before `--`, a word starting with '-' is an option numtrace does not know.
+  if (!after_dashes && rest.front().size() > 1 && rest.front()[0] == '-') {
+    return absl::InvalidArgumentError("unknown option " + rest.front() +
+                                      " (numtrace's options come before the command; see --help)");
+  }
+  o->command = std::move(rest);
+  return absl::OkStatus();
 }
 
 }  // namespace numtrace::launcher

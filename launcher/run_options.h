@@ -15,6 +15,11 @@
 #define NUMTRACE_LAUNCHER_RUN_OPTIONS_H_
 
 #include <map>
+
+#include <span>
+
+#include "absl/status/status.h"
+#include "shim/engine/settings.h"
 #include <string>
 #include <vector>
 
@@ -39,7 +44,7 @@ struct RunOptions {
   bool torch_hooks = false;    // --torch-hooks: hooks even if CMD does not look like Python
   bool no_torch_hooks = false; // --no-torch-hooks
   bool injection = false;      // --injection: CUDA_INJECTION64_PATH instead of LD_PRELOAD
-  std::vector<std::string> command;  // after --
+  std::vector<std::string> command;  // the job: CMD ARGS...
 
   // "" when not given.
   const std::string& Get(const std::string& variable) const;
@@ -48,7 +53,21 @@ struct RunOptions {
 };
 
 // Registers the options above on `app` (the `-o` option is required).
+// Parsing stops at the first word that is not an option or an option's
+// value, or after `--`: that word and all after it are the job's command,
+// taken by TakeCommand once `app` has parsed.
 void AddRunOptions(CLI::App* app, RunOptions* options);
+
+// `args` with each option whose value may be left out (`--watch`) written
+// `--watch=VALUE` when given bare, so that it never takes the command's
+// first word as its value. Call before parsing.
+// `table` is the settings table (a test passes its own).
+std::vector<std::string> NormalizeRunArgs(const std::vector<std::string>& args,
+                                          std::span<const shim::Setting> table = shim::Settings());
+
+// Sets options->command from what `app` left unparsed. Errors: no command;
+// an unknown option before the command (`--stpes 2 python t.py`).
+[[nodiscard]] absl::Status TakeCommand(const CLI::App& app, RunOptions* options);
 
 }  // namespace numtrace::launcher
 

@@ -8,6 +8,7 @@
 #include "analyzer/cli/output_file.h"
 #include "analyzer/judge/origin_hints.h"
 #include "analyzer/report/terminal_text.h"
+#include "launcher/child_process.h"
 #include "launcher/output_dir.h"
 #include "launcher/run_command.h"
 #include "launcher/watch_hunt.h"
@@ -77,7 +78,9 @@ int TwiceCommandMain(const std::vector<std::string>& args, const CommandContext&
                "part (the nondeterminism hunt)"};
   app.name("numtrace twice");
   AddRunOptions(&app, &options);
-  app.footer(R"(Writes DIR/run1, DIR/run2 (one capture each), DIR/summary.json and
+  app.footer(R"(Usage: numtrace twice -o DIR [options] [--] CMD ARGS...
+
+Writes DIR/run1, DIR/run2 (one capture each), DIR/summary.json and
 DIR/report.html. Capture early steps (or all of a short job): an origin must
 lie inside the captured steps to be named. Exit 0 when the runs are bitwise
 identical, 1 when not, 2 on errors.
@@ -88,7 +91,8 @@ Examples:
   numtrace twice -o hunt --steps all -- numtrace-sim --steps 2 --nondeterministic
   numtrace twice -o hunt --steps 1 --kernel-name regex:gemm -- torchrun --nproc-per-node 2 train.py)");
   int code = 0;
-  if (!ParseArgs(app, args, ctx, &code)) return code;
+  if (!ParseArgs(app, NormalizeRunArgs(args), ctx, &code)) return code;
+  if (absl::Status s = TakeCommand(app, &options); !s.ok()) return FailLine(ctx, "twice", s);
 
   // Both runs' settings are judged before DIR is made or a job started.
   std::vector<std::string> unused;
@@ -105,15 +109,19 @@ Examples:
   }
   const std::string run_dirs[2] = {*dir + "/run1", *dir + "/run2"};
   for (int i = 0; i < 2; ++i) {
-    ctx.out << "== run " << (i + 1) << " of 2: " << analyzer::TerminalSafe(run_dirs[i]) << "\n";
+    ctx.err << "== run " << (i + 1) << " of 2: " << analyzer::TerminalSafe(run_dirs[i]) << "\n";
     RunOptions once = options;
     once.Set(kOutputDirVariable, run_dirs[i]);
     once.force = false;  // never mix with an earlier hunt's traces
     if (once.Get("NUMTRACE_LABEL").empty()) once.Set("NUMTRACE_LABEL", "run" + std::to_string(i + 1));
     absl::StatusOr<CaptureOutcome> outcome = CaptureJob(once, ctx);
     if (!outcome.ok()) return FailLine(ctx, "twice", outcome.status());
+    if (!outcome->started) {
+      FailLine(ctx, "twice", outcome->error);
+      return outcome->exit_code;
+    }
     if (outcome->exit_code != 0) {
-      return FailLine(ctx, "twice", "the job exited with status " + std::to_string(outcome->exit_code) +
+      return FailLine(ctx, "twice", "the job " + DescribeExit(outcome->exit_code, outcome->signal) +
                                         " in run " + std::to_string(i + 1) + "; fix it before the hunt");
     }
     if (outcome->traces == 0) return FailLine(ctx, "twice", "run " + std::to_string(i + 1) + " captured nothing");

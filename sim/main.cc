@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "common/version/version.h"
 #include "sim/sim_run.h"
 
 int main(int argc, char** argv) {
@@ -28,6 +29,7 @@ int main(int argc, char** argv) {
   app.add_option("--profile-step", o.profile_step, "cuProfilerStart/Stop around this step");
   app.add_option("--kill-after", o.kill_after_launches,
                  "SIGKILL this process after N launches (a trace cut mid-capture)");
+  app.set_version_flag("--version", std::string("numtrace-sim ") + numtrace::kVersion);
   CLI11_PARSE(app, argc, argv);
 
   auto run = numtrace::sim::RunSimulation(o, [](const char* n) { return std::getenv(n); });

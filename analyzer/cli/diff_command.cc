@@ -1,5 +1,9 @@
 #include "analyzer/cli/diff_command.h"
 
+#include <sys/resource.h>
+
+#include "common/version/version.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -46,8 +50,14 @@ absl::Status ReadPair(const RankPair& pair, RankData* data) {
       b_or = absl::ResourceExhaustedError("out of memory");
     }
   };
+  // A second reader costs address space (its malloc arena reserves 64 MiB,
+  // its stack 8 MiB) and holds both readers' estimates at once: under a tight
+  // address-space limit (ulimit -v below 1 GiB) read B after A.
+  struct rlimit as_limit {};
+  const bool tight = getrlimit(RLIMIT_AS, &as_limit) == 0 && as_limit.rlim_cur != RLIM_INFINITY &&
+                     as_limit.rlim_cur < (rlim_t{1} << 30);
   try {
-    reader_b.emplace(read_b);
+    if (!tight) reader_b.emplace(read_b);
   } catch (const std::system_error&) {
     // No thread to be had (a process or address-space limit): read B after A.
   }
@@ -227,8 +237,14 @@ Examples:
   numtrace-diff runA runB --strict --json summary.json      # CI gate: incomplete traces fail
   numtrace-diff --across-ranks runA --json ranks.json -o ranks.html
   numtrace-diff --tensors dumpA dumpB -o tensors.html           # element view of one dumped launch)");
+  // The program's own name: numtrace-diff, or `numtrace diff` through the command.
+  const std::string program = argc > 0 ? std::filesystem::path(argv[0]).filename().string() : "numtrace-diff";
+  app.set_version_flag("--version", (program == "diff" ? "numtrace diff" : program) + " " + kVersion);
   try {
     app.parse(argc, argv);
+  } catch (const CLI::CallForVersion& v) {
+    out << v.what() << "\n";
+    return kExitSame;
   } catch (const CLI::CallForHelp&) {
     out << app.help();
     return kExitSame;

@@ -581,6 +581,7 @@ absl::StatusOr<Trace> ReadDebugModeLines(LineReader& reader) {
   trace.truncated = cut || (declared_total && *declared_total > trace.kernels.size());
   trace.label = std::string(FileStem(path));
   trace.rank = RankFromFileName(path).value_or(0);
+  ReleaseUnusedReserve(&trace);
   return trace;
 }
 

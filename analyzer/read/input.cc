@@ -54,19 +54,14 @@ std::string NameList(const RankFiles& files) {
 
 // The pair of one rank. Several files of a rank in a directory (two
 // processes wrote into it: a launcher and its child, or two runs) are not
-// resolved by size or age, which can pick the wrong one: the one file name
-// both directories share is paired; otherwise the choice is the user's.
+// resolved by size, age or name, whatever the other directory holds: a
+// stale `rank_0.ntrace.jsonl` left by an earlier run beside this run's
+// `rank_0.pid<P>...` would pair by its shared name and be compared as this
+// run's. The choice is the user's.
 absl::StatusOr<std::pair<std::string, std::string>> ChooseRankFiles(
     int64_t rank, const RankFiles& a, const RankFiles& b, const std::string& dir_a,
     const std::string& dir_b) {
   if (a.size() == 1 && b.size() == 1) return std::pair(a[0], b[0]);
-  std::vector<std::pair<std::string, std::string>> same_name;
-  for (const std::string& x : a) {
-    for (const std::string& y : b) {
-      if (FileName(x) == FileName(y)) same_name.emplace_back(x, y);
-    }
-  }
-  if (same_name.size() == 1) return same_name[0];
   return absl::InvalidArgumentError(Cat(
       "rank ", rank, " has several traces: ", dir_a, " holds ", a.size(), " (", NameList(a), "), ",
       dir_b, " holds ", b.size(), " (", NameList(b),

@@ -276,4 +276,17 @@ void ReserveForSize(Trace* trace, uint64_t kernels, uint64_t buffers) {
   }
 }
 
+void ReleaseUnusedReserve(Trace* trace) {
+  auto release = [](auto& v) {
+    if (v.capacity() <= 2 * v.size() + 64) return;
+    try {
+      v.shrink_to_fit();
+    } catch (const std::bad_alloc&) {
+      // Keeping the reserve is no error: it was only a hint.
+    }
+  };
+  release(trace->kernels);
+  release(trace->buffers);
+}
+
 }  // namespace numtrace::analyzer

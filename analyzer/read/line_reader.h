@@ -115,6 +115,10 @@ class LineReader {
 // estimate from the file size, which avoids regrowth); only a hint - where
 // the estimate does not fit in memory, the vectors grow as records come.
 void ReserveForSize(Trace* trace, uint64_t kernels, uint64_t buffers);
+// Gives back what that estimate reserved beyond twice what was read (a file
+// of mostly skipped records, say), so that a trace read first does not hold
+// the memory the second one needs.
+void ReleaseUnusedReserve(Trace* trace);
 
 }  // namespace numtrace::analyzer
 

@@ -70,6 +70,12 @@ absl::Status ParseCapture(od::value& v, const char* end, CaptureInfo* c) {
     if (key == "outputs") return GetOwnedString(x, "capture.outputs", &c->outputs);
     if (key == "selector") return GetOwnedString(x, "capture.selector", &c->selector);
     if (key == "watch") return GetOwnedString(x, "capture.watch", &c->watch);
+    if (key == "settings") {
+      return ForEachField(x, "capture.settings", end, [&](std::string_view name, od::value& value) -> absl::Status {
+        auto& setting = c->settings.emplace_back(std::string(name), std::string());
+        return GetOwnedString(value, "capture.settings", &setting.second);
+      });
+    }
     if (key == "steps") {
       od::array arr;
       if (auto e = x.get_array().get(arr)) return JsonError(e, "capture.steps", "an array of integers");

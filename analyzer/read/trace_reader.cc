@@ -146,6 +146,7 @@ absl::StatusOr<Trace> ReadTraceLines(LineReader& reader) {
   }
   if (!loop.have_header()) return absl::InvalidArgumentError(Cat(path, ": empty trace"));
   if (!trace.footer) trace.truncated = true;
+  ReleaseUnusedReserve(&trace);
 
   const TraceHeader& h = trace.header;
   if (h.run && !h.run->label.empty()) {

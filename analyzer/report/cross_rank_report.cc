@@ -27,8 +27,9 @@ std::string CrossRankVerdict(const CrossRankResult& r) {
 }
 
 std::string CrossRankTerminal(const CrossRankResult& r, const std::string& dir, int top) {
-  std::string out = "numtrace-diff --across-ranks " + TerminalSafe(dir) + ": " + Num(r.ranks.size()) + " ranks, rank " +
-                    (r.ranks.empty() ? std::string("-") : std::to_string(r.ranks[0].rank)) +
+  // The reference is the first rank present, not necessarily rank 0.
+  const std::string ref = r.ranks.empty() ? std::string("-") : std::to_string(r.ranks[0].rank);
+  std::string out = "numtrace-diff --across-ranks " + TerminalSafe(dir) + ": " + Num(r.ranks.size()) + " ranks, rank " + ref +
                     " as reference\n";
   char line[320];
   std::snprintf(line, sizeof line, "%-5s %8s %8s %10s %10s %16s  %s\n", "rank", "kernels", "shared",
@@ -55,14 +56,14 @@ std::string CrossRankTerminal(const CrossRankResult& r, const std::string& dir, 
     out += "replicas agree: no kernel has inputs bitwise equal across ranks and outputs that differ\n";
   } else {
     out += Num(r.mismatches.size()) +
-           " kernels with inputs bitwise equal to rank 0's but different outputs (replicas must agree):\n";
+           " kernels with inputs bitwise equal to rank " + ref + "'s but different outputs (replicas must agree):\n";
     int shown = 0;
     for (const ReplicaMismatch& m : r.mismatches) {
       if (shown++ >= top) {
         out += "  ... " + Num(r.mismatches.size() - top) + " more (--top, or the JSON)\n";
         break;
       }
-      out += "  rank " + std::to_string(m.rank) + " seq " + Num(m.seq) + " (rank 0 seq " + Num(m.ref_seq) +
+      out += "  rank " + std::to_string(m.rank) + " seq " + Num(m.seq) + " (rank " + ref + " seq " + Num(m.ref_seq) +
              ") arg " + Num(m.arg) + "  " + TerminalSafe(m.name) + "\n";
     }
   }

@@ -4,8 +4,9 @@
 // that re-capture each side with a tensor dump of exactly that launch
 // (`numtrace run -o DIR ... --dump seq:N`), and the `--tensors` diff of the
 // two dumps. Built from what each trace's header recorded: the command line
-// (run.argv), the captured steps and step selection (capture.steps,
-// capture.selector, capture.outputs) and the label, so the re-run numbers
+// (run.argv), the captured steps (capture.steps), the settings that select
+// launches (capture.settings, as options; shim/engine/settings.h) and the
+// label, so the re-run numbers
 // its launches as the trace did. `--dump-expect` passes the kernel name and
 // buffer sizes the trace recorded, which the dumper checks the re-run's
 // launch against. Commands are meant for the directory the run was started

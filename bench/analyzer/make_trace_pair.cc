@@ -13,6 +13,7 @@
 #include <string>
 
 #include "CLI/CLI.hpp"
+#include "common/version/version.h"
 #include "bench/analyzer/debugmode_pair_generator.h"
 #include "bench/analyzer/step_plan.h"
 #include "bench/analyzer/trace_pair_generator.h"
@@ -58,6 +59,7 @@ int main(int argc, char** argv) {
   app.add_option("--step-len", step_len,
                  "keep only the first N kernels of the real step (small examples)");
   app.add_flag("!--no-nan", opt.plant_nan, "do not plant NaN outputs in B after the divergence");
+  app.set_version_flag("--version", std::string("numtrace-make-pair ") + numtrace::kVersion);
   CLI11_PARSE(app, argc, argv);
   if (opt.kernels == 0) {
     std::fprintf(stderr, "numtrace-make-pair: --kernels must be at least 1\n");

@@ -148,7 +148,14 @@ void AppendJsonLine(const TraceHeader& h, std::string* out) {
     out->append("],\"outputs\":"); AppendJsonString(c.outputs, out);
     out->append(",\"selector\":"); AppendJsonString(c.selector, out);
     if (!c.watch.empty()) { out->append(",\"watch\":"); AppendJsonString(c.watch, out); }
-    out->push_back('}');
+    out->append(",\"settings\":{");
+    for (size_t i = 0; i < c.settings.size(); ++i) {
+      if (i) out->push_back(',');
+      AppendJsonString(c.settings[i].first, out);
+      out->push_back(':');
+      AppendJsonString(c.settings[i].second, out);
+    }
+    out->append("}}");
   }
   out->append("}\n");
 }

@@ -9,6 +9,7 @@
 
 #include "re2/re2.h"
 #include "shim/engine/config.h"
+#include "shim/engine/settings.h"
 
 namespace numtrace::launcher {
 namespace {
@@ -37,7 +38,15 @@ CheckRow OutputDirRow(const std::string& dir) {
   // The directory itself, or the nearest parent that exists (run creates the rest).
   fs::path probe = p;
   while (!probe.empty() && !fs::exists(probe, ec)) probe = probe.parent_path();
-  if (probe.empty() || !fs::is_directory(probe, ec)) {
+  if (!probe.empty() && !fs::is_directory(probe, ec)) {
+    // `-o /dev/null`, `-o notes.txt`, or a path through a file.
+    row.status = CheckStatus::kFail;
+    row.found = probe.string() + " exists and is not a directory" +
+                (probe == p ? "" : " (" + p.string() + " would have to be made inside it)");
+    row.fix = "choose another -o DIR: the traces go into a directory";
+    return row;
+  }
+  if (probe.empty()) {
     row.status = CheckStatus::kFail;
     row.found = p.string() + ": no existing parent directory";
     row.fix = "choose another -o DIR";
@@ -56,6 +65,45 @@ CheckRow OutputDirRow(const std::string& dir) {
   }
   fs::remove(test, ec);
   row.found = p.string() + (probe == p ? " is writable" : " can be created in " + probe.string());
+  return row;
+}
+
+// The NUMTRACE_* settings already in the environment, judged by the shim's
+// own parser: a bad one leaves the shim off in every job; NUMTRACE_ENABLE=0
+// switches it off silently.
+CheckRow SettingsRow(const Environment& env) {
+  CheckRow row{"NUMTRACE_* settings", CheckStatus::kOk, "", ""};
+  std::string line;
+  shim::SettingError bad;
+  auto config = shim::ParseConfig(
+      [&env](const char* name) -> const char* {
+        const std::string* v = env.Find(name);
+        return v == nullptr ? nullptr : v->c_str();
+      },
+      &line, &bad);
+  std::vector<std::string> set;
+  for (const shim::Setting& s : shim::Settings()) {
+    if (env.Find(std::string(s.variable)) != nullptr) set.emplace_back(s.variable);
+  }
+  if (!config) {
+    row.status = CheckStatus::kFail;
+    row.found = bad.LineFor(std::string(bad.setting != nullptr ? bad.setting->variable : "?") + " (in the environment)");
+    row.fix = "fix or unset it: with a bad value numtrace stays off in every job";
+    return row;
+  }
+  if (!config->enabled) {
+    row.status = CheckStatus::kWarn;
+    row.found = "NUMTRACE_ENABLE=" + shim::OneLineValue(env.Get("NUMTRACE_ENABLE")) +
+                " in the environment: capture is switched off, silently";
+    row.fix = "unset NUMTRACE_ENABLE to capture";
+    return row;
+  }
+  if (set.empty()) {
+    row.found = "none set in the environment: the defaults apply";
+  } else {
+    for (const std::string& v : set) row.found += (row.found.empty() ? "" : ", ") + v;
+    row.found += " set in the environment, all valid";
+  }
   return row;
 }
 
@@ -203,6 +251,7 @@ DoctorReport RunDoctorChecks(SystemProbe& probe, const DoctorInputs& in) {
   }
 
   rows.push_back(OutputDirRow(in.output_dir));
+  rows.push_back(SettingsRow(in.env));
 
   CheckRow alloc{"allocator setting", CheckStatus::kOk, "", "", false};
   const std::string* conf = in.env.Find("PYTORCH_CUDA_ALLOC_CONF");

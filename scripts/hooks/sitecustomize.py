@@ -157,20 +157,32 @@ def _install_provenance(lib, torch_module):
 
 
 def _chain_other_sitecustomize():
-    """Run the sitecustomize we shadow, if the environment had one."""
+    """Run the sitecustomize we shadow - a module or a package - as Python would.
+
+    The next `sitecustomize` on sys.path after our folder is found by Python's
+    own path finder (so a package, a .pyc or an extension is found like a
+    .py), executed under its own name and left as sys.modules["sitecustomize"],
+    so its relative imports and a later `import sitecustomize` see it. An
+    error in it is reported in site.py's words and does not stop the job.
+    """
+    import importlib.machinery
     here = os.path.dirname(os.path.abspath(__file__))
-    for entry in sys.path:
-        if not entry or os.path.abspath(entry) == here:
-            continue
-        candidate = os.path.join(entry, "sitecustomize.py")
-        if os.path.isfile(candidate):
-            spec = importlib.util.spec_from_file_location("_numtrace_chained_sitecustomize", candidate)
-            if spec and spec.loader:
-                try:
-                    spec.loader.exec_module(importlib.util.module_from_spec(spec))
-                except Exception:
-                    pass
-            return
+    others = [e for e in sys.path if e and os.path.abspath(e) != here]
+    spec = importlib.machinery.PathFinder.find_spec("sitecustomize", others)
+    if spec is None or spec.loader is None:
+        return
+    module = importlib.util.module_from_spec(spec)
+    ours = sys.modules.get("sitecustomize")
+    sys.modules["sitecustomize"] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as err:
+        sys.modules["sitecustomize"] = ours
+        if sys.flags.verbose:
+            sys.excepthook(*sys.exc_info())
+        else:
+            sys.stderr.write("Error in sitecustomize; set PYTHONVERBOSE for traceback:\n"
+                             "%s: %s\n" % (err.__class__.__name__, err))
 
 
 # (module, installer): installer(lib, module) runs right after the module's

@@ -88,16 +88,48 @@ bool DumpSelector::NameMatches(const KernelInfo& k) {
 }
 
 bool DumpSelector::Select(uint64_t seq, const KernelInfo& kernel) {
+  bool selected = false;
   switch (sel_.form) {
     case DumpSelection::Form::kSeq:
-      return std::binary_search(sel_.seqs.begin(), sel_.seqs.end(), seq);
+      selected = std::binary_search(sel_.seqs.begin(), sel_.seqs.end(), seq);
+      if (selected) selected_.push_back(seq);
+      break;
     case DumpSelection::Form::kRegex:
-      return NameMatches(kernel);
+      selected = NameMatches(kernel);
+      break;
     case DumpSelection::Form::kNameCount:
-      if (!NameMatches(kernel)) return false;
-      return seen_++ == sel_.occurrence;
+      selected = NameMatches(kernel) && seen_++ == sel_.occurrence;
+      break;
   }
-  return false;
+  any_selected_ = any_selected_ || selected;
+  return selected;
+}
+
+std::string DumpSelector::Unreached(uint64_t captured) const {
+  const std::string range = captured == 0 ? std::string("no launch was captured")
+                                          : "the run captured seq 0.." + std::to_string(captured - 1);
+  switch (sel_.form) {
+    case DumpSelection::Form::kSeq: {
+      std::string missing;
+      for (uint64_t s : sel_.seqs) {
+        if (!std::binary_search(selected_.begin(), selected_.end(), s)) {
+          missing += (missing.empty() ? "" : ",") + std::to_string(s);
+        }
+      }
+      if (missing.empty()) return "";
+      return "NUMTRACE_DUMP=" + sel_.text + ": seq " + missing + " never reached (" + range +
+             "): not dumped; the seq numbers are those of a run with the same capture settings";
+    }
+    case DumpSelection::Form::kNameCount:
+      if (seen_ > sel_.occurrence) return "";
+      return "NUMTRACE_DUMP=" + sel_.text + ": launch #" + std::to_string(sel_.occurrence) + " of " + sel_.name +
+             " never reached (" + std::to_string(seen_) + " captured launch" + (seen_ == 1 ? "" : "es") +
+             " of it): not dumped";
+    case DumpSelection::Form::kRegex:
+      if (any_selected_) return "";
+      return "NUMTRACE_DUMP=" + sel_.text + ": no captured launch matched (" + range + "): nothing dumped";
+  }
+  return "";
 }
 
 }  // namespace numtrace::shim

@@ -63,11 +63,18 @@ class DumpSelector {
  public:
   explicit DumpSelector(const DumpSelection& selection) : sel_(selection) {}
   bool Select(uint64_t seq, const KernelInfo& kernel);
+  // At the end of the run, after `captured` launches were offered: what the
+  // selection named that never came (`seq:99` past the last seq, `NAME#5`
+  // with fewer launches of NAME, a regex that matched nothing), as one
+  // sentence; empty when every named launch was selected.
+  std::string Unreached(uint64_t captured) const;
 
  private:
   bool NameMatches(const KernelInfo& kernel);
   const DumpSelection& sel_;
   uint64_t seen_ = 0;  // kNameCount: matching launches so far
+  std::vector<uint64_t> selected_;  // seqs selected so far (kSeq: at most the list's size)
+  bool any_selected_ = false;
   std::unordered_map<const KernelInfo*, bool> matches_;  // per kernel, decided once
 };
 

@@ -276,6 +276,15 @@ void Engine::MarkDropped(int64_t index) {
   }
 }
 
+// A dump the user asked for that never happened is said: a note in the
+// trace and one stderr line, never silence.
+void Engine::NoteUnreachedDumps(const TensorDumper& dumper) {
+  // The seq the next record would have had, as the dump plans count it.
+  std::string msg = dumper.ReportUnreached(captured_.load(std::memory_order_relaxed));
+  if (msg.empty()) return;
+  PushNote(tracker_.launches(), std::move(msg));
+}
+
 void Engine::PushNote(uint64_t launch, std::string msg) {
   Pending p;
   p.is_note = true;
@@ -480,6 +489,7 @@ void Engine::Shutdown() {
       }
     }
   }
+  if (dumper_ != nullptr) NoteUnreachedDumps(*dumper_);  // tensor_dumper.h
   Pump();
   sink_->SetFooterExtras(unmeasured_.load(), CaptureCounters::Get().Snapshot());
   sink_->Finish(tracker_.launches(), dropped_.load());

@@ -112,6 +112,7 @@ class Engine : public EventSink {
   void MeasureAfter(const LaunchEvent& launch, int64_t index);
   void AbandonStale();
   void PushNote(uint64_t launch, std::string msg);
+  void NoteUnreachedDumps(const TensorDumper& dumper);
   void StepEnded(int64_t step);
   void MarkDropped(int64_t index);
   // Watch mode: the digest of a launch that went through (EXIT).

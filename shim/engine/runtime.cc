@@ -11,6 +11,7 @@
 #include "common/version/version.h"
 #include "shim/engine/annotations.h"
 #include "shim/engine/engine.h"
+#include "shim/engine/settings.h"
 #include "shim/log/log.h"
 #include "shim/writer/trace_file.h"
 #include "shim/writer/trace_writer.h"
@@ -121,6 +122,10 @@ TraceHeader Runtime::MakeHeader(std::optional<DeviceInfo> info) const {
   capture.outputs = config_.outputs == OutputsMode::kChanged ? "changed" : "all";
   capture.selector = config_.SelectorText();
   if (config_.watch != WatchMode::kOff) capture.watch = std::string(WatchModeName(config_.watch));
+  for (const Setting& s : Settings()) {
+    if (!s.recapture) continue;
+    if (const char* v = getenv_(std::string(s.variable).c_str())) capture.settings.emplace_back(s.variable, v);
+  }
   h.capture = std::move(capture);
   return h;
 }

@@ -48,6 +48,12 @@ std::string WriteFile(const std::string& path, std::string_view head, std::span<
 
 }  // namespace
 
+std::string TensorDumper::ReportUnreached(uint64_t captured) const {
+  std::string msg = selector_.Unreached(captured);
+  if (!msg.empty()) log::Warn("{}", msg);
+  return msg;
+}
+
 uint64_t HashBytes(std::span<const uint8_t> bytes) {
   uint64_t acc = 0;
   const uint64_t words = (bytes.size() + 7) / 8;

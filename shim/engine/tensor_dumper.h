@@ -98,6 +98,9 @@ class TensorDumper {
   // everything that went wrong (also logged). Writer thread only.
   std::vector<NoteRecord> Finish(LaunchDump& dump, const KernelRecord& record);
 
+  // At the end of the run: DumpSelector::Unreached, also logged as one
+  // warning line (a dump asked for and never made is never silent).
+  std::string ReportUnreached(uint64_t captured) const;
   const std::string& dir() const { return dir_; }
   uint64_t used_bytes() const { return used_; }
 

@@ -1,5 +1,8 @@
 #include "shim/writer/trace_writer.h"
 
+#include <cerrno>
+#include <cstring>
+
 #include <pthread.h>
 #include <unistd.h>
 
@@ -188,11 +191,17 @@ void TraceWriter::WriteBytes(std::string_view bytes) {
     }
     std::string header;
     AppendJsonLine(options_.header, &header);
-    if (!WriteAll(fd_, header)) failed_.store(true);
+    if (!WriteAll(fd_, header)) {
+      failed_.store(true);
+      log::Error("writing {} failed ({}); the trace ends here", path_, std::strerror(errno));
+      return;
+    }
   }
+  // The reason (a full disk: "No space left on device") is part of the line:
+  // the file itself can only end without its footer.
   if (!failed_.load() && !WriteAll(fd_, bytes)) {
     failed_.store(true);
-    log::Error("writing {} failed; the trace ends here", path_);
+    log::Error("writing {} failed ({}); the trace ends here", path_, std::strerror(errno));
   }
 }
 

@@ -34,7 +34,7 @@ check "run uses the installed library" bash -c \
 check "run puts the installed hooks on PYTHONPATH for python" bash -c \
   "numtrace run -o pycheck -- python3 -c 'import os; print(os.environ[\"PYTHONPATH\"])' | grep -qx '$p/share/numtrace/hooks'"
 check "run captures the simulated job" bash -c \
-  "numtrace run -o runA --steps 1 --label A -- numtrace-sim --steps 2 | grep -q 'rank 0: 15 kernels captured, complete'"
+  "numtrace run -o runA --steps 1 --label A -- numtrace-sim --steps 2 2>&1 >/dev/null | grep -q 'rank 0: 15 kernels captured, complete'"
 check "run captures a changed job" bash -c \
   "numtrace run -o runB --steps 1 --label B -- numtrace-sim --steps 2 --perturb 2 >/dev/null"
 check "numtrace diff finds the divergence (exit 1)" bash -c \

@@ -26,7 +26,11 @@ TEST(RunCommand, PassesTheJobsExitStatusThroughAndSaysNothingWasCaptured) {
   int code = RunCommandMain({"run", "-o", tmp / "r", "--", "sh", "-c", "exit 7"}, t.ctx);
   EXPECT_EQ(code, 7);
   EXPECT_THAT(t.err.str(), HasSubstr("exited with status 7"));
-  EXPECT_THAT(t.out.str(), HasSubstr("no trace was written in"));
+  EXPECT_THAT(t.err.str(), HasSubstr("no trace was written in"));
+  // Issue 15: it used to point at a stderr line a CPU-only job never prints.
+  EXPECT_THAT(t.err.str(), HasSubstr("A job that never starts CUDA (a CPU-only run) leaves no trace and no numtrace line"));
+  EXPECT_EQ(t.err.str().find("its stderr line says why"), std::string::npos);
+  EXPECT_EQ(t.out.str(), "");  // stdout is the job's
 }
 
 TEST(RunCommand, TheJobSeesTheLibraryAndSettings) {
@@ -56,8 +60,13 @@ TEST(RunCommand, RefusesAnExistingNonEmptyDirectoryUnlessForced) {
 TEST(RunCommand, AMissingCommandOrLibraryIsOneLineAndExit2) {
   TempDir tmp;
   TestContext t;
-  EXPECT_EQ(RunCommandMain({"run", "-o", tmp / "r", "--", "no-such-program-xyz"}, t.ctx), 2);
-  EXPECT_THAT(t.err.str(), HasSubstr("no-such-program-xyz"));
+  // As a shell: 127 not found, 126 not executable - not 2, which a job may exit with.
+  EXPECT_EQ(RunCommandMain({"run", "-o", tmp / "r", "--", "no-such-program-xyz"}, t.ctx), 127);
+  EXPECT_THAT(t.err.str(), HasSubstr("numtrace run: no-such-program-xyz: No such file or directory"));
+  std::ofstream(tmp / "not-executable") << "#!/bin/sh\n";
+  TestContext noexec;
+  EXPECT_EQ(RunCommandMain({"run", "-o", tmp / "n", "--", tmp / "not-executable"}, noexec.ctx), 126);
+  EXPECT_THAT(noexec.err.str(), HasSubstr("Permission denied"));
   TestContext nolib;
   nolib.ctx.layout.library = tmp / "missing/libnumtrace.so";
   EXPECT_EQ(RunCommandMain({"run", "-o", tmp / "s", "--", "true"}, nolib.ctx), 2);
@@ -73,7 +82,7 @@ TEST(RunCommand, ListsOneLinePerRankAfterTheJob) {
                              "--steps", "2"},
                             t.ctx);
   ASSERT_EQ(code, 0) << t.err.str();
-  EXPECT_THAT(t.out.str(), HasSubstr("rank 0: 15 kernels captured, complete: " + (tmp / "r") +
+  EXPECT_THAT(t.err.str(), HasSubstr("rank 0: 15 kernels captured, complete: " + (tmp / "r") +
                                          "/rank_0.ntrace.jsonl"));
 }
 
@@ -84,7 +93,8 @@ TEST(RunCommand, AJobKilledMidCaptureIsListedAsTruncatedAndItsSignalPassedThroug
                              "--steps", "2", "--kill-after", "20"},
                             t.ctx);
   EXPECT_EQ(code, 128 + 9);  // SIGKILL, as a shell reports it
-  EXPECT_THAT(t.out.str(), HasSubstr("kernels captured, TRUNCATED (no footer: the process was cut short)"));
+  EXPECT_THAT(t.err.str(), HasSubstr("kernels captured, TRUNCATED (no footer: the process was cut short)"));
+  EXPECT_THAT(t.err.str(), HasSubstr("the job was killed by signal 9 (SIGKILL)"));
 }
 
 TEST(RunCommand, HelpShowsExamples) {

@@ -110,3 +110,126 @@ TEST(RunSettings, ARelativeDumpDirIsResolvedAgainstNumtracesDirectory) {
 
 }  // namespace
 }  // namespace numtrace::launcher
+
+namespace numtrace::launcher {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::TempDir;
+using testing::TestContext;
+
+std::string FirstLine(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+// `run -o D CMD ARGS...` is `run -o D -- CMD ARGS...`: what follows the
+// command is the command's, numtrace's own options included.
+TEST(RunCommandLine, OptionsAfterTheCommandBelongToTheCommand) {
+  TempDir tmp;
+  const std::string seen = tmp / "seen.txt";
+  for (bool dashes : {false, true}) {
+    TestContext t;
+    std::vector<std::string> args = {"run", "-o", tmp / (dashes ? "a" : "b"), "--steps", "1"};
+    if (dashes) args.push_back("--");
+    for (const char* a : {"sh", "-c", "echo \"$NUMTRACE_STEPS $*\" > \"$0\""}) args.push_back(a);
+    args.push_back(seen);
+    for (const char* a : {"--steps", "3", "--force"}) args.push_back(a);
+    ASSERT_EQ(RunCommandMain(args, t.ctx), 0) << t.err.str();
+    EXPECT_EQ(FirstLine(seen), "1 --steps 3 --force") << (dashes ? "with --" : "without --");
+  }
+}
+
+TEST(RunCommandLine, AnUnknownOptionOrNoCommandIsOneLine) {
+  TempDir tmp;
+  TestContext t;
+  EXPECT_EQ(RunCommandMain({"run", "-o", tmp / "r", "--stpes", "2", "true"}, t.ctx), 2);
+  EXPECT_THAT(t.err.str(), HasSubstr("numtrace run: unknown option --stpes"));
+  EXPECT_FALSE(std::filesystem::exists(tmp / "r"));
+  TestContext none;
+  EXPECT_EQ(RunCommandMain({"run", "-o", tmp / "r", "--"}, none.ctx), 2);
+  EXPECT_THAT(none.err.str(), HasSubstr("no command given"));
+  // After --, a command may start with '-' like any name.
+  TestContext dash;
+  EXPECT_EQ(RunCommandMain({"run", "-o", tmp / "r", "--", "-not-a-program"}, dash.ctx), 127);
+}
+
+TEST(RunCommandLine, ABareOptionalValueOptionNeverTakesTheCommand) {
+  const shim::Setting table[] = {
+      {.variable = "NUMTRACE_W", .option = "--watch", .value_name = "HOW", .implicit_value = "full"},
+      {.variable = "NUMTRACE_L", .option = "-l,--label", .value_name = "TEXT"},
+  };
+  using Args = std::vector<std::string>;
+  // Bare: the implicit value, and python stays the command.
+  EXPECT_EQ(NormalizeRunArgs({"run", "--watch", "python", "--watch"}, table),
+            (Args{"run", "--watch=full", "python", "--watch"}));
+  // A value given with '=' is kept; an option's value is skipped, even one
+  // that looks like an option; nothing after the command changes.
+  EXPECT_EQ(NormalizeRunArgs({"run", "--watch=sampled", "-l", "--watch", "--", "x", "--watch"}, table),
+            (Args{"run", "--watch=sampled", "-l", "--watch", "--", "x", "--watch"}));
+}
+
+}  // namespace
+}  // namespace numtrace::launcher
+
+#include "analyzer/cli/diff_command.h"
+
+namespace numtrace::launcher {
+namespace {
+
+// Issue 15: `run -o j1 --force` into a directory of an earlier run listed the
+// old rank_0.ntrace.jsonl as this run's, and diff paired it by name.
+TEST(RunForce, TheListingNamesOnlyThisRunsTracesAndDiffRefusesTheMix) {
+  TempDir tmp;
+  const std::string sim = testing::BuildBin() + "/numtrace-sim";
+  TestContext first;
+  ASSERT_EQ(RunCommandMain({"run", "-o", tmp / "j1", "--steps", "1", "--", sim, "--steps", "2"}, first.ctx), 0)
+      << first.err.str();
+  TestContext other;
+  ASSERT_EQ(RunCommandMain({"run", "-o", tmp / "j2", "--steps", "1", "--", sim, "--steps", "2"}, other.ctx), 0);
+  TestContext again;
+  ASSERT_EQ(RunCommandMain({"run", "-o", tmp / "j1", "--force", "--steps", "1", "--", sim, "--steps", "2"},
+                           again.ctx),
+            0)
+      << again.err.str();
+  const std::string err = again.err.str();
+  EXPECT_THAT(err, HasSubstr("rank 0: 15 kernels captured, complete: " + (tmp / "j1") + "/rank_0.pid"));
+  EXPECT_EQ(err.find("j1/rank_0.ntrace.jsonl"), std::string::npos) << err;
+  EXPECT_THAT(err, HasSubstr("1 trace in " + (tmp / "j1") + " came from an earlier run and is not listed"));
+  EXPECT_THAT(err, HasSubstr("numtrace diff refuses the directory"));
+  // And diff does refuse it, naming both files, though j2 has one rank_0.ntrace.jsonl.
+  std::ostringstream out, diff_err;
+  const std::string a = tmp / "j1", b = tmp / "j2";
+  const char* argv[] = {"numtrace-diff", a.c_str(), b.c_str()};
+  EXPECT_EQ(analyzer::DiffMain(3, argv, out, diff_err, false), 2);
+  EXPECT_THAT(diff_err.str(), HasSubstr("rank 0 has several traces"));
+  EXPECT_THAT(diff_err.str(), HasSubstr("rank_0.ntrace.jsonl, rank_0.pid"));
+}
+
+}  // namespace
+}  // namespace numtrace::launcher
+
+namespace numtrace::launcher {
+namespace {
+
+// Issue 15: `--dump seq:99` that is never reached said nothing.
+TEST(RunDump, ASeqNeverReachedIsSaidOnStderrAndInTheTrace) {
+  testing::TempDir tmp;
+  testing::TestContext t;
+  const std::string sim = testing::BuildBin() + "/numtrace-sim";
+  ::testing::internal::CaptureStderr();  // the job's own stderr (the shim's line)
+  ASSERT_EQ(RunCommandMain({"run", "-o", tmp / "d", "--steps", "1", "--dump", "seq:99", "--", sim, "--steps", "2"},
+                           t.ctx),
+            0)
+      << t.err.str();
+  const std::string job_err = ::testing::internal::GetCapturedStderr();
+  EXPECT_THAT(job_err, ::testing::HasSubstr("NUMTRACE_DUMP=seq:99: seq 99 never reached (the run captured seq 0..14)"));
+  std::ifstream in(tmp / "d/rank_0.ntrace.jsonl");
+  std::string trace((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_THAT(trace, ::testing::HasSubstr("seq 99 never reached"));
+}
+
+}  // namespace
+}  // namespace numtrace::launcher

@@ -151,7 +151,7 @@ TEST(TwiceCommand, WatchHuntNamesTheStepAndTheAtomicsKernel) {
   std::vector<std::string> args = {"twice", "-o", tmp / "hunt", "--watch", "--", testing::BuildBin() + "/numtrace-sim",
                                    "--steps", "6", "--nondeterministic"};
   EXPECT_EQ(TwiceCommandMain(args, t.ctx), 1) << t.err.str();
-  EXPECT_THAT(t.out.str(), HasSubstr("rank 0: 0 kernels captured, 6 steps digested, complete: "));
+  EXPECT_THAT(t.err.str(), HasSubstr("rank 0: 0 kernels captured, 6 steps digested, complete: "));
   EXPECT_THAT(t.out.str(), HasSubstr("== first differing step: 0 (of 6 compared), launch 9 of the step"));
   EXPECT_THAT(t.out.str(), HasSubstr("   run1: void at::native::indexFuncSmallIndex"));
   EXPECT_THAT(t.out.str(), HasSubstr("== capture step 0 in full, run 2 of 2"));

@@ -152,6 +152,18 @@ TEST_F(AcrossRanksCommand, ConsistentRanksExit0AndDisagreeingReplicasExit1) {
   EXPECT_TRUE(std::filesystem::exists(html));
 }
 
+// Issue 15: the words said "rank 0" when the reference rank was 1.
+TEST_F(AcrossRanksCommand, TheWordsNameTheReferenceRankActuallyUsed) {
+  Capture("r12", 1, "--nondeterministic");
+  Capture("r12", 2, "--nondeterministic");
+  std::string out, err;
+  EXPECT_EQ(Run({"--across-ranks", (dir_ / "r12").string()}, &out, &err), 1) << err;
+  EXPECT_THAT(out, HasSubstr("rank 1 as reference"));
+  EXPECT_THAT(out, HasSubstr("inputs bitwise equal to rank 1's but different outputs"));
+  EXPECT_THAT(out, HasSubstr("rank 2 seq 9 (rank 1 seq 9) arg 1"));
+  EXPECT_EQ(out.find("rank 0"), std::string::npos) << out;
+}
+
 TEST_F(AcrossRanksCommand, BadUsageIsOneLineAndExit2) {
   Capture("one", 0, "");
   std::string out, err;

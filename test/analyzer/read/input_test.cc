@@ -117,12 +117,19 @@ TEST(InputTest, TwoTracesOfOneRankAreNeverChosenBySize) {
   EXPECT_THAT(m, HasSubstr("give the two files to compare, e.g. numtrace-diff " + a +
                            "/rank_0.pid4242.ntrace.jsonl " + b + "/rank_0.pid99.ntrace.jsonl"));
   EXPECT_EQ(m.find('\n'), std::string::npos);
-  // The same name on both sides pairs explicitly by name.
+  // A name both directories share is no answer either (issue 15: a stale
+  // rank_0.ntrace.jsonl of an earlier run paired with the other run's and
+  // said identical): refused with both names, whatever the other side holds.
   Write(b + "/rank_0.ntrace.jsonl", small);
   pairs = PairInputs(a, b);
-  ASSERT_TRUE(pairs.ok()) << pairs.status();
-  EXPECT_EQ((*pairs)[0].path_a, a + "/rank_0.ntrace.jsonl");
-  EXPECT_EQ((*pairs)[0].path_b, b + "/rank_0.ntrace.jsonl");
+  ASSERT_FALSE(pairs.ok());
+  EXPECT_THAT(std::string(pairs.status().message()),
+              HasSubstr("holds 2 (rank_0.ntrace.jsonl, rank_0.pid4242.ntrace.jsonl)"));
+  std::filesystem::remove(b + "/rank_0.pid99.ntrace.jsonl");
+  pairs = PairInputs(a, b);  // b: one file now; a still two
+  ASSERT_FALSE(pairs.ok());
+  EXPECT_THAT(std::string(pairs.status().message()),
+              HasSubstr("holds 2 (rank_0.ntrace.jsonl, rank_0.pid4242.ntrace.jsonl)"));
 }
 
 TEST(InputTest, PairingErrorsNameWhatIsWrong) {

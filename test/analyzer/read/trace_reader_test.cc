@@ -113,6 +113,8 @@ TEST(TraceReaderTest, RoundTripsEveryFieldBitExact) {
   EXPECT_EQ(t->header.capture->steps, (std::vector<int64_t>{2, 3}));
   EXPECT_EQ(t->header.capture->outputs, "changed");
   EXPECT_EQ(t->header.capture->selector, "all kernels");
+  EXPECT_EQ(t->header.capture->settings,
+            (std::vector<std::pair<std::string, std::string>>{{"NUMTRACE_STEPS", "2-3"}, {"NUMTRACE_KERNEL", "a\"b;c"}}));
 
   ASSERT_EQ(t->kernels.size(), kernels.size());
   for (size_t i = 0; i < kernels.size(); ++i) {

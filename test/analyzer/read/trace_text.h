@@ -29,7 +29,7 @@ inline TraceHeader MakeHeader(std::string label = "A", int64_t rank = 0) {
   run.start_time = "2026-11-29T11:00:00Z";
   h.run = run;
   h.device = DeviceInfo{0, "NVIDIA H200", "9.0", "580.159", "13.0"};
-  h.capture = CaptureInfo{{2, 3}, "changed", "all kernels"};
+  h.capture = CaptureInfo{{2, 3}, "changed", "all kernels", {{"NUMTRACE_STEPS", "2-3"}, {"NUMTRACE_KERNEL", "a\"b;c"}}, ""};
   return h;
 }
 

@@ -9,7 +9,9 @@
 namespace numtrace::analyzer {
 namespace {
 
-Trace TraceWith(std::string path, std::vector<std::string> argv, std::string selector, std::vector<int64_t> steps,
+using Settings = std::vector<std::pair<std::string, std::string>>;
+
+Trace TraceWith(std::string path, std::vector<std::string> argv, Settings settings, std::vector<int64_t> steps,
                 std::string label) {
   Trace t;
   t.path = std::move(path);
@@ -20,7 +22,9 @@ Trace TraceWith(std::string path, std::vector<std::string> argv, std::string sel
   CaptureInfo cap;
   cap.steps = std::move(steps);
   cap.outputs = "changed";
-  cap.selector = std::move(selector);
+  // The prose is for people: the commands never read it.
+  cap.selector = "mode=kernel:misleading steps=7 kernel=prose";
+  cap.settings = std::move(settings);
   t.header.capture = cap;
   t.kernels.push_back({});
   t.kernels[0].seq = 41;
@@ -35,10 +39,14 @@ Trace TraceWith(std::string path, std::vector<std::string> argv, std::string sel
 }
 
 TEST(DumpCommandsTest, ReproducesTheCaptureWithTheDumpOfThatLaunch) {
-  Trace a = TraceWith("runs/a/rank_0.ntrace.jsonl", {"python", "train.py", "--lr", "1e-3"}, "mode=mark steps=2",
-                      {2}, "eager");
+  Trace a = TraceWith("runs/a/rank_0.ntrace.jsonl", {"python", "train.py", "--lr", "1e-3"}, {}, {2}, "eager");
   Trace b = TraceWith("runs/b/rank_0.ntrace.jsonl", {"python", "train.py", "--compile", "it's"},
-                      "mode=nvtx:train step steps=all kernel=gemm kernel=regex:^add exclude=nccl", {}, "");
+                      {{"NUMTRACE_STEP_MODE", "nvtx:train step"},
+                       {"NUMTRACE_KERNEL", "gemm;regex:^add"},
+                       {"NUMTRACE_KERNEL_EXCLUDE", "nccl"},
+                       {"NUMTRACE_LABEL", "not a recapture setting"},
+                       {"NUMTRACE_UNKNOWN_TO_THIS_VERSION", "x"}},
+                      {}, "");
   b.kernels[0].seq = 42;
   DumpCommands c = BuildDumpCommands(a, a.kernels[0], b, b.kernels[0]);
   EXPECT_EQ(c.capture_a,
@@ -53,12 +61,14 @@ TEST(DumpCommandsTest, ReproducesTheCaptureWithTheDumpOfThatLaunch) {
 }
 
 TEST(DumpCommandsTest, TraceInTheCurrentDirectoryAndWithoutArgv) {
-  Trace a = TraceWith("rank_0.ntrace.jsonl", {}, "mode=mark steps=2 min_bytes=4096", {2}, "");
-  a.header.capture->outputs = "all";
+  Trace a = TraceWith("rank_0.ntrace.jsonl", {},
+                      {{"NUMTRACE_STEPS", "1,3-4"}, {"NUMTRACE_MIN_BYTES", "4k"}, {"NUMTRACE_OUTPUTS", "all"},
+                       {"NUMTRACE_LAUNCH_SKIP", "5"}, {"NUMTRACE_LAUNCH_COUNT", "10"}},
+                      {1, 3, 4}, "");
   DumpCommands c = BuildDumpCommands(a, a.kernels[0], a, a.kernels[0]);
   EXPECT_EQ(c.capture_a,
-            "NUMTRACE_MIN_BYTES=4096 numtrace run -o numtrace-dump-seq41 --steps 2 --outputs all --dump seq:41 "
-            "--dump-expect _Z4gemmPfS_@4096,2560 -- YOUR_COMMAND");
+            "numtrace run -o numtrace-dump-seq41 --steps 1,3-4 --min-bytes 4k --outputs all --launch-skip 5 "
+            "--launch-count 10 --dump seq:41 --dump-expect _Z4gemmPfS_@4096,2560 -- YOUR_COMMAND");
 }
 
 TEST(DumpCommandsTest, ShellQuoting) {

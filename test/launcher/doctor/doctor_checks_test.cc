@@ -96,6 +96,36 @@ TEST(DoctorChecks, MostLaunchesWithoutALayoutFailLoudly) {
   EXPECT_TRUE(r.can_capture);
 }
 
+// Issue 15: `doctor -o /dev/null` said "no existing parent directory".
+TEST(DoctorChecks, AnOutputThatIsNotADirectorySaysSo) {
+  FakeProbe probe;
+  DoctorReport r = RunDoctorChecks(probe, Inputs("/dev/null"));
+  EXPECT_EQ(Row(r, "output directory").status, CheckStatus::kFail);
+  EXPECT_EQ(Row(r, "output directory").found, "/dev/null exists and is not a directory");
+  EXPECT_FALSE(r.can_capture);
+  r = RunDoctorChecks(probe, Inputs("/dev/null/runA"));
+  EXPECT_THAT(Row(r, "output directory").found,
+              HasSubstr("/dev/null exists and is not a directory (/dev/null/runA would have to be made inside it)"));
+}
+
+// Issue 15: no row for NUMTRACE_ENABLE=0 or a bad NUMTRACE_* in the environment.
+TEST(DoctorChecks, SettingsInTheEnvironmentHaveARow) {
+  TempDir tmp;
+  FakeProbe probe;
+  DoctorInputs in = Inputs(tmp.path());
+  EXPECT_EQ(Row(RunDoctorChecks(probe, in), "NUMTRACE_* settings").status, CheckStatus::kOk);
+  in.env.Set("NUMTRACE_STEPS", "two");
+  DoctorReport bad = RunDoctorChecks(probe, in);
+  EXPECT_EQ(Row(bad, "NUMTRACE_* settings").status, CheckStatus::kFail);
+  EXPECT_THAT(Row(bad, "NUMTRACE_* settings").found,
+              HasSubstr("NUMTRACE_STEPS (in the environment) 'two' is not valid; accepted: all, none, N"));
+  EXPECT_FALSE(bad.can_capture);
+  in.env.Set("NUMTRACE_ENABLE", "0");
+  DoctorReport off = RunDoctorChecks(probe, in);
+  EXPECT_EQ(Row(off, "NUMTRACE_* settings").status, CheckStatus::kWarn);
+  EXPECT_THAT(Row(off, "NUMTRACE_* settings").found, HasSubstr("NUMTRACE_ENABLE=0 in the environment: capture is switched off"));
+}
+
 TEST(DoctorChecks, NoDriverSaysExactlyThatAndCannotCapture) {
   TempDir tmp;
   FakeProbe probe;

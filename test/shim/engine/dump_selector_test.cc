@@ -62,6 +62,32 @@ TEST(DumpSelectorTest, RegexPicksEveryMatchingLaunch) {
   EXPECT_TRUE(s.Select(2, gemm));
 }
 
+// Issue 15: `--dump seq:99` in a run of 3 launches said nothing.
+TEST(DumpSelectorTest, WhatTheSelectionNamedAndNeverCameIsSaid) {
+  std::string why;
+  const KernelInfo k = Kernel("k", "k");
+  auto seqs = ParseDumpSelection("seq:1,99", &why);
+  ASSERT_TRUE(seqs);
+  DumpSelector s(*seqs);
+  for (uint64_t seq = 0; seq < 3; ++seq) s.Select(seq, k);
+  EXPECT_EQ(s.Unreached(3), "NUMTRACE_DUMP=seq:1,99: seq 99 never reached (the run captured seq 0..2): not "
+                            "dumped; the seq numbers are those of a run with the same capture settings");
+  auto reached = ParseDumpSelection("seq:2", &why);
+  DumpSelector all(*reached);
+  for (uint64_t seq = 0; seq < 3; ++seq) all.Select(seq, k);
+  EXPECT_EQ(all.Unreached(3), "");
+  auto nth = ParseDumpSelection("k#5", &why);
+  DumpSelector n(*nth);
+  for (uint64_t seq = 0; seq < 2; ++seq) n.Select(seq, k);
+  EXPECT_EQ(n.Unreached(2), "NUMTRACE_DUMP=k#5: launch #5 of k never reached (2 captured launches of it): not dumped");
+  auto re = ParseDumpSelection("regex:^gemm", &why);
+  DumpSelector r(*re);
+  r.Select(0, k);
+  EXPECT_EQ(r.Unreached(1), "NUMTRACE_DUMP=regex:^gemm: no captured launch matched (the run captured seq 0..0): nothing dumped");
+  DumpSelector none(*re);
+  EXPECT_EQ(none.Unreached(0), "NUMTRACE_DUMP=regex:^gemm: no captured launch matched (no launch was captured): nothing dumped");
+}
+
 TEST(DumpSelectorTest, BadSelectionsAreRefused) {
   std::string why;
   for (const char* bad : {"", "seq:", "seq:1,,2", "seq:x", "seq:-1", "regex:", "regex:(", "#3", "name#",

@@ -91,6 +91,9 @@ TEST(RuntimeTest, StartCaptureShutdownWritesACompleteTrace) {
   EXPECT_NE(lines[0].find("\"label\":\"A\""), std::string::npos);
   EXPECT_NE(lines[0].find("\"world_size\":8"), std::string::npos);
   EXPECT_NE(lines[0].find("\"name\":\"Simulated\""), std::string::npos);
+  // The settings a re-capture repeats, structured: NUMTRACE_STEPS is one,
+  // NUMTRACE_LABEL and NUMTRACE_OUTPUT_DIR are not.
+  EXPECT_NE(lines[0].find("\"settings\":{\"NUMTRACE_STEPS\":\"0\"}"), std::string::npos) << lines[0];
   EXPECT_NE(lines[1].find("\"type\":\"kernel\""), std::string::npos);
   EXPECT_NE(lines[1].find("\"dtype\":\"bf16\""), std::string::npos);
   EXPECT_NE(lines[1].find("\"dtype_from\":\"signature\""), std::string::npos);

@@ -128,3 +128,21 @@ TEST(SettingsTable, TheDocsNameNoVariableTheTableLacks) {
 
 }  // namespace
 }  // namespace numtrace::shim
+
+namespace numtrace::shim {
+namespace {
+
+// docs/format.md lists the settings the header's capture.settings holds.
+TEST(SettingsTable, FormatDocsListEveryRecaptureSetting) {
+  const std::string doc = Slurp(std::string(NUMTRACE_SOURCE_DIR) + "/docs/format.md");
+  const size_t at = doc.find("### The header's capture settings");
+  ASSERT_NE(at, std::string::npos);
+  const std::string section = doc.substr(at, doc.find("\n#", at + 1) - at);
+  for (const Setting& s : Settings()) {
+    const bool listed = section.find("`" + std::string(s.variable) + "`") != std::string::npos;
+    EXPECT_EQ(listed, s.recapture) << s.variable;
+  }
+}
+
+}  // namespace
+}  // namespace numtrace::shim
