@@ -109,6 +109,12 @@ struct Trace {
   std::vector<StepDigest> digests;
   std::vector<uint64_t> digest_hashes;  // every step's kernel digests, step after step
   std::vector<StringId> digest_names;   // parallel: the launch's kernel name
+  // Launches of all steps the shim could not digest (the digests' `lost`).
+  uint64_t LostDigests() const {
+    uint64_t n = 0;
+    for (const StepDigest& d : digests) n += d.lost;
+    return n;
+  }
   // DebugMode logs only (empty for our traces): per buffer what the log
   // wrote, per kernel whether it was a hash-only block (an in-place op or a
   // small tensor: hashes, no Shape). The block's phase is its provenance.

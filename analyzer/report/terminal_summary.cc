@@ -288,6 +288,10 @@ void Warnings(const RankDiff& rd, Writer& w) {
       w.C(kYellow, "  warning: ");
       w << h.unmeasured << " kernels ran unmeasured in " << side << "\n";
     }
+    if (h.undigested > 0) {
+      w.C(kYellow, "  warning: ");
+      w << h.undigested << " launches not digested in " << side << "\n";
+    }
     for (const std::string& c : CaptureWarnings(*t, side)) {
       w.C(kYellow, "  warning: ");
       w << TerminalSafe(c) << "\n";
