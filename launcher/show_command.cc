@@ -127,7 +127,7 @@ int ShowReadable(const std::string& path, const Selection& sel, const CommandCon
     out << "  " << TerminalSafe(t.Demangled(k)) << "  grid " << k.grid[0] << "x" << k.grid[1] << "x" << k.grid[2]
         << " block " << k.block[0] << "x" << k.block[1] << "x" << k.block[2] << "\n";
     // Where in the model it came from (trace provenance), when recorded.
-    const std::string where = analyzer::ProvenanceLabel(t.Scope(k), t.Op(k), t.PhaseOf(k));
+    const std::string where = analyzer::ProvenanceLabel(t.Scope(k), t.Op(k), t.PhaseOf(k), t.Src(k));
     if (!where.empty()) out << "  in " << analyzer::TerminalSafe(where) << "\n";
     for (const analyzer::Buffer& b : t.BuffersOf(k)) PrintBuffer(b, out);
   }

@@ -12,18 +12,20 @@ PairProvenance ProvenanceOf(const Trace& a, const Kernel* ka, const Trace& b, co
   if (ka != nullptr) {
     p.a_scope = a.Scope(*ka);
     p.a_op = a.Op(*ka);
+    p.a_src = a.Src(*ka);
     p.phase = a.PhaseOf(*ka);
   }
   if (kb != nullptr) {
     p.b_scope = b.Scope(*kb);
     p.b_op = b.Op(*kb);
+    p.b_src = b.Src(*kb);
     if (p.phase == Phase::kNone) p.phase = b.PhaseOf(*kb);
   }
   return p;
 }
 
 std::string ProvenanceLabel(std::optional<std::string_view> scope, std::optional<std::string_view> op,
-                            Phase phase) {
+                            Phase phase, std::optional<std::string_view> src) {
   std::string out;
   if (scope) out = scope->empty() ? "(root)" : std::string(*scope);
   std::string inner;
@@ -35,6 +37,10 @@ std::string ProvenanceLabel(std::optional<std::string_view> scope, std::optional
   if (!inner.empty()) {
     if (!out.empty()) out += ' ';
     out += "(" + inner + ")";
+  }
+  if (src && !src->empty()) {
+    if (!out.empty()) out += " at ";
+    out += *src;
   }
   return out;
 }

@@ -21,12 +21,6 @@ std::optional<StepNonfinite> FirstNonfinite(const Trace& t) {
   return std::nullopt;
 }
 
-uint64_t Lost(const Trace& t) {
-  uint64_t n = 0;
-  for (const StepDigest& d : t.digests) n += d.lost;
-  return n;
-}
-
 std::string WatchMode(const Trace& t) { return t.header.capture ? t.header.capture->watch : std::string(); }
 
 // A digest of 0 marks a launch the shim could not digest (`lost`).
@@ -186,9 +180,10 @@ std::optional<StepsResult> FindSteps(const Trace& a, const Trace& b) {
       r.notes.push_back(absl::StrCat(Who(t, side_a), " was cut short: steps after ", t.digests.back().step,
                                      " were not compared"));
     }
-    if (const uint64_t lost = Lost(t); lost != 0) {
+    if (const uint64_t lost = t.LostDigests(); lost != 0) {
       r.notes.push_back(absl::StrCat(lost, " launches of ", SideName(t, side_a),
-                                     " were not digested (the device could not take them): compared as equal"));
+                                     " were not digested (the device could not take them): unknown, never a "
+                                     "difference; the comparison is incomplete"));
     }
   }
   return r;

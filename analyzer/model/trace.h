@@ -81,6 +81,7 @@ struct KernelProvenance {
   StringId scope = kNoString;  // module path; "" is the root module
   StringId op = kNoString;     // "aten::mm", "aten::add+aten::mul"
   Phase phase = Phase::kNone;
+  StringId src = kNoString;    // "train.py:42", the innermost user frame
 };
 
 // What produced the trace; DebugMode logs carry an L1-norm "hash", not a hash
@@ -108,6 +109,12 @@ struct Trace {
   std::vector<StepDigest> digests;
   std::vector<uint64_t> digest_hashes;  // every step's kernel digests, step after step
   std::vector<StringId> digest_names;   // parallel: the launch's kernel name
+  // Launches of all steps the shim could not digest (the digests' `lost`).
+  uint64_t LostDigests() const {
+    uint64_t n = 0;
+    for (const StepDigest& d : digests) n += d.lost;
+    return n;
+  }
   // DebugMode logs only (empty for our traces): per buffer what the log
   // wrote, per kernel whether it was a hash-only block (an in-place op or a
   // small tensor: hashes, no Shape). The block's phase is its provenance.
@@ -135,13 +142,21 @@ struct Trace {
     if (p == nullptr || p->op == kNoString) return std::nullopt;
     return strings.View(p->op);
   }
+  std::optional<std::string_view> Src(const Kernel& k) const {
+    const KernelProvenance* p = ProvenanceOf(k);
+    if (p == nullptr || p->src == kNoString) return std::nullopt;
+    return strings.View(p->src);
+  }
   Phase PhaseOf(const Kernel& k) const {
     const KernelProvenance* p = ProvenanceOf(k);
     return p == nullptr ? Phase::kNone : p->phase;
   }
   // Records a kernel's provenance (call right after pushing it to `kernels`).
   void SetProvenance(size_t kernel, const KernelProvenance& p) {
-    if (p.scope == kNoString && p.op == kNoString && p.phase == Phase::kNone && provenance.empty()) return;
+    if (p.scope == kNoString && p.op == kNoString && p.phase == Phase::kNone && p.src == kNoString &&
+        provenance.empty()) {
+      return;
+    }
     if (provenance.size() < kernels.size()) provenance.resize(kernels.size());
     provenance[kernel] = p;
   }

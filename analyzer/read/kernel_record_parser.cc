@@ -207,6 +207,10 @@ absl::Status KernelRecordParser::Parse(od::object& object, const char* end) {
       std::string_view s;
       NT_RETURN_IF_ERROR(json::GetString(x, "op", &s));
       prov.op = trace_->strings.Intern(CapUtf8(s));
+    } else if (KeyIs(key, "src")) {
+      std::string_view s;
+      NT_RETURN_IF_ERROR(json::GetString(x, "src", &s));
+      prov.src = trace_->strings.Intern(CapUtf8(s));
     } else if (KeyIs(key, "phase")) {
       std::string_view s;
       NT_RETURN_IF_ERROR(json::GetString(x, "phase", &s));

@@ -55,6 +55,7 @@ void KernelProvenanceMembers(const Trace& t, const Kernel& k, JsonWriter& w) {
   if (auto s = t.Scope(k)) w.Key("scope").String(*s);
   if (auto o = t.Op(k)) w.Key("op").String(*o);
   if (t.PhaseOf(k) != Phase::kNone) w.Key("phase").String(PhaseName(t.PhaseOf(k)));
+  if (auto s = t.Src(k)) w.Key("src").String(*s);
 }
 
 void HtmlModules(const Trace& a, const Trace& b, const DiffResult& result,

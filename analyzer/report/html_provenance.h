@@ -42,7 +42,7 @@ class HtmlModuleColumn {
   bool any_ = false;
 };
 
-// "scope", "op", "phase" members of a kernel shown in a card, where known.
+// "scope", "op", "phase", "src" members of a kernel shown in a card, where known.
 void KernelProvenanceMembers(const Trace& t, const Kernel& k, JsonWriter& w);
 
 // "modules": [{"scope","pairs","diverged","first": row or -1}], from

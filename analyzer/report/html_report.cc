@@ -71,7 +71,9 @@ void Side(const Trace& t, JsonWriter& w) {
   const SideHealth h = HealthOf(t);
   w.BeginObject().Key("path").String(t.path).Key("label").String(t.label);
   w.Key("kernels").Uint(t.kernels.size()).Key("truncated").Bool(h.truncated);
-  w.Key("dropped").Uint(h.dropped).Key("unmeasured").Uint(h.unmeasured).EndObject();
+  w.Key("dropped").Uint(h.dropped).Key("unmeasured").Uint(h.unmeasured);
+  w.Key("undigested").Uint(h.undigested);
+  w.EndObject();
 }
 
 void Stats(const Buffer& b, JsonWriter& w) {
@@ -169,6 +171,7 @@ void Warnings(const Trace& ta, const Trace& tb, const Alignment& al, JsonWriter&
     if (h.truncated) w.String(t->path + " is truncated (cut short: no footer, the process was killed)");
     if (h.dropped) w.String(t->path + ": records dropped (" + std::to_string(h.dropped) + ")");
     if (h.unmeasured) w.String(std::to_string(h.unmeasured) + " kernels ran unmeasured in " + side);
+    if (h.undigested) w.String(std::to_string(h.undigested) + " launches not digested in " + side);
     for (const std::string& c : CaptureWarnings(*t, side)) w.String(c);
   }
   for (const std::string& s : al.warnings) w.String(s);

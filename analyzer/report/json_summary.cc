@@ -17,6 +17,7 @@ void Side(std::string_view path, std::string_view label, uint64_t kernels, const
           const Trace* single, JsonWriter& w) {
   w.BeginObject().Key("path").String(path).Key("label").String(label).Key("kernels").Uint(kernels);
   w.Key("truncated").Bool(h.truncated).Key("dropped").Uint(h.dropped).Key("unmeasured").Uint(h.unmeasured);
+  w.Key("undigested").Uint(h.undigested);
   if (single != nullptr && single->footer && !single->footer->counters.empty()) {
     w.Key("counters").BeginObject();
     for (const auto& [name, count] : single->footer->counters) w.Key(name).Uint(count);
@@ -154,7 +155,8 @@ void Tolerances(const Tolerance& t, JsonWriter& w) {
 void Header(JsonWriter& w) { w.Key("format").String(kDiffSummaryFormat).Key("version").Int(kDiffSummaryVersion); }
 
 SideHealth Sum(const SideHealth& x, const SideHealth& y) {
-  return {x.truncated || y.truncated, x.dropped + y.dropped, x.unmeasured + y.unmeasured};
+  return {x.truncated || y.truncated, x.dropped + y.dropped, x.unmeasured + y.unmeasured, x.missing + y.missing,
+          x.undigested + y.undigested};
 }
 
 // The summary of one rank; `with_rank` for entries of the `ranks` list.

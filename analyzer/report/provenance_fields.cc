@@ -11,6 +11,8 @@ void ProvenanceFields(const PairProvenance& p, JsonWriter& w) {
   if (p.a_op) w.Key("a_op").String(*p.a_op);
   if (p.b_op) w.Key("b_op").String(*p.b_op);
   if (p.phase != Phase::kNone) w.Key("phase").String(PhaseName(p.phase));
+  if (p.a_src) w.Key("a_src").String(*p.a_src);
+  if (p.b_src) w.Key("b_src").String(*p.b_src);
 }
 
 void ModulesField(const Trace& a, const Trace& b, const DiffResult& result, JsonWriter& w) {

@@ -1,7 +1,7 @@
 // File: analyzer/report/provenance_fields.h
 //
 // The summary's provenance fields (docs/format.md section 2: a_scope,
-// b_scope, a_op, b_op, phase) and its per-module roll-up (`modules`),
+// b_scope, a_op, b_op, phase, a_src, b_src) and its per-module roll-up (`modules`),
 // written the same way wherever a kernel or a pair is reported: first
 // divergence, first NaN/Inf, origins and roots.
 //

@@ -9,6 +9,7 @@ std::string_view DivergenceKind(PairStatus s) {
 SideHealth HealthOf(const Trace& t) {
   SideHealth h;
   h.truncated = t.truncated;
+  h.undigested = t.LostDigests();
   if (t.footer) {
     h.dropped = t.footer->dropped;
     h.unmeasured = t.footer->unmeasured;
@@ -40,6 +41,10 @@ std::string IncompleteReason(const DiffReport& report) {
       }
       if (h.unmeasured) {
         out.append(sep).append(std::to_string(h.unmeasured)).append(" kernels ran unmeasured");
+        sep = ", ";
+      }
+      if (h.undigested) {
+        out.append(sep).append(std::to_string(h.undigested)).append(" launches not digested");
         sep = ", ";
       }
       if (h.missing) {

@@ -57,7 +57,11 @@ struct SideHealth {
   uint64_t unmeasured = 0;  // kernels that ran in captured steps unmeasured:
                             // footer `unmeasured`, else the notes' counts
   uint64_t missing = 0;     // footer `kernels` beyond the kernel records read
-  bool complete() const { return !truncated && dropped == 0 && unmeasured == 0 && missing == 0; }
+  uint64_t undigested = 0;  // watch mode: launches the shim could not digest
+                            // (`lost` of the digest records): compared as unknown
+  bool complete() const {
+    return !truncated && dropped == 0 && unmeasured == 0 && missing == 0 && undigested == 0;
+  }
 };
 SideHealth HealthOf(const Trace& t);
 

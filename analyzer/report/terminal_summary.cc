@@ -110,8 +110,8 @@ std::string WhereText(const RankDiff& rd, uint32_t i) {
   const KernelPair& p = rd.result->alignment.pairs[i];
   const PairProvenance pv = ProvenanceOf(*rd.a, &rd.a->kernels[p.a], *rd.b, &rd.b->kernels[p.b]);
   if (!pv.any()) return "";
-  const std::string a = ProvenanceLabel(pv.a_scope, pv.a_op, pv.phase);
-  const std::string b = ProvenanceLabel(pv.b_scope, pv.b_op, rd.b->PhaseOf(rd.b->kernels[p.b]));
+  const std::string a = ProvenanceLabel(pv.a_scope, pv.a_op, pv.phase, pv.a_src);
+  const std::string b = ProvenanceLabel(pv.b_scope, pv.b_op, rd.b->PhaseOf(rd.b->kernels[p.b]), pv.b_src);
   if (b.empty() || a == b) return TerminalSafe(a);
   if (a.empty()) return "B: " + TerminalSafe(b);
   return TerminalSafe(a) + "  |  B: " + TerminalSafe(b);
@@ -287,6 +287,10 @@ void Warnings(const RankDiff& rd, Writer& w) {
     if (h.unmeasured > 0) {
       w.C(kYellow, "  warning: ");
       w << h.unmeasured << " kernels ran unmeasured in " << side << "\n";
+    }
+    if (h.undigested > 0) {
+      w.C(kYellow, "  warning: ");
+      w << h.undigested << " launches not digested in " << side << "\n";
     }
     for (const std::string& c : CaptureWarnings(*t, side)) {
       w.C(kYellow, "  warning: ");

@@ -67,6 +67,7 @@ TEST(ShowCommand, ShowsWhereInTheModelAKernelCameFrom) {
   k.scope = "layers.1.fc";
   k.op = "aten::addmm";
   k.phase = Phase::kForward;
+  k.src = "train.py:42";
   AppendJsonLine(k, &text);
   KernelRecord plain;
   plain.seq = 1;
@@ -80,7 +81,7 @@ TEST(ShowCommand, ShowsWhereInTheModelAKernelCameFrom) {
   ASSERT_EQ(ShowCommandMain({"show", path.string()}, t.ctx), 0) << t.err.str();
   std::filesystem::remove(path);
   EXPECT_THAT(t.out.str(), HasSubstr("seq 0  gemm  grid"));
-  EXPECT_THAT(t.out.str(), HasSubstr("\n  in layers.1.fc (aten::addmm, forward)\n"));
+  EXPECT_THAT(t.out.str(), HasSubstr("\n  in layers.1.fc (aten::addmm, forward) at train.py:42\n"));
   EXPECT_EQ(CountLines(t.out.str(), "  in "), 1);
 }
 

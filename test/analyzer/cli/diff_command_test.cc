@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "common/format/digest.h"
 #include "common/format/jsonl_writer.h"
 #include "test/util/scratch_dir.h"
 
@@ -263,6 +264,54 @@ TEST_F(DiffCommandTest, BinaryExitCodes) {
   EXPECT_EQ(code(P("a.jsonl") + " " + P("b.jsonl")), 1);
   EXPECT_EQ(code(P("a.jsonl") + " " + P("nope.jsonl")), 2);
   EXPECT_NE(ReadFileText(P("err.txt")).find("nope.jsonl"), std::string::npos);
+}
+
+// Watch traces (digest records) with launches the shim could not digest
+// (`lost`): they count like unmeasured kernels. The summary is incomplete,
+// the side says how many, one stderr line names them, --strict exits 1.
+void WriteWatchTrace(const fs::path& path, uint64_t lost) {
+  std::string out;
+  TraceHeader h;
+  h.producer = "test";
+  h.capture = CaptureInfo{{}, "changed", "mode=mark steps=none", "full"};
+  AppendJsonLine(h, &out);
+  AppendJsonLine(KernelNameRecord{0, "gemm"}, &out);
+  for (int64_t step = 0; step < 3; ++step) {
+    DigestRecord d;
+    d.step = step;
+    d.kernel_hashes = {0x100u + static_cast<uint64_t>(step), 0x200};
+    if (step == 1 && lost != 0) d.kernel_hashes[1] = 0;  // the lost launch's digest
+    d.names = {0, 0};
+    d.kernels = 2;
+    d.hash = StepHash(d.kernel_hashes);
+    d.lost = step == 1 ? lost : 0;
+    AppendJsonLine(d, &out);
+  }
+  AppendJsonLine(FooterRecord{}, &out);
+  std::ofstream(path) << out;
+}
+
+TEST_F(DiffCommandTest, UndigestedLaunchesMakeTheComparisonIncomplete) {
+  WriteWatchTrace(dir_ / "wa.jsonl", 0);
+  WriteWatchTrace(dir_ / "wb.jsonl", 1);
+  EXPECT_EQ(Run({P("wa.jsonl"), P("wb.jsonl"), "--quiet", "--json", P("s.json")}), kExitSame) << err_.str();
+  ExpectOneErrorLine("incomplete comparison: B (" + P("wb.jsonl") + "): 1 launches not digested");
+  simdjson::dom::parser parser;
+  auto doc = parser.load(P("s.json"));
+  ASSERT_EQ(doc.error(), simdjson::SUCCESS);
+  EXPECT_FALSE(bool(doc["complete"]));
+  EXPECT_EQ(uint64_t(doc["b"]["undigested"]), 1u);
+  EXPECT_EQ(uint64_t(doc["a"]["undigested"]), 0u);
+  EXPECT_EQ(Run({P("wa.jsonl"), P("wb.jsonl"), "--strict"}), kExitDiverged);
+  EXPECT_NE(out_.str().find("1 launches not digested in B"), std::string::npos) << out_.str();
+  EXPECT_NE(out_.str().find("1 launches of B were not digested"), std::string::npos) << out_.str();
+  EXPECT_NE(out_.str().find("incomplete: "), std::string::npos) << out_.str();
+  // Every launch digested: complete, --strict changes nothing.
+  EXPECT_EQ(Run({P("wa.jsonl"), P("wa.jsonl"), "--strict", "--json", P("s2.json")}), kExitSame) << err_.str();
+  EXPECT_TRUE(err_.str().empty()) << err_.str();
+  auto doc2 = parser.load(P("s2.json"));
+  ASSERT_EQ(doc2.error(), simdjson::SUCCESS);
+  EXPECT_TRUE(bool(doc2["complete"]));
 }
 
 }  // namespace

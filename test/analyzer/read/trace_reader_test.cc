@@ -346,5 +346,31 @@ TEST(TraceReaderProvenanceTest, ScopeOpPhaseRoundTripAndBadValuesAreContained) {
   EXPECT_NE(e.status().message().find("bad.jsonl:3"), std::string_view::npos) << e.status();
 }
 
+TEST(TraceReaderProvenanceTest, SrcIsReadCappedAndKeptBesideTheKernels) {
+  std::vector<KernelRecord> kernels = testing::MakeKernels(4);
+  kernels[0].src = "train.py:42";
+  kernels[1].src = std::string(100000, 'f') + ".py:1";  // a runaway name
+  kernels[2].src = "bad\xff\xfe.py:7";                  // not UTF-8
+  // kernels[3]: none
+  absl::StatusOr<Trace> t = ReadTraceBuffer(testing::TraceText(kernels), "t.jsonl");
+  ASSERT_TRUE(t.ok()) << t.status();
+  // Only src: still provenance (a trace whose kernels carry just src keeps it).
+  ASSERT_EQ(t->provenance.size(), t->kernels.size());
+  EXPECT_EQ(t->Src(t->kernels[0]), "train.py:42");
+  EXPECT_FALSE(t->Scope(t->kernels[0]).has_value());
+  EXPECT_EQ(t->Src(t->kernels[1])->size(), kProvenanceMaxBytes);
+  ASSERT_TRUE(t->Src(t->kernels[2]).has_value());
+  EXPECT_NE(t->Src(t->kernels[2])->find("bad"), std::string_view::npos);
+  EXPECT_FALSE(t->Src(t->kernels[3]).has_value());
+
+  // A src that is not a string: one error naming the field and the line.
+  std::string bad = testing::TraceText(testing::MakeKernels(2));
+  bad.insert(bad.find("\"seq\":1"), "\"src\":[1],");
+  absl::StatusOr<Trace> e = ReadTraceBuffer(bad, "bad.jsonl");
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.status().message().find("src"), std::string_view::npos) << e.status();
+  EXPECT_NE(e.status().message().find("bad.jsonl:3"), std::string_view::npos) << e.status();
+}
+
 }  // namespace
 }  // namespace numtrace::analyzer

@@ -93,6 +93,7 @@ TEST(HtmlReportTest, DataNamesItsEnumsAndShowsIncompleteTracesAndCounters) {
   footer.counters = {{"launches_seen", 120}};
   f.b().footer = footer;
   f.a().truncated = true;
+  f.a().digests.push_back(StepDigest{4, 3, 0x77, std::nullopt, /*lost=*/3, 0});  // watch: 3 not digested
   DiffReport report{"a<b>.jsonl", "b&c.jsonl", false, {f.Diff()}};
   simdjson::padded_string padded(DataBlock(HtmlReport(report, {})));
   simdjson::dom::parser parser;
@@ -112,6 +113,8 @@ TEST(HtmlReportTest, DataNamesItsEnumsAndShowsIncompleteTracesAndCounters) {
   EXPECT_NE(warnings.find("a<b>.jsonl is truncated (cut short"), std::string::npos) << warnings;
   EXPECT_NE(warnings.find("records dropped (2)"), std::string::npos) << warnings;
   EXPECT_NE(warnings.find("7 kernels ran unmeasured in B"), std::string::npos) << warnings;
+  EXPECT_NE(warnings.find("3 launches not digested in A"), std::string::npos) << warnings;
+  EXPECT_EQ(uint64_t(rank["a"]["undigested"]), 3u);
   EXPECT_EQ(notes, "B counters: launches_seen 120|");
   EXPECT_EQ(uint64_t(rank["b"]["unmeasured"]), 7u);
   EXPECT_EQ(uint64_t(rank["counts"]["diverged"]), 1u);

@@ -224,5 +224,28 @@ TEST(JsonSummaryTest, CompleteDroppedUnmeasuredAndCounters) {
   EXPECT_EQ(IncompleteReason(report), "");
 }
 
+// The directory roll-up's `complete` sees every reason a rank is incomplete:
+// a footer counting more kernels than were read, and undigested launches.
+TEST(JsonSummaryTest, RollUpCompleteSeesMissingRecordsAndUndigestedLaunches) {
+  RankFixture f(0, "a.jsonl", "b.jsonl");
+  f.AddPair("k", "k", PairStatus::kBitwiseEqual, 0);
+  f.Finish();
+  FooterRecord footer;
+  footer.kernels = 5;  // 1 record read
+  f.a().footer = footer;
+  DiffReport report{"runA", "runB", /*per_rank=*/true, {f.Diff()}};
+  simdjson::dom::parser parser;
+  auto doc = Parse(parser, JsonSummary(report));
+  EXPECT_FALSE(bool(doc["complete"]));
+  EXPECT_FALSE(bool(doc["ranks"].at(0)["complete"]));
+  f.a().footer.reset();
+  EXPECT_TRUE(bool(Parse(parser, JsonSummary(report))["complete"]));
+  f.b().digests.push_back(StepDigest{3, 2, 0x77, std::nullopt, /*lost=*/2, 0});
+  doc = Parse(parser, JsonSummary(report));
+  EXPECT_FALSE(bool(doc["complete"]));
+  EXPECT_EQ(uint64_t(doc["b"]["undigested"]), 2u);
+  EXPECT_EQ(IncompleteReason(report), "B (b.jsonl): 2 launches not digested");
+}
+
 }  // namespace
 }  // namespace numtrace::analyzer

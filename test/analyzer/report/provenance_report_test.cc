@@ -177,5 +177,84 @@ TEST(ProvenanceHtmlBrowserTest, CardModuleColumnAndFilter) {
   }
 }
 
+// A first divergence whose kernels carry src (trace format 1.2): the JSON
+// summary has a_src/b_src beside a_scope, the terminal card's "in" line and
+// the HTML card show it; a src that is not UTF-8 is escaped like a scope.
+struct SrcFixture {
+  testing::RankFixture f{0, "a.jsonl", "b.jsonl"};
+  explicit SrcFixture(std::string_view src_b) {
+    f.AddPair("gemm", "gemm", PairStatus::kBitwiseEqual, 0);
+    f.AddPair("softmax", "softmax", PairStatus::kDiverged, 1e-2);
+    f.Finish();
+    KernelProvenance pa;
+    pa.scope = f.a().strings.Intern("layers.1.fc");
+    pa.op = f.a().strings.Intern("aten::softmax");
+    pa.phase = Phase::kForward;
+    pa.src = f.a().strings.Intern("train.py:42");
+    f.a().SetProvenance(1, pa);
+    KernelProvenance pb;
+    pb.scope = f.b().strings.Intern("layers.1.fc");
+    pb.op = f.b().strings.Intern("aten::softmax");
+    pb.phase = Phase::kForward;
+    pb.src = f.b().strings.Intern(src_b);
+    f.b().SetProvenance(1, pb);
+  }
+  DiffReport Report() const { return DiffReport{"a.jsonl", "b.jsonl", false, {f.Diff()}}; }
+};
+
+TEST(ProvenanceReportTest, SrcIsReportedInJsonTerminalAndHtml) {
+  SrcFixture sf("model.py:7");
+  const DiffReport report = sf.Report();
+  const std::string json = JsonSummary(report);
+  simdjson::dom::parser parser;
+  simdjson::dom::element fd = parser.parse(json)["first_divergence"];
+  EXPECT_EQ(std::string_view(fd["a_src"]), "train.py:42") << json;
+  EXPECT_EQ(std::string_view(fd["b_src"]), "model.py:7") << json;
+  EXPECT_EQ(std::string_view(fd["a_scope"]), "layers.1.fc");
+  TerminalOptions topt;
+  const std::string text = TerminalSummary(report, topt);
+  EXPECT_NE(text.find("    in layers.1.fc (aten::softmax, forward) at train.py:42  |  B: layers.1.fc "
+                      "(aten::softmax, forward) at model.py:7\n"),
+            std::string::npos) << text;
+  const std::string html = HtmlReport(report, {});
+  EXPECT_NE(html.find("\"src\":\"train.py:42\""), std::string::npos);
+  EXPECT_EQ(ProvenanceLabel(std::nullopt, std::nullopt, Phase::kNone, std::string_view("t.py:1")), "t.py:1");
+  EXPECT_EQ(ProvenanceLabel(std::string_view("fc"), std::nullopt, Phase::kNone, std::string_view("t.py:1")),
+            "fc at t.py:1");
+}
+
+TEST(ProvenanceReportTest, SrcThatIsNotUtf8IsEscapedEverywhere) {
+  SrcFixture sf("bad\xff\x1b[2J.py:7");
+  const DiffReport report = sf.Report();
+  const std::string json = JsonSummary(report);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(json).get(doc), simdjson::SUCCESS) << json;  // still valid JSON
+  EXPECT_NE(json.find("\"b_src\":\"bad\\u00ff\\u001b[2J.py:7\""), std::string::npos) << json;
+  TerminalOptions topt;
+  const std::string text = TerminalSummary(report, topt);
+  EXPECT_EQ(text.find('\x1b'), std::string::npos);
+  EXPECT_NE(text.find("at bad\\xff^[[2J.py:7"), std::string::npos) << text;
+}
+
+TEST(ProvenanceHtmlBrowserTest, CardShowsSrc) {
+  if (testing::Chromium().empty()) GTEST_SKIP() << "chromium not installed: browser checks skipped";
+  SrcFixture sf("model.py:7");
+  std::string html = HtmlReport(sf.Report(), {});
+  html.insert(html.rfind("</body>"),
+              "<script>(function(){const p=document.createElement('pre');p.id='probe';"
+              "p.textContent=document.getElementById('firstbody').textContent;document.body.append(p);})();"
+              "</script>");
+  const std::string file = "html_src_" + std::to_string(::getpid()) + ".html";
+  const std::string dom = testing::DumpDom(html, file);
+  std::filesystem::remove(std::filesystem::path(NUMTRACE_BINARY_DIR) / file);
+  std::filesystem::remove_all(std::filesystem::temp_directory_path() / ("numtrace-chromium-" + file));
+  const size_t begin = dom.find("<pre id=\"probe\">");
+  ASSERT_NE(begin, std::string::npos) << dom.substr(0, 2000);
+  const std::string card = dom.substr(begin, dom.find("</pre>", begin) - begin);
+  EXPECT_NE(card.find("in layers.1.fc (aten::softmax, forward) at train.py:42"), std::string::npos) << card;
+  EXPECT_NE(card.find("B: layers.1.fc (aten::softmax, forward) at model.py:7"), std::string::npos) << card;
+}
+
 }  // namespace
 }  // namespace numtrace::analyzer
