@@ -90,7 +90,7 @@ std::string RootsSentence(const RankDiff& rd) {
   out.append(rd.a->source == TraceSource::kDebugMode ? rd.a->Name(k) : ShortName(rd.a->Demangled(k)));
   // Where in the model (trace format 1.2 provenance), when the traces carry it.
   const PairProvenance pv = ProvenanceOf(*rd.a, &k, *rd.b, &rd.b->kernels[res.alignment.pairs[i].b]);
-  if (const std::string where = ProvenanceLabel(pv.a_scope, pv.a_op, pv.phase); !where.empty()) {
+  if (const std::string where = ProvenanceLabel(pv.a_scope, pv.a_op, pv.phase, pv.a_src); !where.empty()) {
     out.append(" in ").append(where);
   }
   out.append(" (cause ").append(CauseName(v.cause)).append(": ");
