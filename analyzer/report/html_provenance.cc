@@ -3,12 +3,19 @@
 // See html_provenance.h.
 #include "analyzer/report/html_provenance.h"
 
+#include <charconv>
+
+#include "absl/strings/string_view.h"
+
 #include "analyzer/judge/provenance.h"
 
 namespace numtrace::analyzer {
 
 int64_t HtmlModuleColumn::Id(std::string_view s, absl::flat_hash_map<std::string, int64_t>* ids,
                              std::vector<std::string_view>* names) {
+  if (auto found = ids->find(absl::string_view(s.data(), s.size())); found != ids->end()) {
+    return found->second;  // no key copy per row
+  }
   auto [it, added] = ids->try_emplace(std::string(s), static_cast<int64_t>(names->size()));
   // flat_hash_map moves keys on rehash: store the views only after all
   // rows are in (Write re-reads them), so here keep just the count right.
@@ -23,13 +30,21 @@ void HtmlModuleColumn::Row(const Trace& a, const Kernel* ka, const Trace& b, con
   if (!op) op = p.b_op;
   int64_t sm = -1, pw = -1;
   if (scope) sm = Id(*scope, &scope_ids_, &scopes_);
-  const std::string where = ProvenanceLabel(scope, op, p.phase);
-  if (!where.empty()) pw = Id(where, &where_ids_, &wheres_);
+  const LabelKey key{scope ? scope->data() : nullptr, scope ? scope->size() : 0, op ? op->data() : nullptr,
+                     op ? op->size() : 0, (scope ? 1 : 0) | (op ? 2 : 0), static_cast<int>(p.phase)};
+  if (auto found = where_of_.find(key); found != where_of_.end()) {
+    pw = found->second;
+  } else {
+    const std::string where = ProvenanceLabel(scope, op, p.phase);
+    if (!where.empty()) pw = Id(where, &where_ids_, &wheres_);
+    where_of_.emplace(key, pw);
+  }
   any_ = any_ || sm >= 0 || pw >= 0;
+  char buf[24];
   if (!sm_.empty()) sm_.push_back(',');
-  sm_.append(std::to_string(sm));
+  sm_.append(buf, static_cast<size_t>(std::to_chars(buf, buf + sizeof(buf), sm).ptr - buf));
   if (!pw_.empty()) pw_.push_back(',');
-  pw_.append(std::to_string(pw));
+  pw_.append(buf, static_cast<size_t>(std::to_chars(buf, buf + sizeof(buf), pw).ptr - buf));
 }
 
 void HtmlModuleColumn::Write(JsonWriter& w) {

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -37,6 +38,11 @@ class HtmlModuleColumn {
   static int64_t Id(std::string_view s, absl::flat_hash_map<std::string, int64_t>* ids,
                     std::vector<std::string_view>* names);
   absl::flat_hash_map<std::string, int64_t> scope_ids_, where_ids_;
+  // The "where" id by the views Row labels (they point into the traces'
+  // string pools, so equal views are equal text): the label of a (scope, op,
+  // phase) is built once, not once per row. Presence bits, then phase.
+  using LabelKey = std::tuple<const char*, size_t, const char*, size_t, int, int>;
+  absl::flat_hash_map<LabelKey, int64_t> where_of_;
   std::vector<std::string_view> scopes_, wheres_;  // views into the maps' keys
   std::string sm_, pw_;                            // comma-separated ids, -1 none
   bool any_ = false;

@@ -1,6 +1,7 @@
 #include "analyzer/report/html_report.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 
@@ -24,7 +25,10 @@ constexpr int kOnlyA = kPairStatusCount, kOnlyB = kPairStatusCount + 1;
 // Rows listed per origin for highlighting (keeps a 1M-kernel page bounded).
 constexpr size_t kMaxReachRows = 100000;
 
-void Int(int64_t v, std::string* out) { out->append(std::to_string(v)); }
+void Int(int64_t v, std::string* out) {
+  char buf[24];
+  out->append(buf, static_cast<size_t>(std::to_chars(buf, buf + sizeof(buf), v).ptr - buf));
+}
 
 // Two significant digits are plenty to colour and sort by; -1 stands for an
 // infinite value (JSON has no Infinity).
@@ -37,9 +41,11 @@ void Rel(double v, std::string* out) {
     out->append("-1");
     return;
   }
+  // to_chars with a precision is printf's "%.2g" (C++17 [charconv.to.chars]),
+  // without printf's format parsing.
   char buf[32];
-  int n = std::snprintf(buf, sizeof(buf), "%.2g", v);
-  out->append(buf, n);
+  const auto r = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::general, 2);
+  out->append(buf, static_cast<size_t>(r.ptr - buf));
 }
 double Finite(double v) { return std::isfinite(v) ? v : -1; }
 
@@ -314,8 +320,13 @@ void RankData(const RankDiff& rd, const HtmlOptions& opt, JsonWriter& w) {
 // data is exact.
 void MakeScriptSafe(std::string_view json, std::string* out) {
   out->reserve(out->size() + json.size() + json.size() / 64);
+  size_t plain = 0;  // start of the bytes not yet copied
   for (size_t i = 0; i < json.size(); ++i) {
     char c = json[i];
+    // Most bytes are copied as they are, in runs (not one push_back each).
+    if (c != '<' && c != '>' && c != '&' && c != '\xE2') continue;
+    out->append(json.data() + plain, i - plain);
+    plain = i + 1;
     switch (c) {
       case '<': out->append("\\u003c"); continue;
       case '>': out->append("\\u003e"); continue;
@@ -326,10 +337,12 @@ void MakeScriptSafe(std::string_view json, std::string* out) {
         (json[i + 2] == '\xA8' || json[i + 2] == '\xA9')) {
       out->append(json[i + 2] == '\xA8' ? "\\u2028" : "\\u2029");
       i += 2;
+      plain = i + 1;
       continue;
     }
     out->push_back(c);
   }
+  out->append(json.data() + plain, json.size() - plain);
 }
 
 }  // namespace
