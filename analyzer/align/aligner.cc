@@ -42,10 +42,19 @@ struct Task {
 
 // What the leaf score reads of one kernel, gathered once per window so the
 // 64x64 score loop touches no trace data.
+// Copies, not pointers: the score loop reads one small contiguous record
+// per side instead of chasing into the keys and the buffers.
 struct Candidate {
-  const KernelKeys* keys;
-  const Buffer* primary;  // the primary output; nullptr when there is none
-  uint64_t where = 0;     // hash of scope and phase; 0 when the kernel has no scope
+  uint64_t level[kKeyLevelCount];  // KernelKeys::level
+  uint64_t primary_hash = 0;
+  bool has_primary = false;  // the kernel has a primary output
+  // The primary output's statistics, for CloseOutputs; `closable` when there
+  // is one with a known dtype and elements (else it is close to nothing).
+  bool closable = false;
+  DType dtype = DType::kRaw;
+  uint64_t n = 0;
+  double l1 = 0, l2 = 0, sum = 0;
+  uint64_t where = 0;  // hash of scope and phase; 0 when the kernel has no scope
 };
 
 // Comparable across traces (their string pools differ): a hash of the text.
@@ -60,7 +69,7 @@ int ScopeBonus(const Candidate& a, const Candidate& b) {
   return a.where != 0 && a.where == b.where ? kScoreSameScope : 0;
 }
 
-bool CloseOutputs(const Buffer* u, const Buffer* v);
+bool CloseOutputs(const Candidate& u, const Candidate& v);
 int ScoreOf(const Candidate& a, const Candidate& b);
 
 class AlignerImpl {
@@ -111,22 +120,20 @@ void AlignerImpl::Pair(uint32_t pa, uint32_t pb, bool by_name) {
 
 // Whether two primary outputs hold close statistics (a fused or re-ordered
 // kernel computing the same values); false when either has none.
-bool CloseOutputs(const Buffer* u, const Buffer* v) {
-  if (u == nullptr || v == nullptr) return false;
-  if (u->dtype != v->dtype || u->dtype == DType::kRaw || u->stats.n != v->stats.n || u->stats.n == 0) return false;
+bool CloseOutputs(const Candidate& u, const Candidate& v) {
+  if (!u.closable || !v.closable || u.dtype != v.dtype || u.n != v.n) return false;
   auto rel = [](double p, double q) {
     double s = std::max(std::fabs(p), std::fabs(q));
     return s == 0 ? 0.0 : std::fabs(p - q) / s;
   };
-  double l1 = std::max(u->stats.l1, v->stats.l1);
-  double dsum = l1 == 0 ? 0 : std::fabs(u->stats.sum - v->stats.sum) / l1;
-  return rel(u->stats.l2, v->stats.l2) <= kCloseStats && rel(u->stats.l1, v->stats.l1) <= kCloseStats &&
-         dsum <= kCloseStats;
+  double l1 = std::max(u.l1, v.l1);
+  double dsum = l1 == 0 ? 0 : std::fabs(u.sum - v.sum) / l1;
+  return rel(u.l2, v.l2) <= kCloseStats && rel(u.l1, v.l1) <= kCloseStats && dsum <= kCloseStats;
 }
 
 int ScoreOf(const Candidate& a, const Candidate& b) {
-  const KernelKeys& x = *a.keys;
-  const KernelKeys& y = *b.keys;
+  const Candidate& x = a;
+  const Candidate& y = b;
   int s = 0;
   if (x.level[kKeyNameLayout] == y.level[kKeyNameLayout]) s = kScoreNameLayout;
   else if (x.level[kKeyName] == y.level[kKeyName]) s = kScoreName;
@@ -134,26 +141,38 @@ int ScoreOf(const Candidate& a, const Candidate& b) {
   else if (x.level[kKeyNormalized] == y.level[kKeyNormalized]) s = kScoreNormalized;
   else if (x.level[kKeyFamilyLayout] == y.level[kKeyFamilyLayout]) s = kScoreFamilyLayout;
   else if (x.level[kKeyFamily] == y.level[kKeyFamily]) s = kScoreFamily;
-  if (x.primary_output >= 0 && y.primary_output >= 0 && x.primary_hash == y.primary_hash) {
+  if (x.has_primary && y.has_primary && x.primary_hash == y.primary_hash) {
     s += kScoreEqualOutput;
-  } else if (CloseOutputs(a.primary, b.primary)) {
+  } else if (CloseOutputs(a, b)) {
     s += kScoreCloseOutput;
   }
   return s + ScopeBonus(a, b);
 }
 
+Candidate MakeCandidate(const KernelKeys& k, const Trace& t, const Kernel& kernel) {
+  Candidate c;
+  std::copy(std::begin(k.level), std::end(k.level), c.level);
+  c.has_primary = k.primary_output >= 0;
+  c.primary_hash = k.primary_hash;
+  if (c.has_primary) {
+    const Buffer& b = t.BuffersOf(kernel)[k.primary_output];
+    c.dtype = b.dtype;
+    c.n = b.stats.n;
+    c.l1 = b.stats.l1;
+    c.l2 = b.stats.l2;
+    c.sum = b.stats.sum;
+    c.closable = b.dtype != DType::kRaw && b.stats.n != 0;
+  }
+  c.where = WhereKey(t, kernel);
+  return c;
+}
+
 Candidate AlignerImpl::CandidateA(uint32_t pa) const {
-  const KernelKeys& k = KA(pa);
-  const Trace& t = *a_.trace;
-  const Kernel& kernel = t.kernels[a_.seq[pa]];
-  return {&k, k.primary_output < 0 ? nullptr : &t.BuffersOf(kernel)[k.primary_output], WhereKey(t, kernel)};
+  return MakeCandidate(KA(pa), *a_.trace, a_.trace->kernels[a_.seq[pa]]);
 }
 
 Candidate AlignerImpl::CandidateB(uint32_t pb) const {
-  const KernelKeys& k = KB(pb);
-  const Trace& t = *b_.trace;
-  const Kernel& kernel = t.kernels[b_.seq[pb]];
-  return {&k, k.primary_output < 0 ? nullptr : &t.BuffersOf(kernel)[k.primary_output], WhereKey(t, kernel)};
+  return MakeCandidate(KB(pb), *b_.trace, b_.trace->kernels[b_.seq[pb]]);
 }
 
 // Patience step: keys unique on both sides of the task become anchors (the
