@@ -69,39 +69,38 @@ bool FastDouble(std::string_view s, double* out) {
   static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                       1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                       1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-  size_t i = 0;
-  const bool negative = i < s.size() && s[i] == '-';
-  if (negative) ++i;
+  const char* p = s.data();
+  const char* const end = p + s.size();
+  const bool negative = p < end && *p == '-';
+  if (negative) ++p;
+  auto digit = [](char c) { return static_cast<unsigned>(c - '0'); };
+  // Digits before and after the point, into one mantissa. More than 19
+  // digits in all (leading zeros counted: "0.000..." with 17 significant
+  // ones) may overflow a uint64 and is left to from_chars.
   uint64_t mantissa = 0;
-  int digits = 0, exp10 = 0;
-  bool any = false;
-  // Up to 19 significant digits fit a uint64 without overflow.
-  for (; i < s.size() && IsDigit(s[i]); ++i, any = true) {
-    if (mantissa != 0 || s[i] != '0') ++digits;
-    mantissa = mantissa * 10 + static_cast<uint64_t>(s[i] - '0');
-    if (digits > 19) return false;
+  const char* const first = p;
+  for (; p < end && digit(*p) < 10; ++p) mantissa = mantissa * 10 + digit(*p);
+  size_t digits = static_cast<size_t>(p - first);
+  int exp10 = 0;
+  if (p < end && *p == '.') {
+    const char* const frac = ++p;
+    for (; p < end && digit(*p) < 10; ++p) mantissa = mantissa * 10 + digit(*p);
+    digits += static_cast<size_t>(p - frac);
+    exp10 = -static_cast<int>(p - frac);
   }
-  if (i < s.size() && s[i] == '.') {
-    for (++i; i < s.size() && IsDigit(s[i]); ++i, any = true) {
-      if (mantissa != 0 || s[i] != '0') ++digits;
-      mantissa = mantissa * 10 + static_cast<uint64_t>(s[i] - '0');
-      --exp10;
-      if (digits > 19) return false;
-    }
-  }
+  if (digits == 0 || digits > 19) return false;
   if (mantissa > (uint64_t{1} << 53)) return false;  // not exact as a double
-  if (!any) return false;
-  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
-    ++i;
+  if (p < end && (*p == 'e' || *p == 'E')) {
+    ++p;
     bool exp_negative = false;
-    if (i < s.size() && (s[i] == '+' || s[i] == '-')) exp_negative = s[i++] == '-';
+    if (p < end && (*p == '+' || *p == '-')) exp_negative = *p++ == '-';
     int e = 0;
-    const size_t first = i;
-    for (; i < s.size() && IsDigit(s[i]) && e < 1000; ++i) e = e * 10 + (s[i] - '0');
-    if (i == first) return false;
+    const char* const exp_first = p;
+    for (; p < end && digit(*p) < 10 && e < 1000; ++p) e = e * 10 + static_cast<int>(digit(*p));
+    if (p == exp_first) return false;
     exp10 += exp_negative ? -e : e;
   }
-  if (i != s.size() || exp10 < -22 || exp10 > 22) return false;
+  if (p != end || exp10 < -22 || exp10 > 22) return false;
   double v = static_cast<double>(mantissa);  // exact: below 2^53
   v = exp10 < 0 ? v / kPow10[-exp10] : v * kPow10[exp10];
   *out = negative ? -v : v;
