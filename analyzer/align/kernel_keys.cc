@@ -3,6 +3,7 @@
 #include <bit>
 #include <string>
 
+#include "analyzer/read/line_reader.h"
 #include "common/names/normalize.h"
 
 namespace numtrace::analyzer {
@@ -74,7 +75,10 @@ std::vector<KernelKeys> ComputeKernelKeys(const Trace& trace) {
     return n;
   };
 
-  std::vector<KernelKeys> keys(trace.kernels.size());
+  std::vector<KernelKeys> keys;
+  keys.reserve(trace.kernels.size());
+  PreferHugePages(keys.data(), keys.capacity() * sizeof(KernelKeys));  // 72 bytes a kernel
+  keys.resize(trace.kernels.size());
   for (size_t i = 0; i < trace.kernels.size(); ++i) {
     const Kernel& k = trace.kernels[i];
     const NameKeys& n = name_keys(i, k);

@@ -248,18 +248,22 @@ absl::StatusOr<std::string_view> LineReader::Peek() {
   return std::string_view(buf_.get() + begin_, std::min(end_ - begin_, kPeekBytes));
 }
 
-namespace {
-
 // Large vectors are filled front to back once: transparent huge pages (where
 // the system leaves them to madvise) fault them in 2 MB at a time instead of
 // 4 KB - a tenth of a DebugMode read was page faults.
-template <typename T>
-void PreferHugePages(const std::vector<T>& v) {
+void PreferHugePages(const void* data, size_t bytes) {
   constexpr uintptr_t kHuge = uintptr_t{2} << 20;
-  const auto begin = reinterpret_cast<uintptr_t>(v.data());
-  const uintptr_t end = begin + v.capacity() * sizeof(T);
+  const auto begin = reinterpret_cast<uintptr_t>(data);
+  const uintptr_t end = begin + bytes;
   const uintptr_t from = (begin + kHuge - 1) & ~(kHuge - 1), to = end & ~(kHuge - 1);
   if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_HUGEPAGE);
+}
+
+namespace {
+
+template <typename T>
+void PreferHugePages(const std::vector<T>& v) {
+  PreferHugePages(v.data(), v.capacity() * sizeof(T));
 }
 
 }  // namespace
