@@ -77,7 +77,6 @@ std::vector<KernelKeys> ComputeKernelKeys(const Trace& trace) {
 
   std::vector<KernelKeys> keys;
   keys.reserve(trace.kernels.size());
-  PreferHugePages(keys.data(), keys.capacity() * sizeof(KernelKeys));  // 72 bytes a kernel
   keys.resize(trace.kernels.size());
   for (size_t i = 0; i < trace.kernels.size(); ++i) {
     const Kernel& k = trace.kernels[i];

@@ -467,7 +467,6 @@ absl::StatusOr<Trace> ReadDebugModeLines(LineReader& reader) {
   ReserveForSize(&trace, reader.size_hint() / 280, reader.size_hint() / 90);
   try {
     trace.logged.reserve(trace.buffers.capacity());
-    PreferHugePages(trace.logged.data(), trace.logged.capacity() * sizeof(LoggedStats));
     trace.hash_only.reserve(trace.kernels.capacity());
   } catch (const std::bad_alloc&) {
     // Estimates only: the vectors grow as needed.

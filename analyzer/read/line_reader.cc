@@ -1,7 +1,6 @@
 #include "analyzer/read/line_reader.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -248,32 +247,10 @@ absl::StatusOr<std::string_view> LineReader::Peek() {
   return std::string_view(buf_.get() + begin_, std::min(end_ - begin_, kPeekBytes));
 }
 
-// Large vectors are filled front to back once: transparent huge pages (where
-// the system leaves them to madvise) fault them in 2 MB at a time instead of
-// 4 KB - a tenth of a DebugMode read was page faults.
-void PreferHugePages(const void* data, size_t bytes) {
-  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
-  const auto begin = reinterpret_cast<uintptr_t>(data);
-  const uintptr_t end = begin + bytes;
-  const uintptr_t from = (begin + kHuge - 1) & ~(kHuge - 1), to = end & ~(kHuge - 1);
-  if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_HUGEPAGE);
-}
-
-namespace {
-
-template <typename T>
-void PreferHugePages(const std::vector<T>& v) {
-  PreferHugePages(v.data(), v.capacity() * sizeof(T));
-}
-
-}  // namespace
-
 void ReserveForSize(Trace* trace, uint64_t kernels, uint64_t buffers) {
   try {
     trace->kernels.reserve(kernels + 16);
     trace->buffers.reserve(buffers + 16);
-    PreferHugePages(trace->kernels);
-    PreferHugePages(trace->buffers);
   } catch (const std::bad_alloc&) {
     trace->kernels.shrink_to_fit();
     trace->buffers.shrink_to_fit();

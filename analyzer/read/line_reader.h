@@ -120,10 +120,6 @@ void ReserveForSize(Trace* trace, uint64_t kernels, uint64_t buffers);
 // the memory the second one needs.
 void ReleaseUnusedReserve(Trace* trace);
 
-// Asks for transparent huge pages (where the system leaves them to madvise)
-// on the whole 2 MB pages inside [data, data + bytes): for a large vector
-// reserved once and filled front to back, so it faults in 2 MB at a time.
-void PreferHugePages(const void* data, size_t bytes);
 
 }  // namespace numtrace::analyzer
 
