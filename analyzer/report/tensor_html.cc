@@ -13,17 +13,9 @@ namespace {
 
 std::string Esc(std::string_view s) { return HtmlEscape(s); }
 
-std::string Val(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buf[40];
-  std::snprintf(buf, sizeof(buf), "%.9g", v);
-  return buf;
-}
-
 std::string At(const std::optional<ElementAt>& e) {
   if (!e) return "&ndash;";
-  return "[" + std::to_string(e->index) + "] A " + Val(e->a) + ", B " + Val(e->b);
+  return "[" + std::to_string(e->index) + "] A " + TensorValue(e->a) + ", B " + TensorValue(e->b);
 }
 
 void Histogram(const BufferComparison& c, std::string* out) {
@@ -78,7 +70,7 @@ std::string TensorHtmlReport(const TensorDiff& d) {
   };
   side("A", d.path_a, d.seq_a, d.name_a);
   side("B", d.path_b, d.seq_b, d.name_b);
-  out += "<div>tolerance: rtol " + Val(d.tolerance.rtol) + ", atol " + Val(d.tolerance.atol) + "</div>";
+  out += "<div>tolerance: rtol " + TensorValue(d.tolerance.rtol) + ", atol " + TensorValue(d.tolerance.atol) + "</div>";
   for (const std::string& w : d.warnings) out += "<div class=warn>warning: " + Esc(w) + "</div>";
   for (const TensorPair& p : d.pairs) {
     const BufferComparison& c = p.cmp;
@@ -96,9 +88,9 @@ std::string TensorHtmlReport(const TensorDiff& d) {
     row("equal", std::to_string(c.equal) + " of " + std::to_string(c.n));
     row("mismatched", std::to_string(c.mismatched));
     row("first mismatch", At(c.first_mismatch));
-    row("max abs error", c.max_abs ? Val(c.max_abs_value) + " at " + At(c.max_abs) : "0");
-    row("max rel error", c.max_rel ? Val(c.max_rel_value) + " at " + At(c.max_rel) : "0");
-    row("cosine", Val(c.cosine));
+    row("max abs error", c.max_abs ? TensorValue(c.max_abs_value) + " at " + At(c.max_abs) : "0");
+    row("max rel error", c.max_rel ? TensorValue(c.max_rel_value) + " at " + At(c.max_rel) : "0");
+    row("cosine", TensorValue(c.cosine));
     row("NaN/Inf", "A " + std::to_string(c.nonfinite_a.nan + c.nonfinite_a.inf) + ", B " +
                        std::to_string(c.nonfinite_b.nan + c.nonfinite_b.inf));
     out += "</table>";

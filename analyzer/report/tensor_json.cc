@@ -1,5 +1,6 @@
 // The JSON tensor diff summary (docs/format.md section 6).
 #include <cmath>
+#include <cstdio>
 
 #include "analyzer/report/tensor_report.h"
 #include "common/format/json_writer.h"
@@ -68,6 +69,14 @@ void Buffer(const TensorPair& p, JsonWriter& w) {
 }
 
 }  // namespace
+
+std::string TensorValue(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[40];
+  std::snprintf(buf, sizeof(buf), "%.9g", v);
+  return buf;
+}
 
 std::string TensorPairName(const TensorPair& p) {
   std::string s = "arg " + std::to_string(p.arg);

@@ -28,6 +28,10 @@ std::string TensorHtmlReport(const TensorDiff& diff);
 // "arg 1 after" / "arg 0 #2 before": how every output names a pair.
 std::string TensorPairName(const TensorPair& p);
 
+// A value at full precision ("%.9g", "nan", "inf", "-inf"): the point of the
+// element view is the exact numbers, in the terminal and the page alike.
+std::string TensorValue(double v);
+
 }  // namespace numtrace::analyzer
 
 #endif  // NUMTRACE_ANALYZER_REPORT_TENSOR_REPORT_H_

@@ -10,15 +10,6 @@ namespace {
 constexpr std::string_view kRed = "\033[31m", kGreen = "\033[32m", kYellow = "\033[33m",
                            kBold = "\033[1m", kReset = "\033[0m";
 
-// Values at full precision: the point of this view is the exact numbers.
-std::string Val(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buf[40];
-  std::snprintf(buf, sizeof(buf), "%.9g", v);
-  return buf;
-}
-
 std::string Short(double v) {
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%.3g", v);
@@ -26,7 +17,7 @@ std::string Short(double v) {
 }
 
 std::string At(const ElementAt& e) {
-  return "[" + std::to_string(e.index) + "]: A " + Val(e.a) + ", B " + Val(e.b);
+  return "[" + std::to_string(e.index) + "]: A " + TensorValue(e.a) + ", B " + TensorValue(e.b);
 }
 
 std::string Indices(const NonfiniteSide& s) {
@@ -67,10 +58,10 @@ std::string TensorTerminalSummary(const TensorDiff& d, bool color) {
       continue;
     }
     out += (m.mismatched ? c(kRed, std::to_string(m.mismatched) + " mismatched") : "0 mismatched") + ", " +
-           std::to_string(m.equal) + " equal, cosine " + Val(m.cosine) + "\n";
+           std::to_string(m.equal) + " equal, cosine " + TensorValue(m.cosine) + "\n";
     if (m.first_mismatch) out += "    first mismatch " + At(*m.first_mismatch) + "\n";
-    if (m.max_abs) out += "    max abs err " + Val(m.max_abs_value) + " at " + At(*m.max_abs) + "\n";
-    if (m.max_rel) out += "    max rel err " + Val(m.max_rel_value) + " at " + At(*m.max_rel) + "\n";
+    if (m.max_abs) out += "    max abs err " + TensorValue(m.max_abs_value) + " at " + At(*m.max_abs) + "\n";
+    if (m.max_rel) out += "    max rel err " + TensorValue(m.max_rel_value) + " at " + At(*m.max_rel) + "\n";
     if (m.has_ulp) {
       out += "    ulp:";
       for (int i = 0; i < kUlpBuckets; ++i) {
