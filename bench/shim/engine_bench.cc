@@ -111,26 +111,40 @@ void BM_NonCapturedLaunch(benchmark::State& state) {
 }
 BENCHMARK(BM_NonCapturedLaunch)->Threads(1)->Threads(2)->UseRealTime();
 
+// The writer thread's job, off the launch path: Pump every 200 us until Stop.
+class WriterPump {
+ public:
+  explicit WriterPump(Engine& engine)
+      : thread_([this, &engine] {
+          while (!stop_.load()) {
+            engine.Pump();
+            std::this_thread::sleep_for(std::chrono::microseconds(200));
+          }
+        }) {}
+  ~WriterPump() { Stop(); }
+  void Stop() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
 void BM_CapturedLaunch(benchmark::State& state) {
   Config config = MakeConfig("all");
   NoopDevice device;
   NullSink sink;
   Engine engine(config, &device, &sink);
   RegisterAllocs(engine);
-  std::atomic<bool> stop{false};
-  std::thread pump([&] {  // the writer thread's job, off the launch path
-    while (!stop.load()) {
-      engine.Pump();
-      std::this_thread::sleep_for(std::chrono::microseconds(200));
-    }
-  });
+  WriterPump pump(engine);
   Launch l;
   for (auto _ : state) {
     engine.OnLaunchEnter(l.ev);
     engine.OnLaunch(l.ev);
   }
-  stop = true;
-  pump.join();
+  pump.Stop();
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_CapturedLaunch);
@@ -150,13 +164,7 @@ void BM_WatchedLaunch(benchmark::State& state) {
   NullSink sink;
   Engine engine(config, &device, &sink);
   RegisterAllocs(engine);
-  std::atomic<bool> stop{false};
-  std::thread pump([&] {  // the writer thread's job, off the launch path
-    while (!stop.load()) {
-      engine.Pump();
-      std::this_thread::sleep_for(std::chrono::microseconds(200));
-    }
-  });
+  WriterPump pump(engine);
   Launch l;
   uint64_t i = 0;
   for (auto _ : state) {
@@ -164,8 +172,7 @@ void BM_WatchedLaunch(benchmark::State& state) {
     engine.OnLaunch(l.ev);
     if (++i % 5000 == 0) engine.OnStepMark();  // a step of 5,000 launches
   }
-  stop = true;
-  pump.join();
+  pump.Stop();
   state.SetItemsProcessed(state.iterations());
   state.SetLabel(mode);
 }
