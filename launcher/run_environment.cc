@@ -50,6 +50,46 @@ bool LooksLikePython(const std::vector<std::string>& command) {
   return ScriptMentionsPython(command[0]);
 }
 
+AllocatorChoice ChooseAllocator(const Environment& env, bool hooks) {
+  AllocatorChoice c;
+  c.mode = shim::ParseAllocatorMode(env.Get("NUMTRACE_ALLOCATOR")).value_or(shim::AllocatorMode::kCaching);
+  const std::string* conf = env.Find("PYTORCH_CUDA_ALLOC_CONF");
+  const bool user_conf = conf != nullptr && !conf->empty();
+  const bool user_async = user_conf && conf->find("cudaMallocAsync") != std::string::npos;
+  const std::string yours = user_conf ? "your PYTORCH_CUDA_ALLOC_CONF=" + *conf : std::string();
+  if (c.mode == shim::AllocatorMode::kAsync) {
+    if (!user_conf) {
+      c.set_async_conf = true;
+      c.line = std::string("allocator async: PYTORCH_CUDA_ALLOC_CONF=") + kAllocatorSetting +
+               " set (one driver allocation per tensor; PyTorch refuses it for CUDA graph trees, "
+               "torch.cuda.MemPool and symmetric memory: use --allocator caching there)";
+    } else if (user_async) {
+      c.line = "allocator async: " + yours + " kept (one driver allocation per tensor)";
+    } else {
+      c.tensors = false;
+      c.line = "allocator async: " + yours +
+               " kept: buffers will be caching-allocator segments, not tensors (unset it, or use --allocator "
+               "caching)";
+    }
+    return c;
+  }
+  if (user_async) {
+    c.line = "allocator caching: " + yours + " kept (one driver allocation per tensor already)";
+  } else if (!hooks) {
+    // A job that is not Python has no PyTorch allocator to speak of.
+    c.tensors = !user_conf;
+    if (user_conf) {
+      c.line = "allocator caching: " + yours +
+               " kept, but without the PyTorch hooks (--torch-hooks) buffers are whole allocator segments";
+    }
+  } else {
+    c.line = "allocator caching: PyTorch's allocator is left as it is" + (user_conf ? " (" + yours + ")" : "") +
+             "; the hooks report each tensor from its trace (--allocator async sets backend:cudaMallocAsync "
+             "instead)";
+  }
+  return c;
+}
+
 Environment RunEnvironment(const RunOptions& o, const std::string& output_dir_absolute,
                            const Environment& base, const InstallLayout& layout,
                            std::vector<std::string>* warnings) {
@@ -58,16 +98,10 @@ Environment RunEnvironment(const RunOptions& o, const std::string& output_dir_ab
   for (const auto& [variable, value] : o.settings) env.Set(variable, value);
   env.Set(kOutputDirVariable, output_dir_absolute);
 
-  const std::string* alloc = base.Find("PYTORCH_CUDA_ALLOC_CONF");
-  if (alloc == nullptr || alloc->empty()) {
-    env.Set("PYTORCH_CUDA_ALLOC_CONF", kAllocatorSetting);
-  } else if (alloc->find("cudaMallocAsync") == std::string::npos) {
-    warnings->push_back("PYTORCH_CUDA_ALLOC_CONF=" + *alloc +
-                        " kept: buffers will be caching-allocator segments, not tensors (" +
-                        kAllocatorSetting + " measures tensors)");
-  }
-
   const bool hooks = !o.no_torch_hooks && (o.torch_hooks || LooksLikePython(o.command));
+  const AllocatorChoice allocator = ChooseAllocator(env, hooks);
+  if (allocator.set_async_conf) env.Set("PYTORCH_CUDA_ALLOC_CONF", kAllocatorSetting);
+  if (!allocator.line.empty()) warnings->push_back(allocator.line);
   if (hooks) {
     env.Prepend("PYTHONPATH", layout.hooks_dir);
     env.Set("NUMTRACE_LIB_PATH", layout.library);

@@ -5,9 +5,13 @@
 //   * the library by absolute path: LD_PRELOAD=LIB[:old], or with
 //     --injection CUDA_INJECTION64_PATH=LIB;
 //   * NUMTRACE_OUTPUT_DIR (absolute) and one NUMTRACE_* per option given;
-//   * PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync when unset (one driver
-//     allocation per tensor, numerics unchanged); a user's own setting is kept,
-//     with a warning when it does not use cudaMallocAsync;
+//   * the allocator (NUMTRACE_ALLOCATOR, --allocator): caching (the default)
+//     leaves PyTorch's allocator as it is and the hooks report each tensor
+//     from its trace; async sets PYTORCH_CUDA_ALLOC_CONF=
+//     backend:cudaMallocAsync when unset (one driver allocation per tensor).
+//     A user's own PYTORCH_CUDA_ALLOC_CONF is always kept. One line in
+//     `warnings` says which mode and why (none for a job that is not Python
+//     and has no PYTORCH_CUDA_ALLOC_CONF);
 //   * the PyTorch hooks' folder first on PYTHONPATH, and NUMTRACE_LIB_PATH,
 //     when CMD looks like Python (or --torch-hooks), never with --no-torch-hooks.
 //
@@ -24,10 +28,22 @@
 #include "launcher/environment.h"
 #include "launcher/install_layout.h"
 #include "launcher/run_options.h"
+#include "shim/engine/config.h"
 
 namespace numtrace::launcher {
 
 inline constexpr const char kAllocatorSetting[] = "backend:cudaMallocAsync";
+
+// Which allocator mode a job with settings `env` gets (NUMTRACE_ALLOCATOR,
+// PYTORCH_CUDA_ALLOC_CONF) with or without the PyTorch hooks, and the line
+// saying it (shared by run and doctor).
+struct AllocatorChoice {
+  shim::AllocatorMode mode = shim::AllocatorMode::kCaching;
+  bool set_async_conf = false;  // numtrace sets PYTORCH_CUDA_ALLOC_CONF
+  bool tensors = true;          // false: a PyTorch job's buffers will be whole segments
+  std::string line;             // empty: nothing worth saying (not a Python job)
+};
+AllocatorChoice ChooseAllocator(const Environment& env, bool hooks);
 
 // True when CMD is a Python job: its program is python*, torchrun,
 // accelerate, deepspeed or pytest, a *.py file, or a script whose first 64

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <system_error>
 
+#include "launcher/run_environment.h"
 #include "re2/re2.h"
 #include "shim/engine/config.h"
 #include "shim/engine/settings.h"
@@ -253,20 +254,10 @@ DoctorReport RunDoctorChecks(SystemProbe& probe, const DoctorInputs& in) {
   rows.push_back(OutputDirRow(in.output_dir));
   rows.push_back(SettingsRow(in.env));
 
-  CheckRow alloc{"allocator setting", CheckStatus::kOk, "", "", false};
-  const std::string* conf = in.env.Find("PYTORCH_CUDA_ALLOC_CONF");
-  if (conf == nullptr || conf->empty()) {
-    alloc.found = "PYTORCH_CUDA_ALLOC_CONF unset: numtrace run sets backend:cudaMallocAsync (one "
-                  "allocation per tensor, so a buffer is a tensor); PyTorch refuses it for "
-                  "compile(mode=\"reduce-overhead\"), MemPool and symmetric memory: set your own "
-                  "there (kept; buffers are then allocator segments)";
-  } else if (conf->find("cudaMallocAsync") != std::string::npos) {
-    alloc.found = "PYTORCH_CUDA_ALLOC_CONF=" + *conf;
-  } else {
-    alloc.status = CheckStatus::kWarn;
-    alloc.found = "PYTORCH_CUDA_ALLOC_CONF=" + *conf + ": buffers will be caching-allocator segments";
-    alloc.fix = "unset it (numtrace run then sets backend:cudaMallocAsync) to measure tensors";
-  }
+  // As `numtrace run` would choose for a Python job with these settings.
+  const AllocatorChoice choice = ChooseAllocator(in.env, /*hooks=*/true);
+  CheckRow alloc{"allocator", choice.tensors ? CheckStatus::kOk : CheckStatus::kWarn, choice.line, "", false};
+  if (!choice.tensors) alloc.fix = "unset PYTORCH_CUDA_ALLOC_CONF, or run with --allocator caching";
   rows.push_back(alloc);
 
   // Kernel activity records are the one CUPTI feature that runs on CUPTI's

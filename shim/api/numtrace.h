@@ -93,6 +93,33 @@ int numtrace_annotate_kernel_ops(const char* name, const char* ops);
  * that wants provenance then arms for every step. */
 int numtrace_step_captured(long long step);
 
+/* PyTorch's caching allocator, seen through its own trace. The allocator
+ * hands out tensors from segments it got with one cudaMalloc each, so the
+ * driver alone would make a whole segment one buffer. With
+ * NUMTRACE_ALLOCATOR=caching (the default) the PyTorch hooks attach to the
+ * allocator's trace and report its blocks and segments here, so a pointer
+ * is measured as the tensor it points into (docs/configuration.md,
+ * "Allocator"). Another framework allocator may report the same way.
+ *
+ * numtrace_tensor_map_wanted: 1 when numtrace captures in this process with
+ * NUMTRACE_ALLOCATOR=caching; 0 otherwise (do not attach). */
+int numtrace_tensor_map_wanted(void);
+/* `action`: 0 a block was handed out (`address` its start, `bytes` the size
+ * requested); 1 a block's free completed (`bytes` ignored); 2 a segment was
+ * allocated or mapped; 3 a segment was freed or unmapped (`bytes` its size).
+ * Thread-safe, takes no lock the caller could hold, never calls back: safe
+ * from inside the allocator's lock. Returns 1 kept, 0 inactive, -1 for an
+ * unknown action or a zero size (counted: footer tensor_events counts the
+ * kept ones). */
+int numtrace_tensor_event(int action, int device, unsigned long long address,
+                          unsigned long long bytes);
+/* Once per process, whether the feed is attached: `state` 1 attached, 0 it
+ * failed (`detail` says why: the trace gets a note, stderr one line, and
+ * buffers in the allocator's segments stay whole segments), 2 not needed
+ * (another backend: every tensor is its own driver allocation). Returns 1
+ * when noted, 0 inactive, -1 for a bad state or a second call. */
+int numtrace_tensor_map_status(int state, const char* detail);
+
 /* "0.1.0". */
 const char* numtrace_version(void);
 

@@ -1,9 +1,11 @@
 // The C entry points of shim/api/numtrace.h, forwarding to the Runtime.
 #include "shim/api/numtrace.h"
 
+#include <atomic>
 #include <string>
 
 #include "common/version/version.h"
+#include "shim/engine/config.h"
 #include "shim/engine/provenance.h"
 #include "shim/engine/runtime.h"
 #include "shim/log/log.h"
@@ -96,6 +98,39 @@ NUMTRACE_EXPORT int numtrace_annotate_kernel_ops(const char* name, const char* o
 }
 
 NUMTRACE_EXPORT int numtrace_step_captured(long long step) { return Runtime::Get().StepCaptured(step); }
+
+NUMTRACE_EXPORT int numtrace_tensor_map_wanted(void) {
+  return Active() && Runtime::Get().config().allocator == numtrace::shim::AllocatorMode::kCaching ? 1 : 0;
+}
+
+NUMTRACE_EXPORT int numtrace_tensor_event(int action, int device, unsigned long long address,
+                                          unsigned long long bytes) {
+  EventSink* sink = Runtime::Get().sink();
+  if (sink == nullptr) return 0;
+  using numtrace::shim::TensorAction;
+  if (action < 0 || action > static_cast<int>(TensorAction::kSegmentFree)) return -1;
+  const auto a = static_cast<TensorAction>(action);
+  if (bytes == 0 && (a == TensorAction::kAlloc || a == TensorAction::kSegmentAlloc)) return -1;
+  sink->OnTensorEvent({a, device, address, bytes});
+  return 1;
+}
+
+NUMTRACE_EXPORT int numtrace_tensor_map_status(int state, const char* detail) {
+  EventSink* sink = Runtime::Get().sink();
+  if (sink == nullptr) return 0;
+  if (state < 0 || state > 2) return -1;
+  static std::atomic<bool> said{false};
+  if (said.exchange(true)) return -1;
+  const std::string_view why = detail != nullptr ? std::string_view(detail) : std::string_view();
+  if (state == 0) {
+    numtrace::shim::log::Error(
+        "the PyTorch tensor map could not be attached ({}): buffers in the caching allocator's segments are "
+        "measured as whole segments; --allocator async avoids it (not with CUDA graph trees)",
+        numtrace::shim::OneLineValue(why, 300));
+  }
+  sink->OnTensorMapStatus(state, why);
+  return 1;
+}
 
 NUMTRACE_EXPORT const char* numtrace_version(void) { return numtrace::kVersion; }
 

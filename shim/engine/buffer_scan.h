@@ -14,6 +14,11 @@
 // word pointing into a pool segment or a reservation would otherwise turn a
 // whole segment into one "buffer".
 //
+// With `tensors` (tensor_map.h: the blocks a framework allocator reported),
+// a pointer into a live block is that block; one into a reported segment
+// but no live block is refused (counter pointers_outside_tensors); others go
+// to `allocs` as before.
+//
 // Example:
 //   std::vector<ScannedBuffer> found;
 //   ScanBuffers(launch.params, launch.layout, allocs, &found);
@@ -29,6 +34,7 @@
 #include "shim/engine/alloc_map.h"
 #include "shim/engine/events.h"
 #include "shim/engine/range_oracle.h"
+#include "shim/engine/tensor_map.h"
 
 namespace numtrace::shim {
 
@@ -47,7 +53,7 @@ struct ScannedBuffer {
 // than one aligned word hold no pointer and are skipped.
 void ScanBuffers(std::span<const uint8_t> params, std::span<const ParamSlot> layout,
                  const AllocMap& allocs, std::vector<ScannedBuffer>* out,
-                 RangeOracle* oracle = nullptr);
+                 RangeOracle* oracle = nullptr, const TensorMap* tensors = nullptr);
 
 }  // namespace numtrace::shim
 

@@ -54,6 +54,8 @@ namespace numtrace::shim {
   X(kBuffersSkipped, "buffers_skipped")                          \
   X(kRangesUnmapped, "ranges_unmapped")                          \
   X(kDriverBuffersCapped, "driver_buffers_capped")              \
+  X(kTensorEvents, "tensor_events")                              \
+  X(kPointersOutsideTensors, "pointers_outside_tensors")         \
   X(kRingChunks, "ring_chunks")                                  \
   X(kRingBytes, "ring_bytes")                                    \
   X(kRingFull, "ring_full")                                      \

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <iterator>
 #include <cstdint>
 #include <limits>
 
@@ -77,6 +78,14 @@ std::optional<bool> ParseBool(std::string_view s) {
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (lower == "1" || lower == "true" || lower == "yes" || lower == "on") return true;
   if (lower == "0" || lower == "false" || lower == "no" || lower == "off" || lower.empty()) return false;
+  return std::nullopt;
+}
+
+std::optional<AllocatorMode> ParseAllocatorMode(std::string_view text) {
+  text = TrimBlanks(text);
+  for (size_t i = 0; i < std::size(kAllocatorModeNames); ++i) {
+    if (text == kAllocatorModeNames[i]) return static_cast<AllocatorMode>(i);
+  }
   return std::nullopt;
 }
 

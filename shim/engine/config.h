@@ -86,6 +86,20 @@ enum class WatchMode : uint8_t { NUMTRACE_WATCH_MODES(NUMTRACE_ENUMERATOR) };
 inline constexpr std::string_view kWatchModeNames[] = {NUMTRACE_WATCH_MODES(NUMTRACE_ENUM_NAME)};
 inline std::string_view WatchModeName(WatchMode m) { return kWatchModeNames[static_cast<int>(m)]; }
 
+// Where a PyTorch job's buffers get their extents (NUMTRACE_ALLOCATOR). ONE
+// list: the setting's words, `numtrace run --allocator` and doctor's row.
+#define NUMTRACE_ALLOCATOR_MODES(X)                                                  \
+  X(kCaching, "caching") /* PyTorch's own allocator, untouched; tensors from its
+                            trace, fed by the hooks (tensor_map.h)                */ \
+  X(kAsync, "async")     /* numtrace run sets PYTORCH_CUDA_ALLOC_CONF=
+                            backend:cudaMallocAsync: one allocation per tensor    */
+
+enum class AllocatorMode : uint8_t { NUMTRACE_ALLOCATOR_MODES(NUMTRACE_ENUMERATOR) };
+inline constexpr std::string_view kAllocatorModeNames[] = {NUMTRACE_ALLOCATOR_MODES(NUMTRACE_ENUM_NAME)};
+inline std::string_view AllocatorModeName(AllocatorMode m) { return kAllocatorModeNames[static_cast<int>(m)]; }
+// The mode a NUMTRACE_ALLOCATOR value names (blanks around it ignored), if any.
+std::optional<AllocatorMode> ParseAllocatorMode(std::string_view text);
+
 struct Config {
   std::string output_dir = "./numtrace";          // NUMTRACE_OUTPUT_DIR
   StepMode step_mode = StepMode::kMark;           // NUMTRACE_STEP_MODE
@@ -115,6 +129,7 @@ struct Config {
   std::string dump_dir;                           // NUMTRACE_DUMP_DIR (empty: output_dir)
   uint64_t dump_max_bytes = 4ull << 30;           // NUMTRACE_DUMP_MAX_BYTES
   WatchMode watch = WatchMode::kOff;              // NUMTRACE_WATCH
+  AllocatorMode allocator = AllocatorMode::kCaching;  // NUMTRACE_ALLOCATOR
   std::string hooks_log;                          // NUMTRACE_HOOKS_LOG (written by the Python hooks, not the shim)
 
   // Free text for the header's capture.selector.

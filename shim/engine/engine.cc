@@ -165,7 +165,7 @@ int64_t Engine::Begin(const LaunchEvent& launch, LaunchDecision d, bool at_enter
     return -1;
   }
   Scratch& s = ThreadScratch();
-  ScanBuffers(launch.params, launch.layout, allocs_, &s.scanned, ranges_);
+  ScanBuffers(launch.params, launch.layout, allocs_, &s.scanned, ranges_, &tensors_);
   BuildPlan(s.scanned, kernel, config_.min_bytes, &s.plan);
 
   Pending p;
@@ -423,6 +423,19 @@ void Engine::OnFree(const FreeEvent& free) {
     return;
   }
   if (!allocs_.Erase(free.address) && free.bytes != 0) allocs_.EraseRange(free.address, free.bytes);
+}
+
+void Engine::OnTensorEvent(const TensorEvent& event) {
+  if (tensors_.Apply(event)) CaptureCounters::Get().Add(Counter::kTensorEvents);
+}
+
+void Engine::OnTensorMapStatus(int state, std::string_view detail) {
+  // Said once in the trace, whatever the outcome: a reader must be able to
+  // tell tensors from allocator segments.
+  std::string msg = "tensor map (PyTorch caching allocator): ";
+  msg += state == 1 ? "attached" : state == 2 ? "not needed" : "NOT attached, buffers in its segments are whole segments";
+  if (!detail.empty()) msg += "; " + std::string(detail);
+  PushNote(tracker_.launches(), std::move(msg));
 }
 
 void Engine::OnGraphLaunch(const GraphLaunchEvent& graph) {

@@ -44,6 +44,7 @@
 #include "shim/engine/measurement_plan.h"
 #include "shim/engine/range_oracle.h"
 #include "shim/engine/step_tracker.h"
+#include "shim/engine/tensor_map.h"
 #include "shim/engine/tensor_dumper.h"
 #include "shim/engine/watch.h"
 #include "shim/writer/record_sink.h"
@@ -69,6 +70,8 @@ class Engine : public EventSink {
   bool Quiet() const override;
   void OnAlloc(const AllocEvent& alloc) override;
   void OnFree(const FreeEvent& free) override;
+  void OnTensorEvent(const TensorEvent& event) override;
+  void OnTensorMapStatus(int state, std::string_view detail) override;
   void OnGraphLaunch(const GraphLaunchEvent& graph) override;
   void OnStepMark() override;
   void OnCaptureBegin() override;
@@ -118,7 +121,7 @@ class Engine : public EventSink {
   // Watch mode: the digest of a launch that went through (EXIT).
   void Watch(const LaunchEvent& launch, int64_t step) {
     if (watch_ && !shut_down_.load(std::memory_order_acquire))
-      watch_->OnLaunch(launch, kernels_.Get(launch.function, launch.symbol), step, allocs_, ranges_);
+      watch_->OnLaunch(launch, kernels_.Get(launch.function, launch.symbol), step, allocs_, ranges_, &tensors_);
   }
   // Tensor dumps: hands finished copies to the dumper (writer thread, under
   // pump_mu_); `wait` waits for the device's copies first (exit).
@@ -133,6 +136,7 @@ class Engine : public EventSink {
   KernelCache kernels_;
   StepTracker tracker_;
   AllocMap allocs_;
+  TensorMap tensors_;  // a framework allocator's blocks (numtrace_tensor_event)
   RangeOracle* ranges_ = nullptr;
 
   std::mutex mu_;  // pending_ and base_

@@ -35,6 +35,13 @@ class EventSink {
   virtual void OnAlloc(const AllocEvent& alloc) = 0;
   virtual void OnFree(const FreeEvent& free) = 0;
   virtual void OnGraphLaunch(const GraphLaunchEvent& graph) = 0;
+  // A framework allocator's block or segment (numtrace_tensor_event, fed by
+  // the PyTorch hooks from the caching allocator's trace; tensor_map.h).
+  // Called under that allocator's lock: must not block on anything else.
+  virtual void OnTensorEvent(const TensorEvent& event) {}
+  // Whether that feed is attached (numtrace_tensor_map_status): 1 attached,
+  // 0 failed, 2 not needed; `detail` one line.
+  virtual void OnTensorMapStatus(int state, std::string_view detail) {}
 
   // Step and capture markers: numtrace_mark_step(), numtrace_capture_begin/end(),
   // cuProfilerStart/Stop, NVTX range push/pop (name; empty for a pop).

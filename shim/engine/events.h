@@ -42,6 +42,7 @@ enum class AllocKind : uint8_t {
   kPlain,        // cuMemAlloc and friends
   kStreamOrdered,  // cuMemAllocAsync / from pool
   kVirtualMap,   // cuMemMap of a VMM range
+  kTensorBlock,  // a framework allocator's block or segment (tensor_map.h)
 };
 
 struct AllocEvent {
@@ -55,6 +56,23 @@ struct FreeEvent {
   uint64_t address = 0;
   uint64_t bytes = 0;  // known for cuMemUnmap; 0 when the free names the start only
   AllocKind kind = AllocKind::kPlain;
+};
+
+// What a framework allocator reports through numtrace_tensor_event (the
+// PyTorch hooks, from the caching allocator's own trace). The numbers are
+// the C API's `action` argument: keep them.
+enum class TensorAction : uint8_t {
+  kAlloc = 0,         // a block handed out: address, requested bytes
+  kFree = 1,          // a block returned (its free completed)
+  kSegmentAlloc = 2,  // a segment allocated or mapped: address, bytes
+  kSegmentFree = 3,   // a segment freed or unmapped: address, bytes
+};
+
+struct TensorEvent {
+  TensorAction action = TensorAction::kAlloc;
+  int device = 0;
+  uint64_t address = 0;
+  uint64_t bytes = 0;
 };
 
 struct GraphLaunchEvent {

@@ -199,6 +199,18 @@ constexpr Setting kSettings[] = {
        }
        return false;
      }},
+    {.variable = "NUMTRACE_ALLOCATOR",
+     .option = "--allocator",
+     .value_name = "MODE",
+     .recapture = true,
+     .default_text = "caching",
+     .accepted = "caching or async",
+     .help = "caching: PyTorch's allocator is left as it is and the hooks report each tensor from its trace; async: numtrace run sets PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync (one allocation per tensor; not with CUDA graph trees, MemPool or symmetric memory)",
+     .parse = [](string_view v, Config* c) {
+       auto m = ParseAllocatorMode(v);
+       if (m) c->allocator = *m;
+       return m.has_value();
+     }},
     {.variable = "NUMTRACE_OUTPUTS",
      .option = "--outputs",
      .value_name = "WHICH",

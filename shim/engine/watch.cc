@@ -29,7 +29,7 @@ StepWatch::StepWatch(WatchMode mode, uint64_t min_bytes, Device* device, RecordS
     : mode_(mode), min_bytes_(min_bytes), device_(device), sink_(sink) {}
 
 void StepWatch::OnLaunch(const LaunchEvent& launch, const KernelInfo& kernel, int64_t step,
-                         const AllocMap& allocs, RangeOracle* ranges) {
+                         const AllocMap& allocs, RangeOracle* ranges, const TensorMap* tensors) {
   if (step < 0) return;
   uint64_t index;
   {
@@ -42,7 +42,7 @@ void StepWatch::OnLaunch(const LaunchEvent& launch, const KernelInfo& kernel, in
   bool queued = false;
   if (launch.decoded && !launch.stream_capturing) {
     Items& it = *ThreadItems();
-    ScanBuffers(launch.params, launch.layout, allocs, &it.scanned, ranges);
+    ScanBuffers(launch.params, launch.layout, allocs, &it.scanned, ranges, tensors);
     BuildPlan(it.scanned, kernel, min_bytes_, &it.plan);
     std::span<const MeasureItem> items = it.plan.items;
     if (mode_ == WatchMode::kSampled) {

@@ -41,6 +41,7 @@
 #include "shim/engine/events.h"
 #include "shim/engine/kernel_cache.h"
 #include "shim/engine/range_oracle.h"
+#include "shim/engine/tensor_map.h"
 #include "shim/writer/record_sink.h"
 
 namespace numtrace::shim {
@@ -56,7 +57,7 @@ class StepWatch {
   // A launch that went through (EXIT), in step `step` (< 0: outside every
   // step, not digested). Any thread.
   void OnLaunch(const LaunchEvent& launch, const KernelInfo& kernel, int64_t step,
-                const AllocMap& allocs, RangeOracle* ranges);
+                const AllocMap& allocs, RangeOracle* ranges, const TensorMap* tensors = nullptr);
   // A measurement with a watch ticket (the Pump's thread).
   void OnResult(uint64_t ticket, std::span<const BufferStats> stats);
   // Step `step` ended (a marker): its record may go out once its launches are in.

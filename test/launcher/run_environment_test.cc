@@ -58,13 +58,42 @@ TEST(RunEnvironment, InjectionUsesTheDriversVariableInsteadOfThePreload) {
   EXPECT_EQ(env.Find("LD_PRELOAD"), nullptr);
 }
 
-TEST(RunEnvironment, AllocatorSettingIsSetWhenUnsetAndKeptWithAWarningOtherwise) {
+// Issue 18, item 7: the user's allocator is left alone unless asked
+// (--allocator async), and one line says which mode and why.
+TEST(RunEnvironment, TheCachingAllocatorIsLeftAloneByDefault) {
   RunOptions o;
   o.command = {"python", "t.py"};
   std::vector<std::string> w;
+  EXPECT_EQ(RunEnvironment(o, "/r", Environment(), Layout(), &w).Find("PYTORCH_CUDA_ALLOC_CONF"), nullptr);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0].rfind("allocator caching: PyTorch's allocator is left as it is", 0), 0u) << w[0];
+  w.clear();
+  Environment user = Env("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True");
+  EXPECT_EQ(RunEnvironment(o, "/r", user, Layout(), &w).Get("PYTORCH_CUDA_ALLOC_CONF"),
+            "expandable_segments:True");
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("(your PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True)"), std::string::npos) << w[0];
+  w.clear();
+  o.command = {"./a.out"};  // not Python: nothing to say, nothing set
+  EXPECT_EQ(RunEnvironment(o, "/r", Environment(), Layout(), &w).Find("PYTORCH_CUDA_ALLOC_CONF"), nullptr);
+  EXPECT_TRUE(w.empty());
+  o.no_torch_hooks = true;  // but a PyTorch setting without the hooks is said
+  RunEnvironment(o, "/r", user, Layout(), &w);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("without the PyTorch hooks"), std::string::npos) << w[0];
+  EXPECT_FALSE(ChooseAllocator(user, false).tensors);
+}
+
+TEST(RunEnvironment, AllocatorAsyncSetsCudaMallocAsyncOnlyWhenUnset) {
+  RunOptions o;
+  o.command = {"python", "t.py"};
+  o.settings["NUMTRACE_ALLOCATOR"] = "async";
+  std::vector<std::string> w;
   EXPECT_EQ(RunEnvironment(o, "/r", Environment(), Layout(), &w).Get("PYTORCH_CUDA_ALLOC_CONF"),
             "backend:cudaMallocAsync");
-  EXPECT_TRUE(w.empty());
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("CUDA graph trees"), std::string::npos) << "says where it is not safe: " << w[0];
+  w.clear();
   Environment user = Env("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True");
   EXPECT_EQ(RunEnvironment(o, "/r", user, Layout(), &w).Get("PYTORCH_CUDA_ALLOC_CONF"),
             "expandable_segments:True");
@@ -74,7 +103,8 @@ TEST(RunEnvironment, AllocatorSettingIsSetWhenUnsetAndKeptWithAWarningOtherwise)
   Environment async = Env("PYTORCH_CUDA_ALLOC_CONF", "backend:cudaMallocAsync,x:1");
   EXPECT_EQ(RunEnvironment(o, "/r", async, Layout(), &w).Get("PYTORCH_CUDA_ALLOC_CONF"),
             "backend:cudaMallocAsync,x:1");
-  EXPECT_TRUE(w.empty());
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("kept"), std::string::npos);
 }
 
 TEST(RunEnvironment, HooksGoFirstOnPythonPathForPythonJobsUnlessRefused) {

@@ -195,7 +195,11 @@ TEST(DoctorChecks, TorchProblemsWarnButDoNotStopCapture) {
   DoctorReport r = RunDoctorChecks(probe, in);
   EXPECT_TRUE(r.can_capture);
   EXPECT_EQ(Row(r, "torch").status, CheckStatus::kWarn);
-  EXPECT_EQ(Row(r, "allocator setting").status, CheckStatus::kWarn);
+  EXPECT_EQ(Row(r, "allocator").status, CheckStatus::kOk) << "caching mode: tensors from the allocator's trace";
+  in.env.Set("NUMTRACE_ALLOCATOR", "async");
+  DoctorReport async = RunDoctorChecks(probe, in);
+  EXPECT_EQ(Row(async, "allocator").status, CheckStatus::kWarn) << "async cannot override the user's setting";
+  EXPECT_THAT(Row(async, "allocator").found, HasSubstr("caching-allocator segments"));
   EXPECT_EQ(Row(r, "PyTorch hooks attach").status, CheckStatus::kSkip);
 }
 

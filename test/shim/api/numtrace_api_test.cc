@@ -83,6 +83,22 @@ TEST_F(ApiTest, StepCapturedIsAnsweredFromTheConfigurationBeforeCuda) {
   EXPECT_EQ(ops("k", ""), -1);
 }
 
+// The tensor map's calls come from inside PyTorch's allocator lock: without
+// CUDA they must be harmless no-ops, whatever they are given.
+TEST_F(ApiTest, TensorMapCallsAreNoOpsWhileInactive) {
+  auto wanted = Sym<int (*)()>("numtrace_tensor_map_wanted");
+  auto event = Sym<int (*)(int, int, unsigned long long, unsigned long long)>("numtrace_tensor_event");
+  auto status = Sym<int (*)(int, const char*)>("numtrace_tensor_map_status");
+  ASSERT_TRUE(wanted && event && status);
+  EXPECT_EQ(wanted(), 0) << "no capture here: the hooks must not even build the bridge";
+  EXPECT_EQ(event(0, 0, 0x7000'0000'0000ull, 4096), 0);
+  EXPECT_EQ(event(99, 0, 0, 0), 0);
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(status(0, "no compiler"), 0);
+  EXPECT_EQ(status(7, nullptr), 0);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "") << "an inactive library prints nothing";
+}
+
 TEST_F(ApiTest, OnlyTheCApiAndInjectionAreExported) {
   // Internal C++ symbols stay hidden (version script, hidden visibility).
   EXPECT_EQ(dlsym(handle, "_ZN8numtrace4shim7Runtime3GetEv"), nullptr);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <atomic>
 #include <thread>
 #include <vector>
@@ -415,6 +416,94 @@ TEST_F(EngineTest, ShutdownIsIdempotentAndStopsCapture) {
   engine->Shutdown();
   EXPECT_TRUE(sink.kernels.empty());
   EXPECT_EQ(engine->counters().launches, 1u);
+}
+
+}  // namespace
+}  // namespace numtrace::shim
+
+namespace numtrace::shim {
+namespace {
+
+// Issue 18, item 7: under PyTorch's caching allocator the driver sees one
+// allocation per segment; the blocks the hooks report make each pointer the
+// tensor it points into, with exactly the requested bytes.
+class TensorMapEngineTest : public EngineTest {
+ protected:
+  void SetUp() override {
+    Make({{"NUMTRACE_STEPS", "0"}});
+    // The segment: tensor A (100 floats), allocator padding, tensor B at
+    // float 512 (200 floats); NaN everywhere outside them.
+    std::fill(segment.data.begin(), segment.data.end(), std::nanf(""));
+    std::fill_n(segment.data.begin(), 100, 1.0f);
+    std::fill_n(segment.data.begin() + 512, 200, 2.0f);
+    Register(segment);
+  }
+  uint64_t At(size_t floats) const { return segment.addr() + floats * sizeof(float); }
+  void Report(TensorAction a, uint64_t addr, uint64_t bytes) { engine->OnTensorEvent({a, 0, addr, bytes}); }
+  void LaunchOn(std::initializer_list<uint64_t> pointers) {
+    LaunchBuilder b("_Z3addPfS_i", 1);
+    for (uint64_t p : pointers) b.U64(p);
+    engine->OnLaunchEnter(b.event());
+    engine->OnLaunch(b.event());
+  }
+  Buf segment{1024};
+};
+
+TEST_F(TensorMapEngineTest, APointerIsTheReportedTensorNotTheSegment) {
+  LaunchOn({At(0), At(512)});  // no tensor map: the whole segment, once
+  Report(TensorAction::kSegmentAlloc, segment.addr(), segment.bytes());
+  Report(TensorAction::kAlloc, At(0), 100 * sizeof(float));
+  Report(TensorAction::kAlloc, At(512), 200 * sizeof(float));
+  LaunchOn({At(0), At(512) + 8});
+  engine->Shutdown();
+  ASSERT_EQ(sink.kernels.size(), 2u);
+  ASSERT_EQ(sink.kernels[0].buffers.size(), 1u) << "both words land in the one segment";
+  EXPECT_EQ(sink.kernels[0].buffers[0].bytes, segment.bytes());
+  const auto& b = sink.kernels[1].buffers;
+  ASSERT_EQ(b.size(), 2u);
+  EXPECT_EQ(b[0].addr, At(0));
+  EXPECT_EQ(b[0].bytes, 400u);
+  EXPECT_EQ(b[0].stats.nan, 0u) << "not one byte of padding measured";
+  EXPECT_EQ(b[0].stats.sum, 100.0);
+  EXPECT_EQ(b[1].addr, At(512));
+  EXPECT_EQ(b[1].offset, 8u);
+  EXPECT_EQ(b[1].bytes, 800u);
+  EXPECT_EQ(b[1].stats.sum, 400.0);
+}
+
+TEST_F(TensorMapEngineTest, FreeSpaceAndFreedTensorsAreRefusedAndCounted) {
+  CaptureCounters::Get().Reset();
+  Report(TensorAction::kSegmentAlloc, segment.addr(), segment.bytes());
+  Report(TensorAction::kAlloc, At(0), 400);
+  Report(TensorAction::kAlloc, At(512), 800);
+  Report(TensorAction::kFree, At(512), 0);
+  LaunchOn({At(0), At(300), At(512)});  // live, free space, freed
+  engine->Shutdown();
+  ASSERT_EQ(sink.kernels.size(), 1u);
+  ASSERT_EQ(sink.kernels[0].buffers.size(), 1u);
+  EXPECT_EQ(sink.kernels[0].buffers[0].addr, At(0));
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kPointersOutsideTensors), 2u);
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kTensorEvents), 4u);
+}
+
+TEST_F(TensorMapEngineTest, AnUnmappedSegmentTakesItsBlocksAlong) {
+  Report(TensorAction::kSegmentAlloc, segment.addr(), segment.bytes());
+  Report(TensorAction::kAlloc, At(512), 800);
+  // Expandable segments unmap a tail: the block there is gone, the rest stays.
+  Report(TensorAction::kSegmentFree, At(512), 512 * sizeof(float));
+  LaunchOn({At(512)});
+  engine->Shutdown();
+  ASSERT_EQ(sink.kernels.size(), 1u);
+  ASSERT_EQ(sink.kernels[0].buffers.size(), 1u) << "outside the map now: the driver allocation again";
+  EXPECT_EQ(sink.kernels[0].buffers[0].addr, segment.addr());
+}
+
+TEST_F(TensorMapEngineTest, TheFeedsOutcomeIsANoteInTheTrace) {
+  engine->OnTensorMapStatus(0, "no C++ compiler (set CXX)");
+  engine->Shutdown();
+  ASSERT_EQ(sink.notes.size(), 1u);
+  EXPECT_NE(sink.notes[0].msg.find("NOT attached"), std::string::npos) << sink.notes[0].msg;
+  EXPECT_NE(sink.notes[0].msg.find("set CXX"), std::string::npos);
 }
 
 }  // namespace
