@@ -96,9 +96,11 @@ int RunCommandMain(const std::vector<std::string>& args, const CommandContext& c
 Everything from CMD on is the job's (numtrace's options go before it).
 
 The library is loaded by absolute path (LD_PRELOAD, or with --injection
-CUDA_INJECTION64_PATH); PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync is set
-unless you set it yourself; the PyTorch hooks (a step mark after every
-optimizer.step(), Triton dtypes) go on PYTHONPATH when CMD looks like Python.
+CUDA_INJECTION64_PATH); the PyTorch hooks (a step mark after every
+optimizer.step(), Triton dtypes, each tensor from PyTorch's own allocator)
+go on PYTHONPATH when CMD looks like Python. The allocator is left as it is
+(--allocator async sets PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync when
+unset); one line says which mode a Python job gets.
 Every setting is checked before the job starts (a bad one: one line, exit 2).
 numtrace's own lines go to stderr; SIGINT, SIGTERM and SIGHUP sent to it are
 passed to the job; it exits with the job's status (128+N: killed by signal N;

@@ -276,6 +276,51 @@ if [ $gpu -eq 1 ] && [ $python_torch -eq 1 ]; then
   else
     row "compile reduce-overhead (cudaMallocAsync)" "fail" "exit $rc: $(grep -m1 -iE 'error|not supported|cudaMallocAsync' "$results/logs/reduce-overhead.log" | cut -c1-100)"
   fi
+  # Issue 18 item 7: PyTorch's own caching allocator, untouched, with the
+  # hooks' tensor map (NUMTRACE_ALLOCATOR=caching, numtrace run's default).
+  # pass: the map attached, the params bitwise equal to a plain run under the
+  # same (default) allocator, and a 2048x2048 bf16 weight (8388608 bytes) is
+  # a buffer of its own - a tensor, not a segment.
+  hooks_path="$bundle/scripts/hooks${PYTHONPATH:+:$PYTHONPATH}"
+  t 90 "$results/logs/step-plain-caching.log" python3 "$tc" train-step "$results/logs/step-plain-caching.sha"
+  rm -rf "$results/trace-tmap"
+  tb 150 "$results/logs/step-tmap.log" env LD_PRELOAD="$lib" NUMTRACE_STEPS=1 NUMTRACE_LIB_PATH="$lib" \
+    PYTHONPATH="$hooks_path" NUMTRACE_OUTPUT_DIR="$results/trace-tmap" \
+    python3 "$tc" train-step "$results/logs/step-tmap.sha"
+  rc=$?
+  tr=$(main_trace "$results/trace-tmap")
+  note=$(grep -m1 -o '"msg":"tensor map[^"]*"' "$tr" 2>/dev/null | cut -c7-160)
+  te=$(counter "$tr" tensor_events); po=$(counter "$tr" pointers_outside_tensors)
+  w=0; [ -n "$tr" ] && w=$(grep '"type":"kernel"' "$tr" | grep -c '"bytes":8388608')
+  if [ $rc -ne 0 ]; then
+    row "tensor map: train step (caching)" "fail" "exit $rc: $(tail -1 "$results/logs/step-tmap.log" | cut -c1-100)"
+  elif [[ "$note" == *"attached"* ]] && [[ "$note" != *"NOT attached"* ]] && [ "${te:-0}" -gt 0 ]; then
+    row "tensor map: attached (caching allocator)" "pass" "tensor_events $te, pointers_outside_tensors ${po:-?}"
+  else
+    row "tensor map: attached (caching allocator)" "fail" "${note:-no tensor map note}; tensor_events ${te:-?}"
+  fi
+  if [ $rc -eq 0 ]; then
+    if cmp -s "$results/logs/step-plain-caching.sha" "$results/logs/step-tmap.sha"; then
+      row "tensor map: params bitwise equal" "pass" "default allocator, with and without numtrace + hooks"
+    else
+      row "tensor map: params bitwise equal" "fail" "parameters differ after the step with the tensor map"
+    fi
+    if [ "$w" -gt 0 ]; then row "tensor map: buffers are tensors" "pass" "$w kernel records with a 2048x2048 bf16 weight buffer"
+    else row "tensor map: buffers are tensors" "fail" "no buffer of 8388608 bytes: buffers are segments (see footer row)"; fi
+    footer "tensor map step" "$results/trace-tmap"
+  fi
+  # reduce-overhead (CUDA graph trees) under the caching allocator: the mode
+  # async cannot serve. Runs, the map attaches, graph kernels are counted.
+  rm -rf "$results/trace-graphs-tmap"
+  tb 150 "$results/logs/reduce-overhead-tmap.log" env LD_PRELOAD="$lib" NUMTRACE_STEPS=all NUMTRACE_LIB_PATH="$lib" \
+    PYTHONPATH="$hooks_path" NUMTRACE_OUTPUT_DIR="$results/trace-graphs-tmap" python3 "$tc" reduce-overhead
+  rc=$?
+  tr=$(main_trace "$results/trace-graphs-tmap")
+  if [ $rc -eq 0 ]; then
+    row "compile reduce-overhead (caching, map)" "pass" "ran; graph_launches $(counter "$tr" graph_launches), tensor_events $(counter "$tr" tensor_events)"
+  else
+    row "compile reduce-overhead (caching, map)" "fail" "exit $rc: $(grep -m1 -iE 'error' "$results/logs/reduce-overhead-tmap.log" | cut -c1-100)"
+  fi
   # NCCL inside torch: world size 1, all_reduce; its kernel must carry buffers.
   rm -rf "$results/trace-nccl"
   tb 90 "$results/logs/nccl.log" env LD_PRELOAD="$lib" NUMTRACE_STEPS=all \
