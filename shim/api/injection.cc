@@ -65,6 +65,18 @@ void FinishActivity() { CuptiSession::Get().FinishActivity(Runtime::Get().sink()
 // Each tick of the writer's thread: activity enabled once, flushed per step.
 void WriterTick(bool step_ended) { CuptiSession::Get().WriterTick(Runtime::Get().sink(), step_ended); }
 
+// libc10_cuda is loaded (PyTorch with CUDA) and its allocator is not told
+// to use cudaMallocAsync: tensors live inside caching-allocator segments.
+bool PyTorchCachingAllocatorLikely(const Config& config) {
+  if (config.allocator != AllocatorMode::kCaching) return false;
+  const char* conf = std::getenv("PYTORCH_CUDA_ALLOC_CONF");
+  if (conf != nullptr && std::strstr(conf, "cudaMallocAsync") != nullptr) return false;
+  for (const std::string& path : LoadedLibraryPaths()) {
+    if (path.find("libc10_cuda.so") != std::string::npos) return true;
+  }
+  return false;
+}
+
 EventSink* StartEngine(uint64_t context) {
   Runtime& rt = Runtime::Get();
   if (!rt.Configure()) return nullptr;
@@ -83,6 +95,7 @@ EventSink* StartEngine(uint64_t context) {
   raw->SetRangeOracle(step_ranges);
   EventSink* sink = rt.Start(std::move(device), QueryDeviceInfo(cu, context));
   if (sink != nullptr) g_device = raw;
+  if (sink != nullptr && PyTorchCachingAllocatorLikely(rt.config())) sink->ExpectTensorMap();
   return sink;
 }
 

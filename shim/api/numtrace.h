@@ -116,8 +116,8 @@ int numtrace_tensor_event(int action, int device, unsigned long long address,
 /* Once per process, whether the feed is attached: `state` 1 attached, 0 it
  * failed (`detail` says why: the trace gets a note, stderr one line, and
  * buffers in the allocator's segments stay whole segments), 2 not needed
- * (another backend: every tensor is its own driver allocation). Returns 1
- * when noted, 0 inactive, -1 for a bad state or a second call. */
+ * (another backend: every tensor is its own driver allocation). Only the
+ * first call counts. Returns 1 when taken, 0 inactive, -1 for a bad state. */
 int numtrace_tensor_map_status(int state, const char* detail);
 
 /* "0.1.0". */

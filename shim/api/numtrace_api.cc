@@ -1,7 +1,6 @@
 // The C entry points of shim/api/numtrace.h, forwarding to the Runtime.
 #include "shim/api/numtrace.h"
 
-#include <atomic>
 #include <string>
 
 #include "common/version/version.h"
@@ -119,16 +118,7 @@ NUMTRACE_EXPORT int numtrace_tensor_map_status(int state, const char* detail) {
   EventSink* sink = Runtime::Get().sink();
   if (sink == nullptr) return 0;
   if (state < 0 || state > 2) return -1;
-  static std::atomic<bool> said{false};
-  if (said.exchange(true)) return -1;
-  const std::string_view why = detail != nullptr ? std::string_view(detail) : std::string_view();
-  if (state == 0) {
-    numtrace::shim::log::Error(
-        "the PyTorch tensor map could not be attached ({}): buffers in the caching allocator's segments are "
-        "measured as whole segments; --allocator async avoids it (not with CUDA graph trees)",
-        numtrace::shim::OneLineValue(why, 300));
-  }
-  sink->OnTensorMapStatus(state, why);
+  sink->OnTensorMapStatus(state, detail != nullptr ? std::string_view(detail) : std::string_view());
   return 1;
 }
 

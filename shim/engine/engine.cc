@@ -7,6 +7,7 @@
 
 #include "shim/engine/capture_counters.h"
 #include "shim/engine/provenance.h"
+#include "shim/log/log.h"
 
 namespace numtrace::shim {
 namespace {
@@ -408,6 +409,10 @@ void Engine::StepEnded(int64_t step) {
     sink_->Flush();
   }
   if (step >= 0 && tracker_.IsSelected(step)) {
+    if (tensor_map_expected_.load(std::memory_order_relaxed) && !tensor_map_said_.load()) {
+      OnTensorMapStatus(0, "nothing reported by the end of step " + std::to_string(step) +
+                               " (are the PyTorch hooks on PYTHONPATH? numtrace run puts them there)");
+    }
     if (ranges_ != nullptr) ranges_->NewStep();  // memory may be freed and reused now
     step_ended_.store(true, std::memory_order_release);
     sink_->Flush();
@@ -430,6 +435,12 @@ void Engine::OnTensorEvent(const TensorEvent& event) {
 }
 
 void Engine::OnTensorMapStatus(int state, std::string_view detail) {
+  if (tensor_map_said_.exchange(true)) return;  // once per process
+  if (state == 0) {
+    log::Error("the PyTorch tensor map is not attached ({}): buffers in the caching allocator's segments are "
+               "measured as whole segments; --allocator async avoids it (not with CUDA graph trees)",
+               OneLineValue(detail, 300));
+  }
   // Said once in the trace, whatever the outcome: a reader must be able to
   // tell tensors from allocator segments.
   std::string msg = "tensor map (PyTorch caching allocator): ";

@@ -72,6 +72,7 @@ class Engine : public EventSink {
   void OnFree(const FreeEvent& free) override;
   void OnTensorEvent(const TensorEvent& event) override;
   void OnTensorMapStatus(int state, std::string_view detail) override;
+  void ExpectTensorMap() override { tensor_map_expected_.store(true, std::memory_order_relaxed); }
   void OnGraphLaunch(const GraphLaunchEvent& graph) override;
   void OnStepMark() override;
   void OnCaptureBegin() override;
@@ -155,6 +156,8 @@ class Engine : public EventSink {
   std::atomic<bool> shut_down_{false};
   std::atomic<bool> drained_{false};  // Shutdown drained the device: watch slots left are lost
   std::atomic<bool> step_ended_{false};
+  std::atomic<bool> tensor_map_expected_{false};  // ExpectTensorMap()
+  std::atomic<bool> tensor_map_said_{false};      // a status came, or its absence was noted
 };
 
 }  // namespace numtrace::shim

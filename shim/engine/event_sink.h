@@ -42,6 +42,11 @@ class EventSink {
   // Whether that feed is attached (numtrace_tensor_map_status): 1 attached,
   // 0 failed, 2 not needed; `detail` one line.
   virtual void OnTensorMapStatus(int state, std::string_view detail) {}
+  // PyTorch's caching allocator is in the process (libc10_cuda is loaded,
+  // no cudaMallocAsync backend) and NUMTRACE_ALLOCATOR=caching: a feed is
+  // expected. If none has said anything by the end of the first captured
+  // step (the hooks are not on PYTHONPATH), the engine says so, loudly.
+  virtual void ExpectTensorMap() {}
 
   // Step and capture markers: numtrace_mark_step(), numtrace_capture_begin/end(),
   // cuProfilerStart/Stop, NVTX range push/pop (name; empty for a pop).

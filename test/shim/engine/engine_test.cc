@@ -498,12 +498,41 @@ TEST_F(TensorMapEngineTest, AnUnmappedSegmentTakesItsBlocksAlong) {
   EXPECT_EQ(sink.kernels[0].buffers[0].addr, segment.addr());
 }
 
-TEST_F(TensorMapEngineTest, TheFeedsOutcomeIsANoteInTheTrace) {
+TEST_F(TensorMapEngineTest, TheFeedsOutcomeIsOneNoteAndOneStderrLine) {
+  ::testing::internal::CaptureStderr();
   engine->OnTensorMapStatus(0, "no C++ compiler (set CXX)");
+  engine->OnTensorMapStatus(1, "a second say is ignored");
+  const std::string err = ::testing::internal::GetCapturedStderr();
   engine->Shutdown();
   ASSERT_EQ(sink.notes.size(), 1u);
   EXPECT_NE(sink.notes[0].msg.find("NOT attached"), std::string::npos) << sink.notes[0].msg;
   EXPECT_NE(sink.notes[0].msg.find("set CXX"), std::string::npos);
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_NE(err.find("--allocator async"), std::string::npos) << err;
+}
+
+// PyTorch in the process, and the hooks never said a word (a hand-made
+// LD_PRELOAD without PYTHONPATH): said at the first captured step's end.
+TEST_F(TensorMapEngineTest, AnExpectedFeedThatNeverCameIsSaidAtTheStepEnd) {
+  engine->ExpectTensorMap();
+  LaunchOn({At(0)});
+  ::testing::internal::CaptureStderr();
+  engine->OnStepMark();  // step 0, the captured one, ends
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  engine->Shutdown();
+  ASSERT_EQ(sink.notes.size(), 1u);
+  EXPECT_NE(sink.notes[0].msg.find("nothing reported by the end of step 0"), std::string::npos) << sink.notes[0].msg;
+  EXPECT_NE(err.find("PYTHONPATH"), std::string::npos) << err;
+}
+
+TEST_F(TensorMapEngineTest, AFeedThatAttachedInTimeIsNotCalledMissing) {
+  engine->ExpectTensorMap();
+  engine->OnTensorMapStatus(1, "torch 2.11.0");
+  LaunchOn({At(0)});
+  engine->OnStepMark();
+  engine->Shutdown();
+  ASSERT_EQ(sink.notes.size(), 1u);
+  EXPECT_NE(sink.notes[0].msg.find("attached; torch 2.11.0"), std::string::npos) << sink.notes[0].msg;
 }
 
 }  // namespace
