@@ -83,6 +83,7 @@ AllocatorChoice ChooseAllocator(const Environment& env, bool hooks) {
                " kept, but without the PyTorch hooks (--torch-hooks) buffers are whole allocator segments";
     }
   } else {
+    c.tensor_map = true;
     c.line = "allocator caching: PyTorch's allocator is left as it is" + (user_conf ? " (" + yours + ")" : "") +
              "; the hooks report each tensor from its trace (--allocator async sets backend:cudaMallocAsync "
              "instead)";

@@ -41,6 +41,7 @@ struct AllocatorChoice {
   shim::AllocatorMode mode = shim::AllocatorMode::kCaching;
   bool set_async_conf = false;  // numtrace sets PYTORCH_CUDA_ALLOC_CONF
   bool tensors = true;          // false: a PyTorch job's buffers will be whole segments
+  bool tensor_map = false;      // tensors come from the hooks' tensor map (needs its bridge)
   std::string line;             // empty: nothing worth saying (not a Python job)
 };
 AllocatorChoice ChooseAllocator(const Environment& env, bool hooks);

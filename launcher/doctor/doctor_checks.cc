@@ -303,6 +303,19 @@ DoctorReport RunDoctorChecks(SystemProbe& probe, const DoctorInputs& in) {
                           (py.triton_hook ? "yes" : "no") + (py.error.empty() ? "" : " (" + py.error + ")"),
                       "mark steps another way: --step-mark profiler|nvtx:RE|launches:N", false});
     }
+    // The allocator mode that needs it: the bridge is built in every job.
+    if (choice.tensor_map && !py.torch_version.empty()) {
+      if (py.bridge == "ok") {
+        rows.push_back({"tensor map bridge", CheckStatus::kOk,
+                        "builds against torch " + py.torch_version + " (compiled and removed)", "", false});
+      } else {
+        rows.push_back({"tensor map bridge", CheckStatus::kWarn,
+                        py.bridge.empty() ? "not tried" : py.bridge,
+                        "install a C++ compiler (or set CXX) and the CUDA headers, or run with --allocator async "
+                        "(not with CUDA graph trees)",
+                        false});
+      }
+    }
   }
 
   int failed = 0;

@@ -126,6 +126,18 @@ try:
     print("step_hook=" + str(int(len(getattr(o, "_global_optimizer_post_hooks", {})) > 0)))
 except Exception as e:
     print("torch_error=" + repr(e)[:160].replace("\n", " "))
+if "torch" in sys.modules:
+    # The tensor map's bridge, built as a job would build it (then removed).
+    try:
+        import importlib.util, os
+        path = os.path.join(os.path.dirname(sc.__file__), "numtrace_tensor_map.py")
+        spec = importlib.util.spec_from_file_location("numtrace_tensor_map_probe", path)
+        tm = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(tm)
+        tm.build_bridge(torch)
+        print("bridge=ok")
+    except Exception as e:
+        print("bridge=" + (str(e) or type(e).__name__)[:240].replace("\n", " "))
 try:
     import triton
     print("triton=" + triton.__version__)
@@ -306,6 +318,7 @@ PythonFacts MachineProbe::Python(const InstallLayout& layout, const Environment&
   facts.triton_version = Value(child.out, "triton");
   facts.step_hook = Value(child.out, "step_hook") == "1";
   facts.triton_hook = Value(child.out, "triton_hook") == "1";
+  facts.bridge = Value(child.out, "bridge");
   if (Value(child.out, "sitecustomize").rfind(layout.hooks_dir, 0) != 0) {
     facts.error = "numtrace's sitecustomize was not the one loaded";
   }

@@ -253,3 +253,30 @@ TEST(DoctorCommand, HelpShowsExamples) {
 
 }  // namespace
 }  // namespace numtrace::launcher
+
+namespace numtrace::launcher {
+namespace {
+
+// Issue 18, item 7: the default allocator mode needs the tensor map's
+// bridge built in the job; doctor builds it as a job would and says so.
+TEST(DoctorChecks, TheTensorMapBridgeRowSaysWhetherItBuilds) {
+  TempDir tmp;
+  FakeProbe probe;
+  DoctorInputs in = Inputs(tmp.path());
+  probe.python.bridge = "ok";
+  EXPECT_EQ(Row(RunDoctorChecks(probe, in), "tensor map bridge").status, CheckStatus::kOk);
+  probe.python.bridge = "no C++ compiler to build the allocator bridge: CXX unset and none of c++, g++, clang++ on PATH";
+  DoctorReport r = RunDoctorChecks(probe, in);
+  EXPECT_EQ(Row(r, "tensor map bridge").status, CheckStatus::kWarn);
+  EXPECT_THAT(Row(r, "tensor map bridge").found, HasSubstr("no C++ compiler"));
+  EXPECT_THAT(Row(r, "tensor map bridge").fix, HasSubstr("--allocator async"));
+  EXPECT_TRUE(r.can_capture) << "a warning: capture works, buffers are segments";
+  in.env.Set("NUMTRACE_ALLOCATOR", "async");
+  DoctorReport async = RunDoctorChecks(probe, in);
+  EXPECT_TRUE(std::none_of(async.rows.begin(), async.rows.end(),
+                           [](const CheckRow& row) { return row.name == "tensor map bridge"; }))
+      << "async needs no bridge";
+}
+
+}  // namespace
+}  // namespace numtrace::launcher
