@@ -4,6 +4,8 @@
 // it twice (reference and planted change) and diffs the two traces.
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
@@ -29,6 +31,14 @@ int main(int argc, char** argv) {
   app.add_option("--profile-step", o.profile_step, "cuProfilerStart/Stop around this step");
   app.add_option("--kill-after", o.kill_after_launches,
                  "SIGKILL this process after N launches (a trace cut mid-capture)");
+  const std::map<std::string, numtrace::sim::SimMemory::Layout> layouts{
+      {"tensors", numtrace::sim::SimMemory::Layout::kTensors},
+      {"segments", numtrace::sim::SimMemory::Layout::kSegments},
+      {"segments-unreported", numtrace::sim::SimMemory::Layout::kSegmentsUnreported}};
+  app.add_option("--memory", o.memory,
+                 "tensors: one allocation per tensor (cudaMallocAsync); segments: a caching allocator "
+                 "whose blocks are reported (the tensor map); segments-unreported: the same, unreported")
+      ->transform(CLI::CheckedTransformer(layouts, CLI::ignore_case));
   app.set_version_flag("--version", std::string("numtrace-sim ") + numtrace::kVersion);
   CLI11_PARSE(app, argc, argv);
 

@@ -92,7 +92,7 @@ struct Tensors {
 
 class Mlp {
  public:
-  Mlp(const MlpOptions& o, shim::EventSink* sink) : o_(o), sink_(sink), mem_(sink), launch_(sink, 7, o.kill_after_launches) {
+  Mlp(const MlpOptions& o, shim::EventSink* sink) : o_(o), sink_(sink), mem_(sink, o.memory), launch_(sink, 7, o.kill_after_launches) {
     const int B = o.batch, D = o.inputs, H = o.hidden, C = o.classes;
     t_.x = mem_.Alloc<float>(B * D);
     t_.target = mem_.Alloc<int64_t>(B);

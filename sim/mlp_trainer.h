@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "shim/engine/event_sink.h"
+#include "sim/sim_memory.h"
 
 namespace numtrace::sim {
 
@@ -59,6 +60,7 @@ struct MlpOptions {
   int nan_at_step = -1;     // the bias add leaves a NaN in logits[0] at this step (-1: never)
   int profile_step = -1;    // cuProfilerStart/Stop around this step (-1: none)
   int64_t kill_after_launches = -1;  // SIGKILL the process after this many launches
+  SimMemory::Layout memory = SimMemory::Layout::kTensors;  // --memory (sim_memory.h)
 };
 
 struct MlpResult {
