@@ -26,7 +26,7 @@ Cases:
     snapshot once, or exactly one status(0) naming why (no compiler, compile
     error), status(2) for cudaMallocAsync, nothing at all in a CPU job - the
     job's output and exit code unchanged. Events of real allocations need a
-    GPU (scripts/gpu-check.sh).
+    GPU: not checked here.
 Prints one line per case and a closing 'N passed, N failed, N skipped'.
 """
 import json
