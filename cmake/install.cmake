@@ -29,6 +29,7 @@ install(FILES
   ${PROJECT_SOURCE_DIR}/docs/report-screenshot.png
   ${PROJECT_SOURCE_DIR}/docs/walkthroughs.md
   ${PROJECT_SOURCE_DIR}/docs/troubleshooting.md
+  ${PROJECT_SOURCE_DIR}/docs/torch-hooks.md
   DESTINATION share/doc/numtrace)
 
 # Debian package. dpkg-shlibdeps derives Depends from what the binaries
