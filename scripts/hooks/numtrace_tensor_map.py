@@ -32,6 +32,7 @@ directory is removed once the library is loaded: nothing stays on disk.
 import ctypes
 import glob
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -95,13 +96,16 @@ def find_compiler(environ=None):
     path = environ.get("PATH", os.defpath)
     cxx = environ.get("CXX", "").strip()
     if cxx:
-        # CXX may carry flags ("g++ -m64"); the first word is the program.
-        program = cxx.split()[0]
-        found = shutil.which(program, path=path)
+        # CXX may carry a launcher or flags ("ccache g++", "g++ -m64"): the first word is the program.
+        try:
+            words = shlex.split(cxx)
+        except ValueError:
+            words = cxx.split()
+        found = shutil.which(words[0], path=path) if words else None
         if found is None:
             raise BridgeError("no C++ compiler to build the allocator bridge: CXX=%s is not an executable "
                               "(not found)" % _one_line(cxx, 120))
-        return [found] + cxx.split()[1:]
+        return [found] + words[1:]
     for name in _COMPILERS:
         found = shutil.which(name, path=path)
         if found is not None:
@@ -128,12 +132,20 @@ def cuda_include_dir(torch, environ=None):
     return None
 
 
-def _first_error(output):
-    """The compiler's first error line (else its last line): what went wrong, in its words."""
+def first_error(output):
+    """The compiler's first error line, in its words: what went wrong.
+
+    The compiler's own "error:" lines first, then the linker's ("ld: cannot
+    find -lc10_cuda", which has no "error:" of its own), then collect2's
+    summary, else the last line.
+    """
     lines = [l.strip() for l in output.splitlines() if l.strip()]
-    for l in lines:
-        if "error" in l.lower():
-            return l
+    for wanted in (lambda l: "error:" in l and not l.startswith("collect2"),
+                   lambda l: "ld: " in l or "ld.lld: " in l or "undefined reference" in l,
+                   lambda l: "error" in l.lower()):
+        for l in lines:
+            if wanted(l):
+                return l
     return lines[-1] if lines else "no output"
 
 
@@ -159,6 +171,8 @@ def build_bridge(torch, defines=(), environ=None, timeout=_BUILD_TIMEOUT_S):
     The temporary directory is removed before returning, loaded or not.
     """
     environ = os.environ if environ is None else environ
+    if not os.path.isfile(_BRIDGE_SOURCE):
+        raise BridgeError("the allocator bridge's source %s is missing (a partial install?)" % _BRIDGE_SOURCE)
     cxx = find_compiler(environ)
     torch_dir = os.path.dirname(os.path.abspath(torch.__file__))
     libdir = os.path.join(torch_dir, "lib")
@@ -193,7 +207,7 @@ def build_bridge(torch, defines=(), environ=None, timeout=_BUILD_TIMEOUT_S):
                 except OSError as e:
                     raise BridgeError("could not load the allocator bridge: %s" % _one_line(e))
             if first is None:
-                first = _first_error(output)
+                first = first_error(output)
         raise BridgeError("the allocator bridge did not compile against torch %s (%s): %s"
                           % (getattr(torch, "__version__", "?"), os.path.basename(cxx[0]), _one_line(first)))
     finally:
@@ -209,6 +223,23 @@ def attach(bridge, event_fn_address):
     if fn(event_fn_address, error, len(error)) != 0:
         raise BridgeError("attaching the allocator trace tracker failed: %s"
                           % _one_line(error.value.decode("utf-8", "replace") or "no reason given"))
+
+
+def build_check(torch):
+    """For `numtrace doctor`: does the bridge build and load here? One line, 'ok: ...' or 'failed: ...'.
+
+    Builds and loads the bridge without attaching it (nothing changes in the
+    allocator), so it needs no GPU.
+    """
+    start = time.monotonic()
+    try:
+        build_bridge(torch)
+    except BridgeError as e:
+        return "failed: " + str(e)
+    except Exception as e:
+        return "failed: %s: %s" % (type(e).__name__, _one_line(e))
+    return "ok: built against torch %s in %.1f s (%s)" % (
+        getattr(torch, "__version__", "?"), time.monotonic() - start, os.path.basename(find_compiler()[0]))
 
 
 class TensorMap:

@@ -476,11 +476,11 @@ def test_provenance_checkpointing():
 
 # ---- tensor map (scripts/hooks/numtrace_tensor_map.py, numtrace_alloc_bridge.cc) ----
 
-def tensor_map_module():
+def tensor_map_module(hooks=HOOKS):
     """The hooks' tensor map module, loaded from the hooks folder as sitecustomize loads it."""
     import importlib.util
     spec = importlib.util.spec_from_file_location("numtrace_tensor_map",
-                                                  os.path.join(HOOKS, "numtrace_tensor_map.py"))
+                                                  os.path.join(hooks, "numtrace_tensor_map.py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -522,6 +522,9 @@ def test_tensor_map_bridge():
     ok = calls == expected
     report("tensor map bridge: real TraceEntry values give the expected event calls", "passed" if ok else "failed",
            "" if ok else f"got {calls}, expected {expected}")
+    line = tm.build_check(torch)
+    ok = line.startswith("ok: built against torch %s in " % torch.__version__)
+    report("tensor map bridge: the doctor's build check", "passed" if ok else "failed", line)
     try:
         tm.attach(bridge, None)
         report("tensor map bridge: no event function refused", "failed", "attach(None) succeeded")
@@ -551,6 +554,31 @@ def test_tensor_map_snapshot():
            "" if ok else f"got {got}, expected {expected}")
     ok = tm.snapshot_events({"segments": []}) == [] and tm.snapshot_events({}) == []
     report("tensor map: an empty snapshot gives no events", "passed" if ok else "failed")
+    # The line a failed build is reported with: the compiler's first error,
+    # the linker's complaint rather than collect2's summary.
+    for output, want in [
+            ("In file included from x.cc:19:\n/t/include/c10/cuda/CUDAStream.h:3:10: fatal error: "
+             "cuda_runtime_api.h: No such file or directory\ncompilation terminated.\n",
+             "/t/include/c10/cuda/CUDAStream.h:3:10: fatal error: cuda_runtime_api.h: No such file or directory"),
+            ("/usr/bin/ld: cannot find -lc10_cuda: No such file or directory\n"
+             "collect2: error: ld returned 1 exit status\n",
+             "/usr/bin/ld: cannot find -lc10_cuda: No such file or directory"),
+            ("", "no output")]:
+        got = tm.first_error(output)
+        report(f"tensor map: compiler output reported as {want[:40]!r}...", "passed" if got == want else "failed",
+               "" if got == want else f"got {got!r}")
+    # A partial install without the bridge's source: said so, no compiler run.
+    import shutil
+    import torch
+    with tempfile.TemporaryDirectory() as tmp:
+        shutil.copy(os.path.join(HOOKS, "numtrace_tensor_map.py"), tmp)
+        partial = tensor_map_module(tmp)
+        try:
+            partial.build_bridge(torch)
+            report("tensor map: a missing bridge source is named", "failed", "built")
+        except partial.BridgeError as e:
+            ok = "numtrace_alloc_bridge.cc is missing" in str(e)
+            report("tensor map: a missing bridge source is named", "passed" if ok else "failed", str(e))
 
 
 # A CPU job that looks like a CUDA job to the hooks: torch.cuda.is_initialized()
