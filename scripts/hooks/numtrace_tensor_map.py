@@ -188,7 +188,7 @@ def build_bridge(torch, defines=(), environ=None, timeout=_BUILD_TIMEOUT_S):
     tmp = tempfile.mkdtemp(prefix="numtrace-bridge-")
     try:
         out = os.path.join(tmp, "numtrace_alloc_bridge.so")
-        first = None
+        errors = []  # (standard, first error line) per failed attempt
         for std in _STANDARDS:
             left = deadline - time.monotonic()
             if left <= 0:
@@ -206,10 +206,14 @@ def build_bridge(torch, defines=(), environ=None, timeout=_BUILD_TIMEOUT_S):
                     return ctypes.CDLL(out)
                 except OSError as e:
                     raise BridgeError("could not load the allocator bridge: %s" % _one_line(e))
-            if first is None:
-                first = first_error(output)
+            errors.append((std, first_error(output)))
+        # Both attempts' errors when they differ: an old compiler refuses
+        # -std=c++20, then new headers fail under c++17; either alone misleads.
+        said = errors[0][1] if errors else "no attempt finished in time"
+        if len(errors) > 1 and errors[1][1] != errors[0][1]:
+            said = "%s (with -std=%s: %s)" % (errors[0][1], errors[1][0], errors[1][1])
         raise BridgeError("the allocator bridge did not compile against torch %s (%s): %s"
-                          % (getattr(torch, "__version__", "?"), os.path.basename(cxx[0]), _one_line(first)))
+                          % (getattr(torch, "__version__", "?"), os.path.basename(cxx[0]), _one_line(said)))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

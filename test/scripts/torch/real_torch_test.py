@@ -684,6 +684,18 @@ def test_tensor_map_attached():
                "" if ok else f"compiler runs: {ran}")
         left = os.listdir(tmpdir)
         report(name + ": nothing left in TMPDIR", "passed" if not left else "failed", "" if not left else str(left))
+        # A compiler refusing -std=c++20: the second try (-std=c++17, for older
+        # torch) is the one loaded and attached. torch 2.15's headers need
+        # C++20, so this compiler builds that try as C++20 underneath.
+        c17, ran17 = recording_compiler(
+            tmp, 'case "$*" in *-std=c++20*) echo "error: no c++20 here"; exit 1;; esac\n'
+            'for a; do shift; [ "$a" = -std=c++17 ] && a=-std=c++20; set -- "$@" "$a"; done\nexec g++ "$@"', "cxx17")
+        proc, lines = run_python(TM_PRETEND_CUDA + TM_SNAPSHOT + TM_JOB, env_extra=dict(env, CXX=c17))
+        status = [l for l in lines if l.startswith("tensor_map_status ")]
+        runs = len(open(ran17).read().splitlines()) if os.path.exists(ran17) else 0
+        ok = len(status) == 1 and status[0].startswith("tensor_map_status 1 ") and runs == 2
+        report(name + ": -std=c++17 tried when -std=c++20 fails", "passed" if ok else "failed",
+               "" if ok else f"status {status}, {runs} compiler runs, err {proc.stderr[-300:]!r}")
 
 
 def test_tensor_map_failures():
@@ -695,6 +707,10 @@ def test_tensor_map_failures():
         base = {"FAKE_NUMTRACE_TENSOR_MAP": "1", "TMPDIR": tmpdir}
         bad_cxx, _ = recording_compiler(
             tmp, "echo 'numtrace_alloc_bridge.cc:19:10: fatal error: planted.h: No such file' >&2; exit 1", "bad-cxx")
+        # An old compiler: refuses -std=c++20, then the headers fail under c++17.
+        old_cxx, _ = recording_compiler(
+            tmp, 'case "$*" in *-std=c++20*) echo "cc1plus: error: unrecognized command-line option \'-std=c++20\'";; '
+            '*) echo "CUDACachingAllocator.h:9:1: error: planted c++17 failure";; esac; exit 1', "old-cxx")
         cases = [
             ("no compiler (CXX missing, none on PATH), attach from the step hook", TM_JOB_NO_FORWARD,
              dict(base, CXX=os.path.join(tmp, "missing", "c++"), PATH=empty),
@@ -703,6 +719,9 @@ def test_tensor_map_failures():
              dict(base, PATH=empty), lambda d: d.startswith("0 no C++ compiler") and "c++, g++, clang++" in d),
             ("a compile error", TM_JOB, dict(base, CXX=bad_cxx),
              lambda d: d.startswith("0 the allocator bridge did not compile") and "planted.h" in d),
+            ("an old compiler (no -std=c++20, headers fail under c++17): both errors", TM_JOB, dict(base, CXX=old_cxx),
+             lambda d: "unrecognized command-line option '-std=c++20' (with -std=c++17: "
+                       "CUDACachingAllocator.h:9:1: error: planted c++17 failure)" in d),
         ]
         for what, job, env, good in cases:
             if "CXX" not in env:
