@@ -185,6 +185,7 @@ def build_bridge(torch, defines=(), environ=None, timeout=_BUILD_TIMEOUT_S):
         flags.append("-I" + cuda)
     flags += ["-D" + d for d in defines]
     env = {k: v for k, v in environ.items() if k not in _ENV_DROPPED}
+    env["LC_ALL"] = "C"  # English diagnostics: first_error() looks for "error:"
     deadline = time.monotonic() + timeout
     tmp = tempfile.mkdtemp(prefix="numtrace-bridge-")
     try:
