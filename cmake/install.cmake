@@ -6,7 +6,7 @@
 #   P/bin/numtrace, numtrace-diff, numtrace-sim   the command, the differ, the simulated job
 #   P/lib/libnumtrace.so                          the capture library
 #   P/include/numtrace.h                          its C API
-#   P/share/numtrace/hooks/sitecustomize.py       the PyTorch hooks (and numtrace_provenance.py)
+#   P/share/numtrace/hooks/sitecustomize.py       the PyTorch hooks (and the modules beside it)
 #   P/share/doc/numtrace/                         README and docs
 #
 # Nothing installed carries a build path: executables get no RUNPATH (they
@@ -15,6 +15,7 @@ install(TARGETS numtrace LIBRARY DESTINATION lib)
 install(TARGETS numtrace-cli numtrace-diff numtrace-sim RUNTIME DESTINATION bin)
 install(FILES ${PROJECT_SOURCE_DIR}/shim/api/numtrace.h DESTINATION include)
 install(FILES ${PROJECT_SOURCE_DIR}/scripts/hooks/sitecustomize.py ${PROJECT_SOURCE_DIR}/scripts/hooks/numtrace_provenance.py
+        ${PROJECT_SOURCE_DIR}/scripts/hooks/numtrace_tensor_map.py ${PROJECT_SOURCE_DIR}/scripts/hooks/numtrace_alloc_bridge.cc
         DESTINATION share/numtrace/hooks)
 install(FILES
   ${PROJECT_SOURCE_DIR}/README.md
@@ -28,6 +29,7 @@ install(FILES
   ${PROJECT_SOURCE_DIR}/docs/report-screenshot.png
   ${PROJECT_SOURCE_DIR}/docs/walkthroughs.md
   ${PROJECT_SOURCE_DIR}/docs/troubleshooting.md
+  ${PROJECT_SOURCE_DIR}/docs/torch-hooks.md
   DESTINATION share/doc/numtrace)
 
 # Debian package. dpkg-shlibdeps derives Depends from what the binaries

@@ -19,7 +19,8 @@ say() { echo "gpu-bundle: $*"; }
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 # One target at a time: a broken target of another area must not hide the rest.
 targets=(numtrace numtrace-diff numtrace-cli numtrace_gpu_samples shim_gpu_test device_bench
-         shim_cupti_test shim_preload_quiet_test gpu_reduce_kernels_test cupti_holder numtrace_callback_probe)
+         shim_cupti_test shim_preload_quiet_test gpu_reduce_kernels_test cupti_holder numtrace_callback_probe
+         fake_numtrace)
 missing=()
 for t in "${targets[@]}"; do
   if ! cmake --build "$build" --target "$t" -j "$(nproc)" >"$build/bundle-$t.log" 2>&1; then
@@ -33,7 +34,8 @@ mkdir -p "$out/bin" "$out/lib" "$out/scripts" "$out/test"
 
 copy_if() { [ -e "$1" ] && cp "$1" "$2" || say "WARNING: missing $1"; }
 copy_if "$build/lib/libnumtrace.so" "$out/lib/"
-for p in mlp_train empty_kernels device_bench shim_gpu_test shim_cupti_test gpu_reduce_kernels_test cupti_holder callback_probe; do
+for p in mlp_train empty_kernels device_bench shim_gpu_test shim_cupti_test gpu_reduce_kernels_test cupti_holder callback_probe \
+         libfake_numtrace.so; do
   copy_if "$build/test-bin/$p" "$out/bin/"
 done
 
@@ -71,7 +73,8 @@ if [ -e "$build/bin/numtrace" ]; then
   sed 's/numtrace-diff.real/numtrace.real/' "$out/bin/numtrace-diff" >"$out/bin/numtrace"
   chmod +x "$out/bin/numtrace"
   mkdir -p "$out/share/numtrace/hooks"
-  cp "$root/scripts/hooks/sitecustomize.py" "$root/scripts/hooks/numtrace_provenance.py" "$out/share/numtrace/hooks/"
+  cp "$root/scripts/hooks/sitecustomize.py" "$root/scripts/hooks/numtrace_provenance.py" \
+     "$root/scripts/hooks/numtrace_tensor_map.py" "$root/scripts/hooks/numtrace_alloc_bridge.cc" "$out/share/numtrace/hooks/"
 else
   say "WARNING: numtrace missing: doctor/twice/across-ranks checks will fail"
 fi
@@ -80,7 +83,7 @@ cp "$root/scripts/gpu-check.sh" "$out/scripts/"
 cp "$root/scripts/gpu-check.sh" "$out/"  # run as gpu-bundle/gpu-check.sh
 cp -r "$root/scripts/hooks" "$out/scripts/" 2>/dev/null || true
 cp "$root/test/gpu/torch_transformer.py" "$root/test/gpu/replica_train.py" \
-  "$root/test/gpu/torch_checks.py" "$root/test/gpu/pointer_probe.py" "$out/test/"
+  "$root/test/gpu/torch_checks.py" "$root/test/gpu/pointer_probe.py" "$root/test/gpu/tensor_map_check.py" "$out/test/"
 git -C "$root" rev-parse HEAD >"$out/COMMIT" 2>/dev/null || echo unknown >"$out/COMMIT"
 
 # libnumtrace.so must load with only glibc, libstdc++ and the driver.

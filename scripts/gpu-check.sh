@@ -557,6 +557,46 @@ else
   row "tensor dumps (cuBLAS GEMM)" "skip" "needs a GPU, python3 with torch and the eager trace"
 fi
 
+# --- tensor map (issue 18 item 7): PyTorch's caching allocator -> numtrace_tensor_event ----
+# Self-contained: the PyTorch hooks with the fake libnumtrace (bin/libfake_numtrace.so
+# logs every C API call), test/tensor_map_check.py per mode says pass/fail: the
+# bridge built on this machine and attached once, the snapshot's and the live
+# allocations' events, frees, segments; eager's output equal to a run without
+# the hooks; CUDA graph trees (reduce-overhead) under the tracker.
+tensor_map_rows() {
+  local fake="$bin/libfake_numtrace.so" mode conf log res plain_out out limit
+  t 90 "$results/logs/tensor-map-plain.log" python3 "$bundle/test/tensor_map_check.py" plain
+  plain_out=$(grep '^output ' "$results/logs/tensor-map-plain.log" | tail -1)
+  for mode in eager expandable reduce-overhead; do
+    conf=""; [ $mode = expandable ] && conf="expandable_segments:True"
+    limit=90; [ $mode = reduce-overhead ] && limit=180  # cold Inductor/Triton compile
+    log="$results/logs/tensor-map-$mode.calls"; rm -f "$log"
+    t $limit "$results/logs/tensor-map-$mode.log" env NUMTRACE_LIB_PATH="$fake" FAKE_NUMTRACE_LOG="$log" \
+      FAKE_NUMTRACE_TENSOR_MAP=1 PYTHONPATH="$bundle/scripts/hooks${PYTHONPATH:+:$PYTHONPATH}" \
+      ${conf:+PYTORCH_CUDA_ALLOC_CONF=$conf} python3 "$bundle/test/tensor_map_check.py" $mode
+    local rc=$?
+    res=$(grep '^result ' "$results/logs/tensor-map-$mode.log" | tail -1)
+    out=$(grep '^output ' "$results/logs/tensor-map-$mode.log" | tail -1)
+    if [ -z "$res" ]; then
+      row "tensor map $mode" "fail" "exit $rc: $(tail -1 "$results/logs/tensor-map-$mode.log" | cut -c1-100)"; continue
+    fi
+    res=${res#result }
+    row "tensor map $mode" "${res%% *}" "$(echo "${res#* }" | cut -c1-200)"
+    if [ $mode = eager ] && [ "${res%% *}" != skip ]; then
+      if [ -n "$plain_out" ] && [ "$out" = "$plain_out" ]; then
+        row "tensor map eager output unchanged" "pass" "same bytes as without the hooks"
+      else
+        row "tensor map eager output unchanged" "fail" "hooks '${out:-none}' vs plain '${plain_out:-none}'"
+      fi
+    fi
+  done
+}
+if [ $gpu -eq 1 ] && [ $python_torch -eq 1 ] && [ -e "$bin/libfake_numtrace.so" ]; then
+  tensor_map_rows
+else
+  row "tensor map (all)" "skip" "needs a GPU, python3 with torch and bin/libfake_numtrace.so"
+fi
+
 # --- the numtrace command: doctor, cross-rank ----------------------------
 nt="$bin/numtrace"
 if [ $gpu -eq 1 ] && [ -x "$nt" ]; then

@@ -7,7 +7,9 @@ What the shim cannot see from CUDA alone, supplied without editing the job:
     compiled kernel we pass the dtypes of its pointer arguments from the
     kernel's signature to numtrace_annotate_kernel();
   * provenance: module scope, ATen op and phase of each launch in captured
-    steps (numtrace_provenance.py, installed once torch is imported).
+    steps (numtrace_provenance.py, installed once torch is imported);
+  * tensor map: each tensor's address and size from PyTorch's caching
+    allocator (numtrace_tensor_map.py, installed once torch is imported).
 Each part is one entry of _HOOKS below (module name, installer), installed
 right after that module is first imported.
 Every hook is best effort: any failure leaves the job exactly as it was.
@@ -123,6 +125,8 @@ def _install_step_hook(lib, optimizer_module):
         lib.numtrace_mark_step()
         if _provenance_after_step is not None:
             _provenance_after_step()
+        if _tensor_map_after_step is not None:
+            _tensor_map_after_step()
 
     register(after_step)
 
@@ -154,6 +158,38 @@ def _install_provenance(lib, torch_module):
     # (checked by test/scripts/torch: steps counted, no recompile).
     after = prov.after_step
     _provenance, _provenance_after_step = prov, after
+
+
+_tensor_map_after_step = None
+_hook_modules = {}
+
+
+def _hooks_module(name):
+    """scripts/hooks/<name>.py beside this file, loaded once (not via sys.path: ours, whatever the job has)."""
+    module = _hook_modules.get(name)
+    if module is None:
+        here = os.path.dirname(os.path.abspath(__file__))
+        spec = importlib.util.spec_from_file_location(name, os.path.join(here, name + ".py"))
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _hook_modules[name] = module
+    return module
+
+
+def _install_tensor_map(lib, torch_module):
+    global _tensor_map_after_step
+    tmap = _hooks_module("numtrace_tensor_map").install(lib, torch_module)
+    if tmap is not None:
+        _tensor_map_after_step = tmap.after_step
+
+
+def _install_torch(lib, torch_module):
+    """Both torch installers, each on its own: one failing leaves the other in."""
+    for install in (_install_provenance, _install_tensor_map):
+        try:
+            install(lib, torch_module)
+        except Exception:  # never disturb the job
+            pass
 
 
 def _chain_other_sitecustomize():
@@ -188,7 +224,7 @@ def _chain_other_sitecustomize():
 # (module, installer): installer(lib, module) runs right after the module's
 # first import (or at once if it is already imported).
 _HOOKS = (("torch.optim.optimizer", _install_step_hook),
-          ("torch", _install_provenance),
+          ("torch", _install_torch),
           ("triton.compiler.compiler", _install_triton_hook))
 
 

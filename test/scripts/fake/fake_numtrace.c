@@ -32,3 +32,25 @@ int numtrace_annotate_kernel_ops(const char* name, const char* ops) {
   log_line("ops", buf);
   return 1;
 }
+/* Tensor map calls, logged. numtrace_tensor_map_wanted() answers
+ * $FAKE_NUMTRACE_TENSOR_MAP (default 0: the feed is not wanted). */
+int numtrace_tensor_map_wanted(void) {
+  const char* v = getenv("FAKE_NUMTRACE_TENSOR_MAP");
+  int wanted = v ? atoi(v) : 0;
+  char buf[32];
+  snprintf(buf, sizeof buf, "%d", wanted);
+  log_line("tensor_map_wanted", buf);
+  return wanted;
+}
+int numtrace_tensor_event(int action, int device, unsigned long long address, unsigned long long bytes) {
+  char buf[128];
+  snprintf(buf, sizeof buf, "%d %d %llu %llu", action, device, address, bytes);
+  log_line("tensor_event", buf);
+  return action >= 0 && action <= 3 ? 1 : -1;
+}
+int numtrace_tensor_map_status(int state, const char* detail) {
+  char buf[1024];
+  snprintf(buf, sizeof buf, "%d %s", state, detail ? detail : "");
+  log_line("tensor_map_status", buf);
+  return 0;
+}

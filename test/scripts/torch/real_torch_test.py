@@ -19,7 +19,14 @@ Cases:
     ops, the optimizer phase, step 2 alone, the loss bitwise unchanged; the
     same for a torch.compile'd model with no recompile or graph break added;
     a hook that raises costs one stderr line and nothing else; non-ASCII
-    module names.
+    module names;
+  * tensor map: the allocator bridge built against the real torch headers
+    maps real TraceEntry values to the expected numtrace_tensor_event calls;
+    snapshot translation; in a job: built, loaded, attached and fed from the
+    snapshot once, or exactly one status(0) naming why (no compiler, compile
+    error), status(2) for cudaMallocAsync, nothing at all in a CPU job - the
+    job's output and exit code unchanged. Events of real allocations need a
+    GPU: not checked here.
 Prints one line per case and a closing 'N passed, N failed, N skipped'.
 """
 import json
@@ -40,15 +47,16 @@ def report(name, status, detail=""):
     print(f"{status.upper():7} {name}" + (f": {detail}" if detail else ""), flush=True)
 
 
-def run_python(code, extra_path=(), timeout=900):
-    """Runs `code` in a fresh interpreter under the hooks; returns (proc, log lines)."""
+def run_python(code, extra_path=(), timeout=900, env_extra=None, hooks=True):
+    """Runs `code` in a fresh interpreter under the hooks (or without); returns (proc, log lines)."""
     with tempfile.TemporaryDirectory() as tmp:
         log = os.path.join(tmp, "calls.log")
         env = dict(os.environ)
         env.update(FAKE_NUMTRACE_LOG=log, NUMTRACE_LIB_PATH=FAKE_LIB,
-                   PYTHONPATH=os.pathsep.join([HOOKS, *extra_path]),
+                   PYTHONPATH=os.pathsep.join([HOOKS, *extra_path] if hooks else extra_path),
                    TRITON_CACHE_DIR=os.path.join(tmp, "triton-cache"),
                    TORCHINDUCTOR_CACHE_DIR=os.path.join(tmp, "inductor-cache"))
+        env.update(env_extra or {})
         # A file, not -c: @triton.jit reads its function's source.
         script = os.path.join(tmp, "case.py")
         with open(script, "w") as f:
@@ -466,6 +474,284 @@ def test_provenance_checkpointing():
                "passed" if ok else "failed", "" if ok else f"recompute scopes {recompute} {proc.stderr[-300:]}")
 
 
+# ---- tensor map (scripts/hooks/numtrace_tensor_map.py, numtrace_alloc_bridge.cc) ----
+
+def tensor_map_module(hooks=HOOKS):
+    """The hooks' tensor map module, loaded from the hooks folder as sitecustomize loads it."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("numtrace_tensor_map",
+                                                  os.path.join(hooks, "numtrace_tensor_map.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_tensor_map_bridge():
+    import ctypes
+    import time
+    import torch
+    tm = tensor_map_module()
+    name = "tensor map bridge built against the real torch headers"
+    env = {k: v for k, v in os.environ.items() if k != "CXX"}  # the PATH search: c++, g++, clang++
+    start = time.monotonic()
+    try:
+        bridge = tm.build_bridge(torch, defines=["NUMTRACE_BRIDGE_TEST"], environ=env)
+    except tm.BridgeError as e:
+        report(name, "failed", str(e))
+        return
+    report(name, "passed", "torch %s, %.1f s" % (torch.__version__, time.monotonic() - start))
+    calls = []
+    EventFn = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_ulonglong, ctypes.c_ulonglong)
+    callback = EventFn(lambda *a: calls.append(a) or 1)
+    feed = bridge.numtrace_bridge_test_feed
+    feed.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_ulonglong, ctypes.c_ulonglong]
+    # Real TraceEntry values, each with its own address (above 4 GiB: all 64 bits pass).
+    base = 0x7F3A_0000_0000
+    fed = ["ALLOC", "FREE_REQUESTED", "FREE_COMPLETED", "SEGMENT_ALLOC", "SEGMENT_FREE", "SEGMENT_MAP",
+           "SEGMENT_UNMAP", "SNAPSHOT", "OOM", "ANNOTATE"]
+    for i, action in enumerate(fed):
+        if feed(ctypes.cast(callback, ctypes.c_void_p), action.encode(), 3, base + i * 0x1000, 1000 + i) != 0:
+            report("tensor map bridge: TraceEntry %s built" % action, "failed", "not an action of this torch")
+            return
+    expected = [(0, 3, base, 1000),                    # ALLOC: the requested size
+                (1, 3, base + 0x2000, 1002),           # FREE_COMPLETED (FREE_REQUESTED skipped)
+                (2, 3, base + 0x3000, 1003),           # SEGMENT_ALLOC
+                (3, 3, base + 0x4000, 1004),           # SEGMENT_FREE
+                (2, 3, base + 0x5000, 1005),           # SEGMENT_MAP
+                (3, 3, base + 0x6000, 1006)]           # SEGMENT_UNMAP; SNAPSHOT, OOM, ANNOTATE skipped
+    ok = calls == expected
+    report("tensor map bridge: real TraceEntry values give the expected event calls", "passed" if ok else "failed",
+           "" if ok else f"got {calls}, expected {expected}")
+    line = tm.build_check(torch)
+    ok = line.startswith("ok: built against torch %s in " % torch.__version__)
+    report("tensor map bridge: the doctor's build check", "passed" if ok else "failed", line)
+    try:
+        tm.attach(bridge, None)
+        report("tensor map bridge: no event function refused", "failed", "attach(None) succeeded")
+    except tm.BridgeError as e:
+        ok = "no numtrace_tensor_event function" in str(e)
+        report("tensor map bridge: no event function refused", "passed" if ok else "failed", str(e))
+
+
+def test_tensor_map_snapshot():
+    tm = tensor_map_module()
+    snapshot = {"segments": [
+        {"device": 1, "address": 0x10000, "total_size": 0x4000, "blocks": [
+            {"size": 0x1000, "requested_size": 4000, "state": "active_allocated"},     # no address: running sum
+            {"size": 0x1000, "requested_size": 16, "state": "inactive"},
+            {"size": 0x2000, "requested_size": 8000, "state": "active_pending_free"}]},
+        {"address": 0x90000, "total_size": 0x200000, "blocks": [                          # no device: the current
+            {"address": 0x90000, "size": 0x800, "requested_size": 2000, "state": "active_allocated"},
+            {"address": 0x90800, "size": 0x800, "requested_size": 1, "state": "inactive"},
+            {"address": 0x91000, "size": 0x1000, "requested_size": 3, "state": "active_awaiting_free"}]},
+        {"device": 0, "address": 0xA0000, "total_size": 0x1000, "blocks": []}]}
+    expected = [(2, 1, 0x10000, 0x4000), (0, 1, 0x10000, 4000), (0, 1, 0x12000, 8000),
+                (2, 5, 0x90000, 0x200000), (0, 5, 0x90000, 2000), (0, 5, 0x91000, 3),
+                (2, 0, 0xA0000, 0x1000)]
+    got = tm.snapshot_events(snapshot, default_device=5)
+    ok = got == expected
+    report("tensor map: snapshot segments and live blocks translated", "passed" if ok else "failed",
+           "" if ok else f"got {got}, expected {expected}")
+    ok = tm.snapshot_events({"segments": []}) == [] and tm.snapshot_events({}) == []
+    report("tensor map: an empty snapshot gives no events", "passed" if ok else "failed")
+    # The line a failed build is reported with: the compiler's first error,
+    # the linker's complaint rather than collect2's summary.
+    for output, want in [
+            ("In file included from x.cc:19:\n/t/include/c10/cuda/CUDAStream.h:3:10: fatal error: "
+             "cuda_runtime_api.h: No such file or directory\ncompilation terminated.\n",
+             "/t/include/c10/cuda/CUDAStream.h:3:10: fatal error: cuda_runtime_api.h: No such file or directory"),
+            ("/usr/bin/ld: cannot find -lc10_cuda: No such file or directory\n"
+             "collect2: error: ld returned 1 exit status\n",
+             "/usr/bin/ld: cannot find -lc10_cuda: No such file or directory"),
+            ("", "no output")]:
+        got = tm.first_error(output)
+        report(f"tensor map: compiler output reported as {want[:40]!r}...", "passed" if got == want else "failed",
+               "" if got == want else f"got {got!r}")
+    # A partial install without the bridge's source: said so, no compiler run.
+    import shutil
+    import torch
+    with tempfile.TemporaryDirectory() as tmp:
+        shutil.copy(os.path.join(HOOKS, "numtrace_tensor_map.py"), tmp)
+        partial = tensor_map_module(tmp)
+        try:
+            partial.build_bridge(torch)
+            report("tensor map: a missing bridge source is named", "failed", "built")
+        except partial.BridgeError as e:
+            ok = "numtrace_alloc_bridge.cc is missing" in str(e)
+            report("tensor map: a missing bridge source is named", "passed" if ok else "failed", str(e))
+
+
+# A CPU job that looks like a CUDA job to the hooks: torch.cuda.is_initialized()
+# is the only thing set (plus what each case names); the bridge is really
+# built, loaded and attached (to the CPU process's allocator, which has no
+# device yet, so it never calls back: events of real allocations need a GPU).
+TM_PRETEND_CUDA = """
+import torch
+torch.cuda.is_initialized = lambda: True
+"""
+TM_SNAPSHOT = """
+torch.cuda.current_device = lambda: 0
+torch.cuda.memory._snapshot = lambda: {"segments": [{"device": 0, "address": 4096, "total_size": 2097152,
+    "blocks": [{"size": 512, "requested_size": 500, "state": "active_allocated"},
+               {"size": 512, "requested_size": 4, "state": "inactive"}]}]}
+"""
+TM_JOB = """
+import sys, torch
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 1))
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for _ in range(3):
+    loss = model(torch.randn(2, 4)).pow(2).mean()
+    loss.backward()
+    opt.step()
+    opt.zero_grad()
+print("loss", loss.item().hex())
+sys.stderr.write("job stderr\\n")
+sys.exit(5)
+"""
+# No module forward before the first step: the attach comes from the step hook.
+TM_JOB_NO_FORWARD = """
+import sys, torch
+p = torch.nn.Parameter(torch.ones(3))
+opt = torch.optim.SGD([p], lr=0.5)
+for _ in range(2):
+    p.grad = torch.ones(3)
+    opt.step()
+print("p", p.tolist())
+sys.exit(5)
+"""
+
+
+def recording_compiler(tmp, body='exec g++ "$@"', name="cxx"):
+    """A CXX that records each run (and whether LD_PRELOAD / CUDA_INJECTION64_PATH reached it)."""
+    path = os.path.join(tmp, name)
+    mark = os.path.join(tmp, name + "-ran")
+    with open(path, "w") as f:
+        f.write("#!/bin/sh\necho \"ran LD_PRELOAD=${LD_PRELOAD-unset} "
+                "CUDA_INJECTION64_PATH=${CUDA_INJECTION64_PATH-unset}\" >>%s\n%s\n" % (mark, body))
+    os.chmod(path, 0o755)
+    return path, mark
+
+
+def tm_lines(lines):
+    return [l for l in lines if l.startswith("tensor_")]
+
+
+def same_job(proc, plain):
+    return (proc.returncode, proc.stdout, proc.stderr) == (plain.returncode, plain.stdout, plain.stderr)
+
+
+def test_tensor_map_cpu_job():
+    """CUDA never initialized: no wanted() call, no status, no build, the job unchanged."""
+    with tempfile.TemporaryDirectory() as tmp:
+        cxx, mark = recording_compiler(tmp)
+        env = {"CXX": cxx, "FAKE_NUMTRACE_TENSOR_MAP": "1"}
+        proc, lines = run_python(TM_JOB, env_extra=env)
+        plain, _ = run_python(TM_JOB, env_extra=env, hooks=False)
+        ok = tm_lines(lines) == [] and not os.path.exists(mark) and same_job(proc, plain) and \
+            lines.count("mark_step ") == 3
+        report("tensor map in a CPU job: no attach attempt, no status, no build, the job unchanged",
+               "passed" if ok else "failed",
+               "" if ok else f"calls {tm_lines(lines)} built={os.path.exists(mark)} rc={proc.returncode}/"
+               f"{plain.returncode} stderr {proc.stderr.strip()[-300:]}")
+
+
+def test_tensor_map_attached():
+    with tempfile.TemporaryDirectory() as tmp:
+        cxx, mark = recording_compiler(tmp)
+        tmpdir = os.path.join(tmp, "tmpdir")
+        os.mkdir(tmpdir)
+        env = {"CXX": cxx, "FAKE_NUMTRACE_TENSOR_MAP": "1", "TMPDIR": tmpdir,
+               "LD_PRELOAD": FAKE_LIB, "CUDA_INJECTION64_PATH": "/nonexistent/libnumtrace.so"}
+        proc, lines = run_python(TM_PRETEND_CUDA + TM_SNAPSHOT + TM_JOB, env_extra=env)
+        plain, _ = run_python(TM_PRETEND_CUDA + TM_SNAPSHOT + TM_JOB, env_extra=env, hooks=False)
+        calls = tm_lines(lines)
+        status = [l for l in calls if l.startswith("tensor_map_status ")]
+        name = "tensor map attached (bridge built by the job's hooks, snapshot fed)"
+        ok = calls[:1] == ["tensor_map_wanted 1"] and calls[1:3] == \
+            ["tensor_event 2 0 4096 2097152", "tensor_event 0 0 4096 500"] and len(status) == 1 and \
+            status[0].startswith("tensor_map_status 1 torch ") and \
+            "1 blocks in 1 segments from the snapshot; bridge built in" in status[0]
+        report(name + ": one wanted, the snapshot's events, one status(1)", "passed" if ok else "failed",
+               "" if ok else f"calls {calls} stderr {proc.stderr.strip()[-400:]}")
+        ok = same_job(proc, plain)
+        report(name + ": output and exit code unchanged", "passed" if ok else "failed",
+               "" if ok else f"rc {proc.returncode}/{plain.returncode} out {proc.stdout!r}/{plain.stdout!r} "
+               f"err {proc.stderr[-300:]!r}/{plain.stderr[-300:]!r}")
+        ran = open(mark).read().splitlines() if os.path.exists(mark) else []
+        ok = ran == ["ran LD_PRELOAD=unset CUDA_INJECTION64_PATH=unset"]
+        report(name + ": one compile, without LD_PRELOAD and CUDA_INJECTION64_PATH", "passed" if ok else "failed",
+               "" if ok else f"compiler runs: {ran}")
+        left = os.listdir(tmpdir)
+        report(name + ": nothing left in TMPDIR", "passed" if not left else "failed", "" if not left else str(left))
+        # A compiler refusing -std=c++20: the second try (-std=c++17, for older
+        # torch) is the one loaded and attached. torch 2.15's headers need
+        # C++20, so this compiler builds that try as C++20 underneath.
+        c17, ran17 = recording_compiler(
+            tmp, 'case "$*" in *-std=c++20*) echo "error: no c++20 here"; exit 1;; esac\n'
+            'for a; do shift; [ "$a" = -std=c++17 ] && a=-std=c++20; set -- "$@" "$a"; done\nexec g++ "$@"', "cxx17")
+        proc, lines = run_python(TM_PRETEND_CUDA + TM_SNAPSHOT + TM_JOB, env_extra=dict(env, CXX=c17))
+        status = [l for l in lines if l.startswith("tensor_map_status ")]
+        runs = len(open(ran17).read().splitlines()) if os.path.exists(ran17) else 0
+        ok = len(status) == 1 and status[0].startswith("tensor_map_status 1 ") and runs == 2
+        report(name + ": -std=c++17 tried when -std=c++20 fails", "passed" if ok else "failed",
+               "" if ok else f"status {status}, {runs} compiler runs, err {proc.stderr[-300:]!r}")
+
+
+def test_tensor_map_failures():
+    with tempfile.TemporaryDirectory() as tmp:
+        empty = os.path.join(tmp, "empty-bin")
+        os.mkdir(empty)
+        tmpdir = os.path.join(tmp, "tmpdir")
+        os.mkdir(tmpdir)
+        base = {"FAKE_NUMTRACE_TENSOR_MAP": "1", "TMPDIR": tmpdir}
+        bad_cxx, _ = recording_compiler(
+            tmp, "echo 'numtrace_alloc_bridge.cc:19:10: fatal error: planted.h: No such file' >&2; exit 1", "bad-cxx")
+        # An old compiler: refuses -std=c++20, then the headers fail under c++17.
+        old_cxx, _ = recording_compiler(
+            tmp, 'case "$*" in *-std=c++20*) echo "cc1plus: error: unrecognized command-line option \'-std=c++20\'";; '
+            '*) echo "CUDACachingAllocator.h:9:1: error: planted c++17 failure";; esac; exit 1', "old-cxx")
+        cases = [
+            ("no compiler (CXX missing, none on PATH), attach from the step hook", TM_JOB_NO_FORWARD,
+             dict(base, CXX=os.path.join(tmp, "missing", "c++"), PATH=empty),
+             lambda d: d.startswith("0 no C++ compiler") and "missing/c++" in d),
+            ("no compiler (CXX unset, none on PATH)", TM_JOB,
+             dict(base, PATH=empty), lambda d: d.startswith("0 no C++ compiler") and "c++, g++, clang++" in d),
+            ("a compile error", TM_JOB, dict(base, CXX=bad_cxx),
+             lambda d: d.startswith("0 the allocator bridge did not compile") and "planted.h" in d),
+            ("an old compiler (no -std=c++20, headers fail under c++17): both errors", TM_JOB, dict(base, CXX=old_cxx),
+             lambda d: "unrecognized command-line option '-std=c++20' (with -std=c++17: "
+                       "CUDACachingAllocator.h:9:1: error: planted c++17 failure)" in d),
+        ]
+        for what, job, env, good in cases:
+            if "CXX" not in env:
+                env["CXX"] = ""  # unset for the hooks: an empty CXX counts as none
+            proc, lines = run_python(TM_PRETEND_CUDA + job, env_extra=env)
+            plain, _ = run_python(TM_PRETEND_CUDA + job, env_extra=env, hooks=False)
+            status = [l[len("tensor_map_status "):] for l in lines if l.startswith("tensor_map_status ")]
+            ok = len(status) == 1 and good(status[0]) and same_job(proc, plain) and not os.listdir(tmpdir)
+            report(f"tensor map failure, {what}: one status(0) naming it, the job unchanged",
+                   "passed" if ok else "failed",
+                   "" if ok else f"status {status} rc {proc.returncode}/{plain.returncode} left {os.listdir(tmpdir)} "
+                   f"err {proc.stderr[-300:]!r}")
+        # Not needed, or not wanted: no build either way.
+        cxx, mark = recording_compiler(tmp)
+        backend = "torch.cuda.memory.get_allocator_backend = lambda: 'cudaMallocAsync'\n"
+        for what, code, env, want in [
+                ("allocator backend cudaMallocAsync: one status(2), no build", TM_PRETEND_CUDA + backend + TM_JOB,
+                 dict(base, CXX=cxx),
+                 ["tensor_map_wanted 1", "tensor_map_status 2 allocator backend cudaMallocAsync: every tensor is "
+                  "its own driver allocation"]),
+                ("not wanted (NUMTRACE_ALLOCATOR=async, or no capture): no status, no build",
+                 TM_PRETEND_CUDA + TM_JOB, dict(base, CXX=cxx, FAKE_NUMTRACE_TENSOR_MAP="0"),
+                 ["tensor_map_wanted 0"])]:
+            proc, lines = run_python(code, env_extra=env)
+            plain, _ = run_python(code, env_extra=env, hooks=False)
+            ok = tm_lines(lines) == want and not os.path.exists(mark) and same_job(proc, plain)
+            report(f"tensor map, {what}", "passed" if ok else "failed",
+                   "" if ok else f"calls {tm_lines(lines)} built={os.path.exists(mark)} err {proc.stderr[-300:]!r}")
+
+
 if __name__ == "__main__":
     import torch, triton, numpy  # noqa: E401 - the real ones, from the venv
     print(f"torch {torch.__version__}, triton {triton.__version__}, numpy {numpy.__version__}")
@@ -480,5 +766,10 @@ if __name__ == "__main__":
     test_provenance_hook_raises()
     test_provenance_checkpointing()
     test_hooks_log_not_a_file()
+    test_tensor_map_bridge()
+    test_tensor_map_snapshot()
+    test_tensor_map_cpu_job()
+    test_tensor_map_attached()
+    test_tensor_map_failures()
     print(f"torch_test: {results['passed']} passed, {results['failed']} failed, {results['skipped']} skipped")
     sys.exit(1 if results["failed"] else 0)

@@ -1,0 +1,62 @@
+"""Cost of the tensor map's module pre-hook while it waits for CUDA (scripts/hooks/numtrace_tensor_map.py).
+
+    python bench/hooks/tensor_map_wait_cost.py BUILD_DIR [--calls N]
+
+Until CUDA is initialized (a CPU-only job: forever) the tensor map's global
+module forward pre-hook checks torch.compiler.is_compiling(), its flag and
+torch.cuda.is_initialized() on every module call. Runs the same loop as
+disarmed_cost.py (a chain of 1000 nn.Linear(16, 16) on a 1x16 input under
+torch.no_grad, best of 5, one thread) in fresh interpreters: no hook; one
+global no-op pre-hook (torch's own global-hook path, for scale); the tensor
+map installed with the fake libnumtrace of the build (test-bin/), CUDA never
+initialized. Prints the time per module call. Not a test: figures go to
+docs/benchmarks.md.
+"""
+import json
+import os
+import subprocess
+import sys
+
+LOOP = r"""
+import ctypes, importlib.util, json, sys, time, torch
+torch.set_num_threads(1)
+mode, calls, hooks, fake = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+if mode == "noop":
+    from torch.nn.modules import module as nn_module
+    nn_module.register_module_forward_pre_hook(lambda *a: None)
+elif mode == "tensor map":
+    spec = importlib.util.spec_from_file_location("numtrace_tensor_map", hooks + "/numtrace_tensor_map.py")
+    tm = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tm)
+    assert tm.install(ctypes.CDLL(fake), torch) is not None
+chain = torch.nn.Sequential(*[torch.nn.Linear(16, 16) for _ in range(1000)])
+x = torch.randn(1, 16)
+best = float("inf")
+with torch.no_grad():
+    chain(x)
+    for _ in range(5):
+        t = time.perf_counter()
+        for _ in range(calls):
+            chain(x)
+        best = min(best, time.perf_counter() - t)
+assert not torch.cuda.is_initialized()
+print(json.dumps({"ns_per_module_call": best / (calls * 1001) * 1e9}))
+"""
+
+
+def main():
+    build = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
+    calls = int(sys.argv[sys.argv.index("--calls") + 1]) if "--calls" in sys.argv else 20
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    hooks = os.path.join(root, "scripts", "hooks")
+    fake = os.path.join(build, "test-bin", "libfake_numtrace.so")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "NUMTRACE_LIB_PATH")}
+    for mode in ("none", "noop", "tensor map"):
+        out = subprocess.run([sys.executable, "-c", LOOP, mode, str(calls), hooks, fake], env=env,
+                             capture_output=True, text=True, check=True)
+        ns = json.loads(out.stdout.strip().splitlines()[-1])["ns_per_module_call"]
+        print("%-10s %6.2f us per module call" % (mode, ns / 1000))
+
+
+if __name__ == "__main__":
+    main()
