@@ -752,6 +752,38 @@ def test_tensor_map_failures():
                    "" if ok else f"calls {tm_lines(lines)} built={os.path.exists(mark)} err {proc.stderr[-300:]!r}")
 
 
+def test_tensor_map_compiled():
+    """Under torch.compile: the waiting hook and the attach add no graph break, recompile or graph."""
+    code = NESTED.replace("NAME", repr("mlp")).replace("COMPILE", "True").replace("    BROKEN", "")
+    for what, prefix in (("waiting for CUDA", ""), ("attaching at the first forward", TM_PRETEND_CUDA + TM_SNAPSHOT)):
+        name = f"tensor map under torch.compile, {what}"
+        with tempfile.TemporaryDirectory() as tmp:
+            # No recording CXX here: Inductor's CPU backend runs $CXX too.
+            env = {"FAKE_NUMTRACE_TENSOR_MAP": "1"}
+            proc, lines = run_python(prefix + code, env_extra=env)
+            plain, _ = run_python(prefix + code, env_extra=env, hooks=False)
+            got, want = last_json(proc), last_json(plain)
+            if got is None or want is None:
+                err = (proc.stderr + plain.stderr).strip()
+                status = "skipped" if "inductor" in err.lower() or "compiler" in err.lower() else "failed"
+                report(name, status, f"rc={proc.returncode}/{plain.returncode} {err[-300:]}")
+                continue
+            calls = tm_lines(lines)
+            status = [l for l in calls if l.startswith("tensor_map_status ")]
+            # Waiting: not even wanted() is asked; attaching: once, attached.
+            if prefix:
+                expected = len(status) == 1 and status[0].startswith("tensor_map_status 1 ") and \
+                    calls.count("tensor_map_wanted 1") == 1
+            else:
+                expected = calls == []
+            ok = (got["graph_breaks"], got["recompiles"], got["unique_graphs"]) == \
+                (want["graph_breaks"], want["recompiles"], want["unique_graphs"]) and \
+                got["losses"] == want["losses"] and expected
+            report(name + ": loss bitwise unchanged, no graph break, recompile or graph added",
+                   "passed" if ok else "failed",
+                   f"hooks {dict(got, losses='...')}, none {dict(want, losses='...')}, calls {calls[:4]}")
+
+
 if __name__ == "__main__":
     import torch, triton, numpy  # noqa: E401 - the real ones, from the venv
     print(f"torch {torch.__version__}, triton {triton.__version__}, numpy {numpy.__version__}")
@@ -771,5 +803,6 @@ if __name__ == "__main__":
     test_tensor_map_cpu_job()
     test_tensor_map_attached()
     test_tensor_map_failures()
+    test_tensor_map_compiled()
     print(f"torch_test: {results['passed']} passed, {results['failed']} failed, {results['skipped']} skipped")
     sys.exit(1 if results["failed"] else 0)
