@@ -131,20 +131,8 @@ def _install_step_hook(lib, optimizer_module):
     register(after_step)
 
 
-_provenance_mod = None
-
-
 def _provenance_module():
-    """numtrace_provenance.py beside this file, loaded once (not via sys.path: ours, whatever the job has)."""
-    global _provenance_mod
-    if _provenance_mod is None:
-        here = os.path.dirname(os.path.abspath(__file__))
-        spec = importlib.util.spec_from_file_location("numtrace_provenance",
-                                                      os.path.join(here, "numtrace_provenance.py"))
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        _provenance_mod = module
-    return _provenance_mod
+    return _hooks_module("numtrace_provenance")
 
 
 def _install_provenance(lib, torch_module):
