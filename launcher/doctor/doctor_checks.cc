@@ -305,9 +305,8 @@ DoctorReport RunDoctorChecks(SystemProbe& probe, const DoctorInputs& in) {
     }
     // The allocator mode that needs it: the bridge is built in every job.
     if (choice.tensor_map && !py.torch_version.empty()) {
-      if (py.bridge == "ok") {
-        rows.push_back({"tensor map bridge", CheckStatus::kOk,
-                        "builds against torch " + py.torch_version + " (compiled and removed)", "", false});
+      if (py.bridge.rfind("ok: ", 0) == 0) {
+        rows.push_back({"tensor map bridge", CheckStatus::kOk, py.bridge.substr(4), "", false});
       } else {
         rows.push_back({"tensor map bridge", CheckStatus::kWarn,
                         py.bridge.empty() ? "not tried" : py.bridge,

@@ -64,8 +64,8 @@ struct PythonFacts {
   bool step_hook = false;      // the optimizer step hook is registered
   bool triton_hook = false;    // Triton's CompiledKernel is wrapped
   std::string error;
-  // The tensor map's bridge built against this torch: "ok", else why not
-  // (empty: not tried - no torch).
+  // The tensor map's bridge built against this torch (its build_check):
+  // "ok: ..." or "failed: why" (empty: not tried - no torch).
   std::string bridge;
 };
 

@@ -134,10 +134,9 @@ if "torch" in sys.modules:
         spec = importlib.util.spec_from_file_location("numtrace_tensor_map_probe", path)
         tm = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(tm)
-        tm.build_bridge(torch)
-        print("bridge=ok")
+        print("bridge=" + tm.build_check(torch).replace("\n", " ")[:300])
     except Exception as e:
-        print("bridge=" + (str(e) or type(e).__name__)[:240].replace("\n", " "))
+        print("bridge=failed: " + (str(e) or type(e).__name__)[:240].replace("\n", " "))
 try:
     import triton
     print("triton=" + triton.__version__)
