@@ -117,8 +117,10 @@ NUMTRACE_EXPORT int numtrace_tensor_event(int action, int device, unsigned long 
 NUMTRACE_EXPORT int numtrace_tensor_map_status(int state, const char* detail) {
   EventSink* sink = Runtime::Get().sink();
   if (sink == nullptr) return 0;
-  if (state < 0 || state > 2) return -1;
-  sink->OnTensorMapStatus(state, detail != nullptr ? std::string_view(detail) : std::string_view());
+  using numtrace::shim::TensorMapState;
+  if (state < 0 || state > static_cast<int>(TensorMapState::kNotNeeded)) return -1;
+  sink->OnTensorMapStatus(static_cast<TensorMapState>(state),
+                          detail != nullptr ? std::string_view(detail) : std::string_view());
   return 1;
 }
 

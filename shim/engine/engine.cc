@@ -410,7 +410,7 @@ void Engine::StepEnded(int64_t step) {
   }
   if (step >= 0 && tracker_.IsSelected(step)) {
     if (tensor_map_expected_.load(std::memory_order_relaxed) && !tensor_map_said_.load()) {
-      OnTensorMapStatus(0, "nothing reported by the end of step " + std::to_string(step) +
+      OnTensorMapStatus(TensorMapState::kFailed, "nothing reported by the end of step " + std::to_string(step) +
                                " (are the PyTorch hooks on PYTHONPATH? numtrace run puts them there)");
     }
     if (ranges_ != nullptr) ranges_->NewStep();  // memory may be freed and reused now
@@ -434,9 +434,10 @@ void Engine::OnTensorEvent(const TensorEvent& event) {
   if (tensors_.Apply(event)) CaptureCounters::Get().Add(Counter::kTensorEvents);
 }
 
-void Engine::OnTensorMapStatus(int state, std::string_view detail) {
-  if (tensor_map_said_.exchange(true)) return;  // once per process
-  if (state == 0) {
+void Engine::OnTensorMapStatus(TensorMapState state, std::string_view detail) {
+  if (tensor_map_said_.exchange(true) || shut_down_.load(std::memory_order_acquire)) return;  // once per process
+  detail = detail.substr(0, 1024);
+  if (state == TensorMapState::kFailed) {
     log::Error("the PyTorch tensor map is not attached ({}): buffers in the caching allocator's segments are "
                "measured as whole segments; --allocator async avoids it (not with CUDA graph trees)",
                OneLineValue(detail, 300));
@@ -444,7 +445,9 @@ void Engine::OnTensorMapStatus(int state, std::string_view detail) {
   // Said once in the trace, whatever the outcome: a reader must be able to
   // tell tensors from allocator segments.
   std::string msg = "tensor map (PyTorch caching allocator): ";
-  msg += state == 1 ? "attached" : state == 2 ? "not needed" : "NOT attached, buffers in its segments are whole segments";
+  msg += state == TensorMapState::kAttached    ? "attached"
+         : state == TensorMapState::kNotNeeded ? "not needed"
+                                               : "NOT attached, buffers in its segments are whole segments";
   if (!detail.empty()) msg += "; " + std::string(detail);
   PushNote(tracker_.launches(), std::move(msg));
 }

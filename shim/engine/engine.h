@@ -71,7 +71,7 @@ class Engine : public EventSink {
   void OnAlloc(const AllocEvent& alloc) override;
   void OnFree(const FreeEvent& free) override;
   void OnTensorEvent(const TensorEvent& event) override;
-  void OnTensorMapStatus(int state, std::string_view detail) override;
+  void OnTensorMapStatus(TensorMapState state, std::string_view detail) override;
   void ExpectTensorMap() override { tensor_map_expected_.store(true, std::memory_order_relaxed); }
   void OnGraphLaunch(const GraphLaunchEvent& graph) override;
   void OnStepMark() override;

@@ -39,9 +39,9 @@ class EventSink {
   // the PyTorch hooks from the caching allocator's trace; tensor_map.h).
   // Called under that allocator's lock: must not block on anything else.
   virtual void OnTensorEvent(const TensorEvent& event) {}
-  // Whether that feed is attached (numtrace_tensor_map_status): 1 attached,
-  // 0 failed, 2 not needed; `detail` one line.
-  virtual void OnTensorMapStatus(int state, std::string_view detail) {}
+  // Whether that feed is attached (numtrace_tensor_map_status); `detail`
+  // one line. Only the first call counts.
+  virtual void OnTensorMapStatus(TensorMapState state, std::string_view detail) {}
   // PyTorch's caching allocator is in the process (libc10_cuda is loaded,
   // no cudaMallocAsync backend) and NUMTRACE_ALLOCATOR=caching: a feed is
   // expected. If none has said anything by the end of the first captured

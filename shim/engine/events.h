@@ -68,6 +68,13 @@ enum class TensorAction : uint8_t {
   kSegmentFree = 3,   // a segment freed or unmapped: address, bytes
 };
 
+// numtrace_tensor_map_status's `state` (the numbers are the C API's).
+enum class TensorMapState : uint8_t {
+  kFailed = 0,     // the feed could not attach: buffers in its segments stay segments
+  kAttached = 1,
+  kNotNeeded = 2,  // another backend: every tensor is its own driver allocation
+};
+
 struct TensorEvent {
   TensorAction action = TensorAction::kAlloc;
   int device = 0;

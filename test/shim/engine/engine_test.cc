@@ -500,8 +500,8 @@ TEST_F(TensorMapEngineTest, AnUnmappedSegmentTakesItsBlocksAlong) {
 
 TEST_F(TensorMapEngineTest, TheFeedsOutcomeIsOneNoteAndOneStderrLine) {
   ::testing::internal::CaptureStderr();
-  engine->OnTensorMapStatus(0, "no C++ compiler (set CXX)");
-  engine->OnTensorMapStatus(1, "a second say is ignored");
+  engine->OnTensorMapStatus(TensorMapState::kFailed, "no C++ compiler (set CXX)");
+  engine->OnTensorMapStatus(TensorMapState::kAttached, "a second say is ignored");
   const std::string err = ::testing::internal::GetCapturedStderr();
   engine->Shutdown();
   ASSERT_EQ(sink.notes.size(), 1u);
@@ -527,7 +527,7 @@ TEST_F(TensorMapEngineTest, AnExpectedFeedThatNeverCameIsSaidAtTheStepEnd) {
 
 TEST_F(TensorMapEngineTest, AFeedThatAttachedInTimeIsNotCalledMissing) {
   engine->ExpectTensorMap();
-  engine->OnTensorMapStatus(1, "torch 2.11.0");
+  engine->OnTensorMapStatus(TensorMapState::kAttached, "torch 2.11.0");
   LaunchOn({At(0)});
   engine->OnStepMark();
   engine->Shutdown();
