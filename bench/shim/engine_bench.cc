@@ -132,12 +132,19 @@ class WriterPump {
   std::thread thread_;
 };
 
+// Arg 0: pointers in driver allocations (one per tensor); 1: in blocks the
+// tensor map knows (RegisterTensors below).
+void RegisterTensors(Engine& e);
 void BM_CapturedLaunch(benchmark::State& state) {
   Config config = MakeConfig("all");
   NoopDevice device;
   NullSink sink;
   Engine engine(config, &device, &sink);
-  RegisterAllocs(engine);
+  if (state.range(0) == 0) {
+    RegisterAllocs(engine);
+  } else {
+    RegisterTensors(engine);
+  }
   WriterPump pump(engine);
   Launch l;
   for (auto _ : state) {
@@ -146,15 +153,16 @@ void BM_CapturedLaunch(benchmark::State& state) {
   }
   pump.Stop();
   state.SetItemsProcessed(state.iterations());
+  state.SetLabel(state.range(0) == 0 ? "driver allocations" : "tensor map");
 }
-BENCHMARK(BM_CapturedLaunch);
+BENCHMARK(BM_CapturedLaunch)->Arg(0)->Arg(1);
 
 // The tensor map (NUMTRACE_ALLOCATOR=caching): PyTorch's caching allocator
 // as the hooks report it - 1000 segments of 16 MiB from the driver, each
 // cut into 16 blocks. BM_TensorEvent: one block handed out and freed, the
 // cost added to each PyTorch allocation (under its allocator lock) with
-// 16,000 blocks live. BM_CapturedLaunchTensorMap: BM_CapturedLaunch with
-// its pointers resolved through the map.
+// 16,000 blocks live. BM_CapturedLaunch/1 resolves its pointers through
+// the same map.
 void RegisterTensors(Engine& e) {
   for (int i = 0; i < 1000; ++i) {
     const uint64_t seg = 0x7f00'0000'0000ull + i * (1ull << 24);
@@ -180,22 +188,6 @@ void BM_TensorEvent(benchmark::State& state) {
 }
 BENCHMARK(BM_TensorEvent);
 
-void BM_CapturedLaunchTensorMap(benchmark::State& state) {
-  Config config = MakeConfig("all");
-  NoopDevice device;
-  NullSink sink;
-  Engine engine(config, &device, &sink);
-  RegisterTensors(engine);
-  WriterPump pump(engine);
-  Launch l;
-  for (auto _ : state) {
-    engine.OnLaunchEnter(l.ev);
-    engine.OnLaunch(l.ev);
-  }
-  pump.Stop();
-  state.SetItemsProcessed(state.iterations());
-}
-BENCHMARK(BM_CapturedLaunchTensorMap);
 
 // Watch mode (docs/benchmarks.md): every launch digested - a buffer scan, a
 // measurement queued on the launch's stream and a slot in the launch order -

@@ -268,11 +268,7 @@ class TensorMap:
 
     # ---- the two hook points ----------------------------------------------
     def forward_pre(self, module, args):
-        if self._is_compiling():
-            return
-        if not self.pending:
-            return
-        self.poll()
+        self.after_step()
 
     def after_step(self):
         if self._is_compiling():
