@@ -11,7 +11,8 @@
 //     (0xFF), and each tensor reported as a block with its requested size
 //     (numtrace_tensor_event, as the hooks' tensor map reports PyTorch's);
 //   * kSegmentsUnreported: the same segment, its tensors never reported (a
-//     PyTorch job without the hooks): every buffer is the segment.
+//     PyTorch job whose hooks could not attach): every buffer is the
+//     segment, and the trace says the map is not attached.
 //
 // Example:
 //   SimMemory mem(&engine, SimMemory::Layout::kSegments);
@@ -43,6 +44,12 @@ class SimMemory {
     std::memset(segment_, 0xFF, kSegmentBytes);  // NaN as f32: measuring padding would show
     sink_->OnAlloc({Addr(segment_), kSegmentBytes, shim::AllocKind::kPlain, 0});
     Report(shim::TensorAction::kSegmentAlloc, segment_, kSegmentBytes);
+    // What the hooks say once they attached, or could not.
+    if (layout_ == Layout::kSegments) {
+      sink_->OnTensorMapStatus(shim::TensorMapState::kAttached, "numtrace-sim --memory segments");
+    } else {
+      sink_->OnTensorMapStatus(shim::TensorMapState::kNotAttached, "numtrace-sim --memory segments-unreported");
+    }
   }
   ~SimMemory() {
     for (void* p : blocks_) {

@@ -29,6 +29,14 @@ std::vector<std::string> CaptureWarnings(const Trace& t, std::string_view side) 
                   " launches had no parameter layout (launches_no_layout): their kernels carry no "
                   "buffers, so this diff compares names, not numbers (docs/gpu.md)");
   }
+  for (const NoteRecord& n : t.notes) {
+    if (n.kind != kNoteTensorMap || n.name != TensorMapStateName(TensorMapState::kNotAttached)) continue;
+    out.push_back(std::string(side) +
+                  ": the PyTorch tensor map was not attached, so buffers inside the caching allocator's "
+                  "segments are whole segments and will not match a capture whose map attached (the trace's "
+                  "tensor_map note says why; docs/configuration.md, the allocator)");
+    break;
+  }
   if (const uint64_t full = Counter(t, "ring_full")) {
     out.push_back(std::string(side) + ": " + std::to_string(full) +
                   " measurements were refused by a full device ring (ring_full): those launches "

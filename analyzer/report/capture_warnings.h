@@ -4,7 +4,9 @@
 // counters") about how complete the capture was, shared by the terminal
 // summary and the HTML report: a trace where most launches had no
 // parameter layout (so most kernels carry no buffers: a diff of names, not
-// numbers), and measurements dropped because the device ring was full.
+// numbers), measurements dropped because the device ring was full, and a
+// PyTorch tensor map that was not attached (buffers are whole allocator
+// segments; read from its note).
 //
 // Example:
 //   for (const std::string& w : CaptureWarnings(trace, "A")) print("warning: " + w);

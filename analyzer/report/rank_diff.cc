@@ -16,7 +16,7 @@ SideHealth HealthOf(const Trace& t) {
     if (t.footer->kernels > t.kernels.size()) h.missing = t.footer->kernels - t.kernels.size();
   } else {
     for (const NoteRecord& n : t.notes) {
-      if (n.kind == "unmeasured") h.unmeasured += n.count.value_or(1);
+      if (n.kind == kNoteUnmeasured) h.unmeasured += n.count.value_or(1);
     }
   }
   return h;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/format/dtype.h"
+#include "common/format/enum_list.h"
 #include "common/format/provenance.h"
 #include "common/format/stats.h"
 
@@ -97,13 +98,29 @@ struct KernelRecord {
   std::vector<BufferRecord> buffers;
 };
 
+// The machine-readable kinds of notes (docs/format.md, "note").
+inline constexpr std::string_view kNoteUnmeasured = "unmeasured";
+inline constexpr std::string_view kNoteTensorMap = "tensor_map";
+
+// Whether a framework allocator's tensor map was attached (a note of kind
+// tensor_map, its `name`). ONE list: the shim's state, the note's word.
+#define NUMTRACE_TENSOR_MAP_STATES(X)                                                  \
+  X(kNotAttached, "not_attached") /* buffers in its segments are whole segments */ \
+  X(kAttached, "attached")                                                           \
+  X(kNotNeeded, "not_needed") /* another backend: one allocation per tensor */
+
+enum class TensorMapState : uint8_t { NUMTRACE_TENSOR_MAP_STATES(NUMTRACE_ENUMERATOR) };
+inline constexpr std::string_view kTensorMapStateNames[] = {NUMTRACE_TENSOR_MAP_STATES(NUMTRACE_ENUM_NAME)};
+inline std::string_view TensorMapStateName(TensorMapState s) { return kTensorMapStateNames[static_cast<int>(s)]; }
+
 struct NoteRecord {
   std::optional<uint64_t> launch;
   std::string level = "warn";  // "info", "warn", "error"
   std::string msg;
   // Machine-readable form of some notes (docs/format.md, "note"); empty for a
   // free-text note. kind "unmeasured": kernel `name` ran `count` times during
-  // a captured step without being measured.
+  // a captured step without being measured; kind "tensor_map": `name` is a
+  // TensorMapState word.
   std::string kind;
   std::string name;
   std::optional<uint64_t> count;

@@ -287,11 +287,16 @@ void Engine::NoteUnreachedDumps(const TensorDumper& dumper) {
 }
 
 void Engine::PushNote(uint64_t launch, std::string msg) {
+  NoteRecord n;
+  n.launch = launch;
+  n.msg = std::move(msg);
+  PushNote(std::move(n));
+}
+
+void Engine::PushNote(NoteRecord note) {
   Pending p;
   p.is_note = true;
-  p.note.launch = launch;
-  p.note.level = "warn";
-  p.note.msg = std::move(msg);
+  p.note = std::move(note);
   std::lock_guard<std::mutex> lock(mu_);
   pending_.push_back(std::move(p));
 }
@@ -410,7 +415,7 @@ void Engine::StepEnded(int64_t step) {
   }
   if (step >= 0 && tracker_.IsSelected(step)) {
     if (tensor_map_expected_.load(std::memory_order_relaxed) && !tensor_map_said_.load()) {
-      OnTensorMapStatus(TensorMapState::kFailed, "nothing reported by the end of step " + std::to_string(step) +
+      OnTensorMapStatus(TensorMapState::kNotAttached, "nothing reported by the end of step " + std::to_string(step) +
                                " (are the PyTorch hooks on PYTHONPATH? numtrace run puts them there)");
     }
     if (ranges_ != nullptr) ranges_->NewStep();  // memory may be freed and reused now
@@ -437,19 +442,24 @@ void Engine::OnTensorEvent(const TensorEvent& event) {
 void Engine::OnTensorMapStatus(TensorMapState state, std::string_view detail) {
   if (tensor_map_said_.exchange(true) || shut_down_.load(std::memory_order_acquire)) return;  // once per process
   detail = detail.substr(0, 1024);
-  if (state == TensorMapState::kFailed) {
+  if (state == TensorMapState::kNotAttached) {
     log::Error("the PyTorch tensor map is not attached ({}): buffers in the caching allocator's segments are "
                "measured as whole segments; --allocator async avoids it (not with CUDA graph trees)",
                OneLineValue(detail, 300));
   }
   // Said once in the trace, whatever the outcome: a reader must be able to
-  // tell tensors from allocator segments.
-  std::string msg = "tensor map (PyTorch caching allocator): ";
-  msg += state == TensorMapState::kAttached    ? "attached"
-         : state == TensorMapState::kNotNeeded ? "not needed"
-                                               : "NOT attached, buffers in its segments are whole segments";
-  if (!detail.empty()) msg += "; " + std::string(detail);
-  PushNote(tracker_.launches(), std::move(msg));
+  // tell tensors from allocator segments (analyzer: capture_warnings.cc).
+  NoteRecord n;
+  n.launch = tracker_.launches();
+  n.level = state == TensorMapState::kNotAttached ? "warn" : "info";
+  n.kind = std::string(kNoteTensorMap);
+  n.name = std::string(TensorMapStateName(state));
+  n.msg = "tensor map (PyTorch caching allocator): ";
+  n.msg += state == TensorMapState::kAttached    ? "attached"
+           : state == TensorMapState::kNotNeeded ? "not needed"
+                                                 : "NOT attached, buffers in its segments are whole segments";
+  if (!detail.empty()) n.msg += "; " + std::string(detail);
+  PushNote(std::move(n));
 }
 
 void Engine::OnGraphLaunch(const GraphLaunchEvent& graph) {
@@ -481,17 +491,14 @@ void Engine::OnRangePop() { StepEnded(tracker_.OnRangePop()); }
 void Engine::OnUnmeasured(std::string_view name, uint64_t count, bool in_graph) {
   if (count == 0 || shut_down_.load(std::memory_order_relaxed)) return;
   unmeasured_.fetch_add(count, std::memory_order_relaxed);
-  Pending p;
-  p.is_note = true;
-  p.note.level = "warn";
-  p.note.kind = "unmeasured";
-  p.note.name = std::string(name);
-  p.note.count = count;
-  p.note.msg = "kernel " + std::string(name) + " ran " + std::to_string(count) +
-               (count == 1 ? " time" : " times") + " in captured steps without being measured" +
-               (in_graph ? " (inside CUDA graph launches)" : " (its launch raised no callback numtrace handles)");
-  std::lock_guard<std::mutex> lock(mu_);
-  pending_.push_back(std::move(p));
+  NoteRecord n;
+  n.kind = std::string(kNoteUnmeasured);
+  n.name = std::string(name);
+  n.count = count;
+  n.msg = "kernel " + std::string(name) + " ran " + std::to_string(count) + (count == 1 ? " time" : " times") +
+          " in captured steps without being measured" +
+          (in_graph ? " (inside CUDA graph launches)" : " (its launch raised no callback numtrace handles)");
+  PushNote(std::move(n));
 }
 
 bool Engine::Annotate(std::string_view kernel_name, std::string_view dtypes, std::string* error) {

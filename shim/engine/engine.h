@@ -115,7 +115,8 @@ class Engine : public EventSink {
   int64_t Begin(const LaunchEvent& launch, LaunchDecision d, bool at_enter);
   void MeasureAfter(const LaunchEvent& launch, int64_t index);
   void AbandonStale();
-  void PushNote(uint64_t launch, std::string msg);
+  void PushNote(uint64_t launch, std::string msg);  // a warning
+  void PushNote(NoteRecord note);
   void NoteUnreachedDumps(const TensorDumper& dumper);
   void StepEnded(int64_t step);
   void MarkDropped(int64_t index);

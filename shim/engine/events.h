@@ -12,6 +12,8 @@
 #include <span>
 #include <string_view>
 
+#include "common/format/records.h"
+
 namespace numtrace::shim {
 
 // One kernel parameter's place in the packed parameter bytes
@@ -68,12 +70,9 @@ enum class TensorAction : uint8_t {
   kSegmentFree = 3,   // a segment freed or unmapped: address, bytes
 };
 
-// numtrace_tensor_map_status's `state` (the numbers are the C API's).
-enum class TensorMapState : uint8_t {
-  kFailed = 0,     // the feed could not attach: buffers in its segments stay segments
-  kAttached = 1,
-  kNotNeeded = 2,  // another backend: every tensor is its own driver allocation
-};
+// numtrace_tensor_map_status's `state` is a TensorMapState
+// (common/format/records.h): its numbers are the C API's.
+using ::numtrace::TensorMapState;
 
 struct TensorEvent {
   TensorAction action = TensorAction::kAlloc;

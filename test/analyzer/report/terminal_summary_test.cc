@@ -136,6 +136,23 @@ TEST(TerminalSummaryTest, MostLaunchesWithoutALayoutIsAWarning) {
   EXPECT_NE(s.find("warning: A: 3 measurements were refused by a full device ring"), std::string::npos) << s;
 }
 
+// Issue 18, item 7: one side's buffers are allocator segments - say so.
+TEST(TerminalSummaryTest, ANotAttachedTensorMapIsAWarning) {
+  RankFixture f = Diverged();
+  NoteRecord missing;
+  missing.kind = "tensor_map";
+  missing.name = "not_attached";
+  missing.msg = "tensor map (PyTorch caching allocator): NOT attached; no C++ compiler";
+  f.b().notes.push_back(missing);
+  NoteRecord attached = missing;
+  attached.name = "attached";
+  f.a().notes.push_back(attached);
+  DiffReport report{"a.jsonl", "b.jsonl", false, {f.Diff()}};
+  std::string s = TerminalSummary(report, {.color = false, .top = 5, .context = 2});
+  EXPECT_NE(s.find("warning: B: the PyTorch tensor map was not attached"), std::string::npos) << s;
+  EXPECT_EQ(s.find("warning: A: the PyTorch tensor map"), std::string::npos) << s;
+}
+
 TEST(TerminalSummaryTest, OriginsOfKnownNondeterministicFamiliesCarryTheirHint) {
   RankFixture f(0, "a.jsonl", "b.jsonl");
   f.AddFlowPair("void at::native::indexFuncSmallIndex<float, long>", PairStatus::kWithinTolerance, 2e-6, 0x200);

@@ -500,7 +500,7 @@ TEST_F(TensorMapEngineTest, AnUnmappedSegmentTakesItsBlocksAlong) {
 
 TEST_F(TensorMapEngineTest, TheFeedsOutcomeIsOneNoteAndOneStderrLine) {
   ::testing::internal::CaptureStderr();
-  engine->OnTensorMapStatus(TensorMapState::kFailed, "no C++ compiler (set CXX)");
+  engine->OnTensorMapStatus(TensorMapState::kNotAttached, "no C++ compiler (set CXX)");
   engine->OnTensorMapStatus(TensorMapState::kAttached, "a second say is ignored");
   const std::string err = ::testing::internal::GetCapturedStderr();
   engine->Shutdown();
