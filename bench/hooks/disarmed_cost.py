@@ -16,12 +16,12 @@ import subprocess
 import sys
 import time
 
-LOOP = r"""
-import json, sys, time, torch
-torch.set_num_threads(1)
+# The timed loop, shared with tensor_map_wait_cost.py: PRELUDE, a caller's
+# setup (hooks to install), then TIMED; argv[1] is the number of calls.
+PRELUDE = "import json, sys, time, torch\ntorch.set_num_threads(1)\ncalls = int(sys.argv[1])\n"
+TIMED = r"""
 chain = torch.nn.Sequential(*[torch.nn.Linear(16, 16) for _ in range(1000)])
 x = torch.randn(1, 16)
-calls = int(sys.argv[1])
 best = float("inf")
 with torch.no_grad():
     chain(x)
@@ -34,14 +34,19 @@ print(json.dumps({"ns_per_module_call": best / (calls * 1001) * 1e9}))
 """
 
 
+def module_call_ns(env, calls, setup="", args=()):
+    """Runs the loop in a fresh interpreter with `env`; nanoseconds per module call."""
+    out = subprocess.run([sys.executable, "-c", PRELUDE + setup + TIMED, str(calls), *args], env=env,
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])["ns_per_module_call"]
+
+
 def run(env_extra, calls):
     env = dict(os.environ)
     for k in ("PYTHONPATH", "NUMTRACE_LIB_PATH", "NUMTRACE_STEPS", "NUMTRACE_HOOKS_LOG"):
         env.pop(k, None)
     env.update(env_extra)
-    out = subprocess.run([sys.executable, "-c", LOOP, str(calls)], env=env, capture_output=True, text=True,
-                         check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])["ns_per_module_call"]
+    return module_call_ns(env, calls)
 
 
 def main():

@@ -12,15 +12,17 @@ map installed with the fake libnumtrace of the build (test-bin/), CUDA never
 initialized. Prints the time per module call. Not a test: figures go to
 docs/benchmarks.md.
 """
-import json
 import os
-import subprocess
 import sys
 
-LOOP = r"""
-import ctypes, importlib.util, json, sys, time, torch
-torch.set_num_threads(1)
-mode, calls, hooks, fake = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from disarmed_cost import module_call_ns  # noqa: E402  (the same timed loop)
+
+# argv: calls, mode, hooks folder, fake library. CUDA is never initialized
+# here (the loop runs on the CPU), so the tensor map keeps waiting.
+SETUP = r"""
+import ctypes, importlib.util
+mode, hooks, fake = sys.argv[2], sys.argv[3], sys.argv[4]
 if mode == "noop":
     from torch.nn.modules import module as nn_module
     nn_module.register_module_forward_pre_hook(lambda *a: None)
@@ -29,18 +31,6 @@ elif mode == "tensor map":
     tm = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tm)
     assert tm.install(ctypes.CDLL(fake), torch) is not None
-chain = torch.nn.Sequential(*[torch.nn.Linear(16, 16) for _ in range(1000)])
-x = torch.randn(1, 16)
-best = float("inf")
-with torch.no_grad():
-    chain(x)
-    for _ in range(5):
-        t = time.perf_counter()
-        for _ in range(calls):
-            chain(x)
-        best = min(best, time.perf_counter() - t)
-assert not torch.cuda.is_initialized()
-print(json.dumps({"ns_per_module_call": best / (calls * 1001) * 1e9}))
 """
 
 
@@ -52,9 +42,7 @@ def main():
     fake = os.path.join(build, "test-bin", "libfake_numtrace.so")
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "NUMTRACE_LIB_PATH")}
     for mode in ("none", "noop", "tensor map"):
-        out = subprocess.run([sys.executable, "-c", LOOP, mode, str(calls), hooks, fake], env=env,
-                             capture_output=True, text=True, check=True)
-        ns = json.loads(out.stdout.strip().splitlines()[-1])["ns_per_module_call"]
+        ns = module_call_ns(env, calls, SETUP, (mode, hooks, fake))
         print("%-10s %6.2f us per module call" % (mode, ns / 1000))
 
 
