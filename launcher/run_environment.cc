@@ -53,10 +53,13 @@ bool LooksLikePython(const std::vector<std::string>& command) {
 AllocatorChoice ChooseAllocator(const Environment& env, bool hooks) {
   AllocatorChoice c;
   c.mode = shim::ParseAllocatorMode(env.Get("NUMTRACE_ALLOCATOR")).value_or(shim::AllocatorMode::kCaching);
-  const std::string* conf = env.Find("PYTORCH_CUDA_ALLOC_CONF");
-  const bool user_conf = conf != nullptr && !conf->empty();
-  const bool user_async = user_conf && conf->find("cudaMallocAsync") != std::string::npos;
-  const std::string yours = user_conf ? "your PYTORCH_CUDA_ALLOC_CONF=" + *conf : std::string();
+  const shim::TorchAllocConf conf = shim::FindTorchAllocConf([&env](const char* name) -> const char* {
+    const std::string* v = env.Find(name);
+    return v == nullptr ? nullptr : v->c_str();
+  });
+  const bool user_conf = !conf.name.empty();
+  const bool user_async = user_conf && conf.cuda_malloc_async();
+  const std::string yours = user_conf ? "your " + conf.name + "=" + conf.value : std::string();
   if (c.mode == shim::AllocatorMode::kAsync) {
     if (!user_conf) {
       c.set_async_conf = true;

@@ -257,7 +257,7 @@ DoctorReport RunDoctorChecks(SystemProbe& probe, const DoctorInputs& in) {
   // As `numtrace run` would choose for a Python job with these settings.
   const AllocatorChoice choice = ChooseAllocator(in.env, /*hooks=*/true);
   CheckRow alloc{"allocator", choice.tensors ? CheckStatus::kOk : CheckStatus::kWarn, choice.line, "", false};
-  if (!choice.tensors) alloc.fix = "unset PYTORCH_CUDA_ALLOC_CONF, or run with --allocator caching";
+  if (!choice.tensors) alloc.fix = "unset your PyTorch allocator setting, or run with --allocator caching";
   rows.push_back(alloc);
 
   // Kernel activity records are the one CUPTI feature that runs on CUPTI's

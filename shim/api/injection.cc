@@ -69,8 +69,7 @@ void WriterTick(bool step_ended) { CuptiSession::Get().WriterTick(Runtime::Get()
 // to use cudaMallocAsync: tensors live inside caching-allocator segments.
 bool PyTorchCachingAllocatorLikely(const Config& config) {
   if (config.allocator != AllocatorMode::kCaching) return false;
-  const char* conf = std::getenv("PYTORCH_CUDA_ALLOC_CONF");
-  if (conf != nullptr && std::strstr(conf, "cudaMallocAsync") != nullptr) return false;
+  if (FindTorchAllocConf([](const char* n) { return std::getenv(n); }).cuda_malloc_async()) return false;
   for (const std::string& path : LoadedLibraryPaths()) {
     if (path.find("libc10_cuda.so") != std::string::npos) return true;
   }

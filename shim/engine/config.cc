@@ -81,6 +81,14 @@ std::optional<bool> ParseBool(std::string_view s) {
   return std::nullopt;
 }
 
+TorchAllocConf FindTorchAllocConf(const GetEnvFn& getenv) {
+  for (const char* name : {"PYTORCH_ALLOC_CONF", "PYTORCH_CUDA_ALLOC_CONF"}) {
+    const char* v = getenv(name);
+    if (v != nullptr && *v != '\0') return {name, v};
+  }
+  return {};
+}
+
 std::optional<AllocatorMode> ParseAllocatorMode(std::string_view text) {
   text = TrimBlanks(text);
   for (size_t i = 0; i < std::size(kAllocatorModeNames); ++i) {

@@ -138,6 +138,17 @@ struct Config {
 
 using GetEnvFn = std::function<const char*(const char*)>;
 
+// PyTorch's own allocator setting as the job gives it: PYTORCH_ALLOC_CONF
+// (its primary name in current torch) when set and not empty, else
+// PYTORCH_CUDA_ALLOC_CONF (the older name, lower priority). Empty `name`
+// when neither is set.
+struct TorchAllocConf {
+  std::string name;   // the variable that holds it
+  std::string value;
+  bool cuda_malloc_async() const { return value.find("cudaMallocAsync") != std::string::npos; }
+};
+TorchAllocConf FindTorchAllocConf(const GetEnvFn& getenv);
+
 struct Setting;
 
 // The first bad value ParseConfig met, in parts, so that `numtrace run` can

@@ -84,6 +84,25 @@ TEST(RunEnvironment, TheCachingAllocatorIsLeftAloneByDefault) {
   EXPECT_FALSE(ChooseAllocator(user, false).tensors);
 }
 
+// Current torch reads PYTORCH_ALLOC_CONF first, PYTORCH_CUDA_ALLOC_CONF second.
+TEST(RunEnvironment, PyTorchsPrimaryAllocatorVariableCountsFirst) {
+  RunOptions o;
+  o.command = {"python", "t.py"};
+  std::vector<std::string> w;
+  Environment both = Env("PYTORCH_ALLOC_CONF", "backend:cudaMallocAsync");
+  both.Set("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True");
+  RunEnvironment(o, "/r", both, Layout(), &w);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("your PYTORCH_ALLOC_CONF=backend:cudaMallocAsync kept"), std::string::npos) << w[0];
+  w.clear();
+  o.settings["NUMTRACE_ALLOCATOR"] = "async";
+  Environment primary = Env("PYTORCH_ALLOC_CONF", "expandable_segments:True");
+  Environment job = RunEnvironment(o, "/r", primary, Layout(), &w);
+  EXPECT_EQ(job.Find("PYTORCH_CUDA_ALLOC_CONF"), nullptr) << "the user's setting wins; nothing added under it";
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("caching-allocator segments"), std::string::npos) << w[0];
+}
+
 TEST(RunEnvironment, AllocatorAsyncSetsCudaMallocAsyncOnlyWhenUnset) {
   RunOptions o;
   o.command = {"python", "t.py"};
