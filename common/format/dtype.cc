@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "common/format/enum_list.h"
+
 namespace numtrace {
 namespace {
 constexpr std::array<std::string_view, kDTypeCount> kNames = {
@@ -14,25 +16,17 @@ constexpr std::array<std::string_view, 4> kSourceNames = {"name", "signature", "
 std::string_view DTypeName(DType t) { return kNames[static_cast<int>(t)]; }
 
 bool ParseDType(std::string_view s, DType* out) {
-  for (int i = 0; i < kDTypeCount; ++i) {
-    if (kNames[i] == s) {
-      *out = static_cast<DType>(i);
-      return true;
-    }
-  }
-  return false;
+  auto t = EnumFromName<DType>(kNames, s);
+  if (t) *out = *t;
+  return t.has_value();
 }
 
 std::string_view DTypeSourceName(DTypeSource s) { return kSourceNames[static_cast<int>(s)]; }
 
 bool ParseDTypeSource(std::string_view s, DTypeSource* out) {
-  for (size_t i = 0; i < kSourceNames.size(); ++i) {
-    if (kSourceNames[i] == s) {
-      *out = static_cast<DTypeSource>(i);
-      return true;
-    }
-  }
-  return false;
+  auto t = EnumFromName<DTypeSource>(kSourceNames, s);
+  if (t) *out = *t;
+  return t.has_value();
 }
 
 }  // namespace numtrace

@@ -9,10 +9,30 @@
 //   #define MY_COLORS(X) X(kRed, "red") X(kBlue, "blue")
 //   enum class Color : uint8_t { MY_COLORS(NUMTRACE_ENUMERATOR) };
 //   inline constexpr std::string_view kColorNames[] = {MY_COLORS(NUMTRACE_ENUM_NAME)};
+//   EnumFromName<Color>(kColorNames, "blue");  // Color::kBlue
 #ifndef NUMTRACE_COMMON_FORMAT_ENUM_LIST_H_
 #define NUMTRACE_COMMON_FORMAT_ENUM_LIST_H_
 
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string_view>
+
 #define NUMTRACE_ENUMERATOR(id, name) id,
 #define NUMTRACE_ENUM_NAME(id, name) name,
+
+namespace numtrace {
+
+// The enumerator spelled `word` in `names` (its list's names, in order),
+// if any: the one way back from a word to an enum.
+template <typename E>
+constexpr std::optional<E> EnumFromName(std::span<const std::string_view> names, std::string_view word) {
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == word) return static_cast<E>(i);
+  }
+  return std::nullopt;
+}
+
+}  // namespace numtrace
 
 #endif  // NUMTRACE_COMMON_FORMAT_ENUM_LIST_H_

@@ -40,13 +40,9 @@ constexpr std::string_view PhaseName(Phase p) {
 }
 // False (and *out untouched) for anything but the four words.
 [[nodiscard]] constexpr bool ParsePhase(std::string_view s, Phase* out) {
-  for (size_t i = 0; i < kPhaseCount; ++i) {
-    if (kPhaseNames[i] == s) {
-      *out = static_cast<Phase>(i);
-      return true;
-    }
-  }
-  return false;
+  auto p = EnumFromName<Phase>(kPhaseNames, s);
+  if (p) *out = *p;
+  return p.has_value();
 }
 
 // Longest scope, op or src kept, in bytes. A module path deeper than any real

@@ -90,11 +90,7 @@ TorchAllocConf FindTorchAllocConf(const GetEnvFn& getenv) {
 }
 
 std::optional<AllocatorMode> ParseAllocatorMode(std::string_view text) {
-  text = TrimBlanks(text);
-  for (size_t i = 0; i < std::size(kAllocatorModeNames); ++i) {
-    if (text == kAllocatorModeNames[i]) return static_cast<AllocatorMode>(i);
-  }
-  return std::nullopt;
+  return EnumFromName<AllocatorMode>(kAllocatorModeNames, TrimBlanks(text));
 }
 
 std::string_view StepModeName(StepMode m) {

@@ -191,13 +191,9 @@ constexpr Setting kSettings[] = {
      .accepted = "full, sampled or off",
      .help = "a digest of every launch on every step (full: every byte; sampled: about 1/32 of each buffer)",
      .parse = [](string_view v, Config* c) {
-       for (size_t i = 0; i < std::size(kWatchModeNames); ++i) {
-         if (TrimBlanks(v) == kWatchModeNames[i]) {
-           c->watch = static_cast<WatchMode>(i);
-           return true;
-         }
-       }
-       return false;
+       auto m = EnumFromName<WatchMode>(kWatchModeNames, TrimBlanks(v));
+       if (m) c->watch = *m;
+       return m.has_value();
      }},
     {.variable = "NUMTRACE_ALLOCATOR",
      .option = "--allocator",
