@@ -12,7 +12,9 @@
 // cudaLaunchKernel, cudaLaunchKernelExC (libraries), cuLaunchKernel,
 // cuLaunchKernelEx (Triton), a cuBLASLt GEMM, an NCCL single-rank
 // all-reduce (when libnccl loads and initialises on one GPU), and
-// cudaMallocAsync/cudaFreeAsync. Prints one line per case, e.g.
+// cudaMallocAsync/cudaFreeAsync, plus a kernel without parameters through
+// <<<>>> and cuLaunchKernel, and a cudaGetKernel handle (a CUkernel) given
+// to cuLaunchKernel. Prints one line per case, e.g.
 //   probe <<<>>>: runtime:__cudaLaunchKernel_v13000#12 driver:cuLaunchKernel#12
 //   probe cublasLt: runtime:cudaLaunchKernel_v7000#40 driver:cuLaunchKernel#40
 //   probe nccl: skip (libnccl.so.2 not found)
@@ -20,6 +22,14 @@
 // and a verdict line:
 //   probe verdict: driver callbacks cover all launch kinds
 //   probe verdict: no driver callback for: <<<>>> cublasLt
+// then, for each case, the handle `f` its driver launch callback carried and
+// what numtrace's four handle queries answer for it (shim/cupti's
+// Describe asks them; a wrong-kind handle must give an error, not a crash),
+// in numtrace's order, each line flushed before the next handle so a crash
+// names the handle and query it died in:
+//   probe handle cuLaunchKernel(CUkernel): kind=CUkernel(cudaGetKernel) func_param0=201 ...
+//   probe handle <<<>>>(no params): kind=CUfunction(cudaGetFuncBySymbol) func_param0=1 ...
+//   probe handles: done
 // Exit: 0 measured (whatever the answer), 3 no libcupti, 4 subscribe
 // refused, 5 no GPU.
 #include <cublasLt.h>
@@ -42,10 +52,13 @@ __global__ void Probe(float* out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) out[i] = 2.0f * i;
 }
+// Zero parameters: the parameter queries' index 0 does not exist.
+__global__ void NoParams() {}
 
 std::mutex g_mu;
 std::vector<std::string> g_seen;
 std::set<uint32_t> g_launch_correlations;  // ids of every launch callback seen
+CUfunction g_last_f = nullptr;             // `f` of the last driver launch callback
 decltype(&cuptiGetCallbackName) g_name = nullptr;
 
 bool Interesting(const char* name) {
@@ -64,6 +77,32 @@ void CUPTIAPI Record(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, 
   g_seen.push_back(std::string(domain == CUPTI_CB_DOMAIN_DRIVER_API ? "driver:" : "runtime:") + name +
                    "#" + std::to_string(d->correlationId));
   if (std::strstr(name, "aunch") != nullptr) g_launch_correlations.insert(d->correlationId);
+  if (domain == CUPTI_CB_DOMAIN_DRIVER_API && d->functionParams != nullptr) {
+    switch (cbid) {
+      case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+        g_last_f = static_cast<const cuLaunchKernel_params*>(d->functionParams)->f;
+        break;
+      case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
+        g_last_f = static_cast<const cuLaunchKernel_ptsz_params*>(d->functionParams)->f;
+        break;
+      case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+        g_last_f = static_cast<const cuLaunchKernelEx_params*>(d->functionParams)->f;
+        break;
+      case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
+        g_last_f = static_cast<const cuLaunchKernelEx_ptsz_params*>(d->functionParams)->f;
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+// The handle of the last driver launch callback since the last call.
+CUfunction TakeHandle() {
+  std::lock_guard<std::mutex> lock(g_mu);
+  CUfunction f = g_last_f;
+  g_last_f = nullptr;
+  return f;
 }
 
 std::string Take() {
@@ -179,6 +218,60 @@ std::string NcclAllReduce(float* buf, int n) {
   return r == 0 ? seen : "fail (ncclAllReduce " + std::to_string(r) + ") " + seen;
 }
 
+// --- what the handle queries answer per path's `f` --------------------------
+struct HandleQueries {
+  decltype(&cuFuncGetParamInfo) func_param = nullptr;
+  decltype(&cuFuncGetName) func_name = nullptr;
+  decltype(&cuKernelGetParamInfo) kernel_param = nullptr;
+  decltype(&cuKernelGetName) kernel_name = nullptr;
+};
+
+struct Handle {
+  std::string what;  // the case
+  CUfunction f;      // as its driver launch callback carried it; null: none seen
+};
+
+// Prints one query's answer and flushes, so a crash in the next one still
+// leaves this one on stdout.
+void Say(const std::string& s) {
+  std::fputs(s.c_str(), stdout);
+  std::fflush(stdout);
+}
+
+// In numtrace's order (shim/cupti Describe): the function queries, then the
+// kernel ones.
+void PrintHandle(const HandleQueries& q, const Handle& h, CUfunction by_symbol, CUfunction no_params_fn,
+                 cudaKernel_t kernel, cudaKernel_t no_params_kernel) {
+  if (h.f == nullptr) {
+    Say("probe handle " + h.what + ": no driver launch callback carried a handle\n");
+    return;
+  }
+  const void* f = reinterpret_cast<const void*>(h.f);
+  const char* kind = "unknown(library)";
+  if (f == reinterpret_cast<const void*>(by_symbol) || f == reinterpret_cast<const void*>(no_params_fn)) {
+    kind = "CUfunction(cudaGetFuncBySymbol)";
+  } else if (f == reinterpret_cast<const void*>(kernel) || f == reinterpret_cast<const void*>(no_params_kernel)) {
+    kind = "CUkernel(cudaGetKernel)";
+  }
+  Say("probe handle " + h.what + ": kind=" + kind);
+  size_t off = 0, size = 0;
+  const char* name = nullptr;
+  auto param = [&](const char* label, CUresult r) {
+    Say(std::string(" ") + label + "=" + std::to_string(r) +
+        (r == CUDA_SUCCESS ? "(" + std::to_string(off) + "," + std::to_string(size) + ")" : ""));
+  };
+  auto named = [&](const char* label, CUresult r) {
+    Say(std::string(" ") + label + "=" + std::to_string(r) +
+        (r == CUDA_SUCCESS && name != nullptr ? "(" + std::string(name).substr(0, 40) + ")" : ""));
+  };
+  if (q.func_param) param("func_param0", q.func_param(h.f, 0, &off, &size));
+  if (q.func_name) named("func_name", q.func_name(&name, h.f));
+  name = nullptr;
+  if (q.kernel_param) param("kernel_param0", q.kernel_param(reinterpret_cast<CUkernel>(h.f), 0, &off, &size));
+  if (q.kernel_name) named("kernel_name", q.kernel_name(&name, reinterpret_cast<CUkernel>(h.f)));
+  Say("\n");
+}
+
 bool HasDriverLaunch(const std::string& seen) {
   return seen.find("driver:cuLaunch") != std::string::npos;
 }
@@ -215,33 +308,42 @@ int main() {
   cudaDeviceSynchronize();
   Take();
   std::vector<std::pair<std::string, std::string>> cases;
+  std::vector<Handle> handles;
+  // Records the case's callbacks and the handle its driver callback carried.
+  auto done = [&](const std::string& what) {
+    cudaDeviceSynchronize();
+    cases.push_back({what, Take()});
+    handles.push_back({what, TakeHandle()});
+  };
 
   Probe<<<n / 256, 256>>>(out, n);
-  cudaDeviceSynchronize();
-  cases.push_back({"<<<>>>", Take()});
+  done("<<<>>>");
 
   int count = n;
   void* args[] = {&out, &count};
   cudaLaunchKernel(reinterpret_cast<const void*>(&Probe), dim3(n / 256), dim3(256), args, 0, 0);
-  cudaDeviceSynchronize();
-  cases.push_back({"cudaLaunchKernel", Take()});
+  done("cudaLaunchKernel");
 
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(n / 256);
   config.blockDim = dim3(256);
   cudaLaunchKernelExC(&config, reinterpret_cast<const void*>(&Probe), args);
-  cudaDeviceSynchronize();
-  cases.push_back({"cudaLaunchKernelExC", Take()});
+  done("cudaLaunchKernelExC");
 
-  cudaFunction_t fn = nullptr;
+  cudaFunction_t fn = nullptr, no_params_fn = nullptr;
+  cudaKernel_t kernel = nullptr, no_params_kernel = nullptr;
   void* libcuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
   auto launch = libcuda ? reinterpret_cast<decltype(&cuLaunchKernel)>(dlsym(libcuda, "cuLaunchKernel")) : nullptr;
   auto launch_ex = libcuda ? reinterpret_cast<decltype(&cuLaunchKernelEx)>(dlsym(libcuda, "cuLaunchKernelEx")) : nullptr;
   if (cudaGetFuncBySymbol(&fn, reinterpret_cast<const void*>(&Probe)) != cudaSuccess) fn = nullptr;
+  if (cudaGetFuncBySymbol(&no_params_fn, reinterpret_cast<const void*>(&NoParams)) != cudaSuccess) no_params_fn = nullptr;
+  if (cudaGetKernel(&kernel, reinterpret_cast<const void*>(&Probe)) != cudaSuccess) kernel = nullptr;
+  if (cudaGetKernel(&no_params_kernel, reinterpret_cast<const void*>(&NoParams)) != cudaSuccess) no_params_kernel = nullptr;
+  Take();
+  TakeHandle();
   if (launch != nullptr && fn != nullptr) {
     launch(reinterpret_cast<CUfunction>(fn), n / 256, 1, 1, 256, 1, 1, 0, nullptr, args, nullptr);
-    cudaDeviceSynchronize();
-    cases.push_back({"cuLaunchKernel", Take()});
+    done("cuLaunchKernel");
   } else {
     cases.push_back({"cuLaunchKernel", "skip (no CUfunction)"});
   }
@@ -252,10 +354,31 @@ int main() {
     c.blockDimX = 256;
     c.blockDimY = c.blockDimZ = 1;
     launch_ex(&c, reinterpret_cast<CUfunction>(fn), args, nullptr);
-    cudaDeviceSynchronize();
-    cases.push_back({"cuLaunchKernelEx", Take()});
+    done("cuLaunchKernelEx");
   } else {
     cases.push_back({"cuLaunchKernelEx", "skip (no CUfunction)"});
+  }
+  // A CUkernel where a CUfunction is expected (cuLaunchKernel takes both):
+  // numtrace's handle queries then see a CUkernel on the driver path.
+  if (launch != nullptr && kernel != nullptr) {
+    launch(reinterpret_cast<CUfunction>(kernel), n / 256, 1, 1, 256, 1, 1, 0, nullptr, args, nullptr);
+    done("cuLaunchKernel(CUkernel)");
+  } else {
+    cases.push_back({"cuLaunchKernel(CUkernel)", "skip (no cudaGetKernel handle)"});
+  }
+  NoParams<<<1, 32>>>();
+  done("<<<>>>(no params)");
+  if (launch != nullptr && no_params_fn != nullptr) {
+    launch(reinterpret_cast<CUfunction>(no_params_fn), 1, 1, 1, 32, 1, 1, 0, nullptr, nullptr, nullptr);
+    done("cuLaunchKernel(no params)");
+  } else {
+    cases.push_back({"cuLaunchKernel(no params)", "skip (no CUfunction)"});
+  }
+  if (launch != nullptr && no_params_kernel != nullptr) {
+    launch(reinterpret_cast<CUfunction>(no_params_kernel), 1, 1, 1, 32, 1, 1, 0, nullptr, nullptr, nullptr);
+    done("cuLaunchKernel(CUkernel, no params)");
+  } else {
+    cases.push_back({"cuLaunchKernel(CUkernel, no params)", "skip (no cudaGetKernel handle)"});
   }
 
   const int m = 64;
@@ -265,9 +388,13 @@ int main() {
     cudaMemset(a, 0, m * m * 4);
     cudaMemset(b, 0, m * m * 4);
     cudaDeviceSynchronize();
+    TakeHandle();
     cases.push_back({"cublasLt", CublasLtGemm(a, b, c, m)});
+    handles.push_back({"cublasLt", TakeHandle()});
   }
+  TakeHandle();
   cases.push_back({"nccl", NcclAllReduce(out, n)});
+  handles.push_back({"nccl", TakeHandle()});
 
   Take();
   void* pooled = nullptr;
@@ -296,6 +423,20 @@ int main() {
   } else {
     std::printf("probe verdict: no driver callback for:%s\n", missing.c_str());
   }
+  std::fflush(stdout);
+  // Last: a query that crashes must not take the answers above with it.
+  HandleQueries q;
+  if (libcuda != nullptr) {
+    q.func_param = reinterpret_cast<decltype(q.func_param)>(dlsym(libcuda, "cuFuncGetParamInfo"));
+    q.func_name = reinterpret_cast<decltype(q.func_name)>(dlsym(libcuda, "cuFuncGetName"));
+    q.kernel_param = reinterpret_cast<decltype(q.kernel_param)>(dlsym(libcuda, "cuKernelGetParamInfo"));
+    q.kernel_name = reinterpret_cast<decltype(q.kernel_name)>(dlsym(libcuda, "cuKernelGetName"));
+  }
+  for (const Handle& h : handles) {
+    PrintHandle(q, h, reinterpret_cast<CUfunction>(fn), reinterpret_cast<CUfunction>(no_params_fn), kernel,
+                no_params_kernel);
+  }
+  Say("probe handles: done\n");
   cudaFree(out);
   return 0;
 }
