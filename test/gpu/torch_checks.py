@@ -15,6 +15,10 @@
 #   nccl                 init_process_group("nccl") with world size 1 and an
 #                        all_reduce; the check script looks for the NCCL kernel.
 #
+# Every subcommand marks a step after each iteration (numtrace_mark_step,
+# a no-op without the shim) unless NUMTRACE_CHECK_NO_MARK=1: set it under the
+# PyTorch hooks, which mark one themselves.
+#
 # Example:
 #   LD_PRELOAD=libnumtrace.so NUMTRACE_STEPS=1 python3 torch_checks.py train-step with.txt
 import ctypes
@@ -26,6 +30,14 @@ os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
 
 
 def mark_step():
+    """numtrace_mark_step() when the shim is loaded, else nothing.
+
+    Nothing, too, with NUMTRACE_CHECK_NO_MARK=1: under the PyTorch hooks,
+    which mark a step after every optimizer.step(), a second mark would make
+    each iteration two steps, the second one without kernels.
+    """
+    if os.environ.get("NUMTRACE_CHECK_NO_MARK") == "1":
+        return
     try:
         fn = ctypes.CDLL(None).numtrace_mark_step
     except (AttributeError, OSError):

@@ -5,24 +5,36 @@
 # eager or torch.compile'd, for scripts/gpu-check.sh: run it twice under
 # libnumtrace.so (one trace each) and diff the traces. Marks a step after
 # every optimizer step through numtrace_mark_step (ctypes; a no-op without
-# the shim). Prints one "step N loss X" line per step. Exit 77: no CUDA.
+# the shim; none with --no-mark or NUMTRACE_CHECK_NO_MARK=1, as under the
+# PyTorch hooks, which mark one themselves). Prints one "step N loss X" line
+# per step, one "rss step N KB" line (the host's resident set, from
+# /proc/self/status) and one "time step N MS" line (wall time since the
+# previous step ended) per step. --no-sync: no host synchronisation inside the
+# loop (the losses are read after it), so the host runs ahead of the GPU as
+# a real job does. Exit 77: no CUDA.
 #
 # Example:
 #   LD_PRELOAD=libnumtrace.so NUMTRACE_STEPS=2 python3 torch_transformer.py --mode compile
 import argparse
-import ctypes
 import os
 import sys
+import time
 
 os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
 
+from torch_checks import mark_step  # noqa: E402  (after the cuBLAS setting)
 
-def mark_step():
+
+def rss_kb():
+    """The process's resident set in KB (VmRSS), or -1 where /proc has none."""
     try:
-        fn = ctypes.CDLL(None).numtrace_mark_step
-    except (AttributeError, OSError):
-        return
-    fn()
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return -1
 
 
 def main():
@@ -31,6 +43,7 @@ def main():
     ap.add_argument("--steps", type=int, default=4)
     # Under numtrace's PyTorch hooks, which mark a step after optimizer.step().
     ap.add_argument("--no-mark", action="store_true", help="do not call numtrace_mark_step (the hooks do)")
+    ap.add_argument("--no-sync", action="store_true", help="read the losses after the loop, not in it")
     args = ap.parse_args()
 
     try:
@@ -69,16 +82,27 @@ def main():
     g = torch.Generator(device="cpu").manual_seed(1)
     x = torch.randint(0, 512, (32, 64), generator=g).to(dev)
     y = torch.randint(0, 16, (32,), generator=g).to(dev)
+    losses = []
+    last = time.monotonic()
     for step in range(args.steps):
         with torch.autocast("cuda", dtype=torch.bfloat16):
             loss = nn.functional.cross_entropy(step_fn(x), y)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
-        print(f"step {step} loss {loss.item():.6f}", flush=True)
+        if args.no_sync:
+            losses.append(loss.detach())
+        else:
+            print(f"step {step} loss {loss.item():.6f}", flush=True)
+        now = time.monotonic()
+        print(f"rss step {step} {rss_kb()}", flush=True)
+        print(f"time step {step} {(now - last) * 1000:.3f}", flush=True)
+        last = now
         if not args.no_mark:
             mark_step()
     torch.cuda.synchronize()
+    for step, loss in enumerate(losses):
+        print(f"step {step} loss {loss.item():.6f}", flush=True)
     return 0
 
 
