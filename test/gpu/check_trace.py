@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+# File: test/gpu/check_trace.py
+#
+# What scripts/gpu-check.sh reads from a trace or a diff summary, read with
+# a JSON parser (python3's json: on the GPU machine, unlike our Debian
+# packages), never with grep. Only the standard library; runs without torch.
+#
+#   check_trace.py summary TRACE     KEY=VALUE lines, one pass over TRACE:
+#       footer (yes|no), kernels, launches, dropped, unmeasured, every footer
+#       counter as counter.NAME, and over the kernel records: kernel_records,
+#       steps (distinct step numbers), gemm, aten,
+#       triton, nccl, nccl_buffers (NCCL records with a buffer), bf16 (records
+#       with a bf16 buffer), typed_gemm/typed_triton (records with a buffer
+#       whose dtype is not raw), w8388608 (records with an 8388608-byte
+#       buffer: a 2048x2048 bf16 weight), digests, digest_kernels, notes,
+#       note_tensor_map (the first note about the tensor map), dump_notes
+#       (notes about a tensor dump), note_dump (the first of them).
+#   check_trace.py footer TRACE      one line "STATUS DETAIL" for the footer
+#       row: info with the unmeasured count and every non-zero counter; fail
+#       without a footer or when a context could not be prepared.
+#   check_trace.py provenance TRACE MODE   "pass|fail DETAIL" (MODE eager:
+#       kernels in every phase, more than half with a scope; compile: every
+#       Triton kernel carries an op).
+#   check_trace.py find JSON KEY     the first value of KEY anywhere in the
+#       JSON document (depth first), JSON-encoded; nothing when absent.
+#   check_trace.py strings JSON      every string value in the document, one
+#       a line (to look for a word such as "suspect" in any note).
+#
+# A line that is not JSON (a trace cut short mid-line) is counted in
+# bad_lines and skipped: a truncated trace still gives its complete records.
+# Exit 0, or 2 with one line on stderr when a file cannot be read.
+import collections
+import json
+import re
+import sys
+
+GEMM = re.compile(r"gemm|cutlass|nvjet|sm90_xmma", re.I)
+ATEN = re.compile(r"at::native|_ZN2at6native")
+NCCL = re.compile(r"nccl", re.I)
+
+
+def records(path):
+    """(records, bad_lines) of a JSON-lines file."""
+    out, bad = [], 0
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                r = json.loads(line)
+            except ValueError:
+                bad += 1
+                continue
+            if isinstance(r, dict):
+                out.append(r)
+            else:
+                bad += 1
+    return out, bad
+
+
+def footer_of(recs):
+    footers = [r for r in recs if r.get("type") == "footer"]
+    return footers[-1] if footers else None
+
+
+def typed(k):
+    return any(b.get("dtype") not in (None, "raw") for b in k.get("buffers") or [])
+
+
+def summary(path):
+    recs, bad = records(path)
+    ks = [r for r in recs if r.get("type") == "kernel"]
+    notes = [str(r.get("msg", "")) for r in recs if r.get("type") == "note"]
+    digests = [r for r in recs if r.get("type") == "digest"]
+    f = footer_of(recs)
+    name = lambda k: str(k.get("name", ""))  # noqa: E731
+    gemm = [k for k in ks if GEMM.search(name(k))]
+    triton = [k for k in ks if "triton_" in name(k)]
+    nccl = [k for k in ks if NCCL.search(name(k))]
+    tmap = [n for n in notes if n.startswith("tensor map")]
+    dump = [n for n in notes if "tensor dump" in n]
+    out = collections.OrderedDict()
+    out["footer"] = "yes" if f else "no"
+    out["bad_lines"] = bad
+    for key in ("kernels", "launches", "dropped", "unmeasured"):
+        out[key] = f.get(key, "?") if f else "?"
+    for key, value in ((f or {}).get("counters") or {}).items():
+        out["counter." + key] = value
+    out["kernel_records"] = len(ks)
+    out["steps"] = len({k.get("step") for k in ks if k.get("step") is not None})
+    out["gemm"] = len(gemm)
+    out["aten"] = sum(1 for k in ks if ATEN.search(name(k)))
+    out["triton"] = len(triton)
+    out["nccl"] = len(nccl)
+    out["nccl_buffers"] = sum(1 for k in nccl if k.get("buffers"))
+    out["bf16"] = sum(1 for k in ks if any(b.get("dtype") == "bf16" for b in k.get("buffers") or []))
+    out["typed_gemm"] = sum(1 for k in gemm if typed(k))
+    out["typed_triton"] = sum(1 for k in triton if typed(k))
+    out["w8388608"] = sum(1 for k in ks if any(b.get("bytes") == 8388608 for b in k.get("buffers") or []))
+    out["digests"] = len(digests)
+    out["digest_kernels"] = sum(int(d.get("kernels") or 0) for d in digests)
+    out["notes"] = len(notes)
+    out["note_tensor_map"] = tmap[0] if tmap else ""
+    out["dump_notes"] = len(dump)
+    out["note_dump"] = dump[0] if dump else ""
+    for key, value in out.items():
+        # One line each: a value never carries a newline.
+        print("%s=%s" % (key, str(value).replace("\n", " ")))
+    return 0
+
+
+def footer(path):
+    recs, _ = records(path)
+    f = footer_of(recs)
+    if f is None:
+        print("fail no footer (the run was cut short)")
+        return 0
+    counters = f.get("counters") or {}
+    nonzero = " ".join("%s=%s" % (k, v) for k, v in counters.items() if v)
+    status = "fail" if counters.get("contexts_failed") else "info"
+    print("%s unmeasured=%s %s" % (status, f.get("unmeasured", "?"), nonzero))
+    return 0
+
+
+def provenance(path, mode):
+    recs, _ = records(path)
+    ks = [r for r in recs if r.get("type") == "kernel"]
+    phases = collections.Counter(k.get("phase", "-") for k in ks)
+    scoped = sum(1 for k in ks if "scope" in k)
+    triton = [k for k in ks if "triton_" in str(k.get("name", ""))]
+    triton_op = sum(1 for k in triton if "op" in k)
+    ops = collections.Counter(k.get("op", "-") for k in ks).most_common(4)
+    ok = bool(ks)
+    if mode == "eager":
+        ok = ok and all(phases[p] > 0 for p in ("forward", "backward", "optimizer")) and scoped * 2 > len(ks)
+    else:
+        ok = ok and bool(triton) and triton_op == len(triton)
+    print("pass" if ok else "fail", "kernels %d, with scope %d%%, phases %s, Triton with op %d/%d, top ops %s" % (
+        len(ks), 100 * scoped // max(1, len(ks)), dict(phases), triton_op, len(triton), ops))
+    return 0
+
+
+def load(path):
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return json.load(f)
+
+
+def walk(doc):
+    """Every node of doc, depth first, parents before children."""
+    stack = [doc]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, dict):
+            stack.extend(reversed(list(node.values())))
+        elif isinstance(node, list):
+            stack.extend(reversed(node))
+
+
+def find(path, key):
+    for node in walk(load(path)):
+        if isinstance(node, dict) and key in node:
+            print(json.dumps(node[key]))
+            return 0
+    return 0
+
+
+def strings(path):
+    for node in walk(load(path)):
+        if isinstance(node, str):
+            print(node.replace("\n", " "))
+    return 0
+
+
+def main(argv):
+    cmds = {"summary": (summary, 1), "footer": (footer, 1), "provenance": (provenance, 2), "find": (find, 2),
+            "strings": (strings, 1)}
+    if len(argv) < 2 or argv[1] not in cmds or len(argv) != 2 + cmds[argv[1]][1]:
+        print("usage: check_trace.py summary|footer TRACE | provenance TRACE MODE | find JSON KEY | strings JSON",
+              file=sys.stderr)
+        return 2
+    fn, _ = cmds[argv[1]]
+    try:
+        return fn(*argv[2:])
+    except (OSError, ValueError) as e:
+        print("check_trace.py: %s: %s" % (argv[2], e), file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

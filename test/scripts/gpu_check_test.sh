@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# scripts/gpu-check.sh without a GPU: the two dry runs end in seconds with
+# clean skip rows on stdout and two files in OUT (the device tool brings back
+# at most 8); each part's step limits fit its budget; a hang, a spent budget
+# and a TERM still leave the table packed in the archive, within the budget.
+# Also test/gpu/check_trace.py (what gpu-check reads from traces, with a JSON
+# parser) and the check scripts' step marks under the hooks.
+#   gpu_check_test.sh SOURCE_DIR FAKE_NUMTRACE_SO [BUILD_DIR]
+# (with BUILD_DIR, check_trace.py also reads real traces of numtrace-sim).
+set -uo pipefail
+export PYTHONDONTWRITEBYTECODE=1  # no __pycache__ in the source tree
+src="$(cd "$1" && pwd)" fake="$2" build="${3:+$(cd "$3" && pwd)}"
+check="$src/scripts/gpu-check.sh"
+tmp="$(mktemp -d)"; trap '[ -n "${GPU_CHECK_TEST_KEEP:-}" ] || rm -rf "$tmp"' EXIT
+passed=0 failed=0
+ok() { passed=$((passed + 1)); }
+bad() { echo "FAIL: $*"; failed=$((failed + 1)); }
+# run NAME PART ENV...: one part in a clean environment (no torch, no GPU),
+# OUT and the work folder under $tmp/NAME; its stdout, status and seconds kept.
+run() {
+  local name=$1 part=$2; shift 2
+  mkdir -p "$tmp/$name/out" "$tmp/$name/work"
+  local t0; t0=$(date +%s)
+  env -i PATH=/usr/bin:/bin HOME="$tmp" PYTHONDONTWRITEBYTECODE=1 OUT="$tmp/$name/out" NUMTRACE_CHECK_WORK="$tmp/$name/work" "$@" \
+    bash "$check" --part "$part" >"$tmp/$name/stdout" 2>"$tmp/$name/stderr"
+  echo $? >"$tmp/$name/rc"
+  echo $(($(date +%s) - t0)) >"$tmp/$name/secs"
+}
+rc() { cat "$tmp/$1/rc"; }
+secs() { cat "$tmp/$1/secs"; }
+files() { find "$tmp/$1/out" -type f | wc -l; }
+# The archive's copy of the table.
+packed_table() { tar xzf "$tmp/$1/out/gpu-check-part$2.tar.gz" -O "gpu-check-part$2.txt" 2>/dev/null; }
+
+# --- the limits fit the budget (parts 1 and 2) ------------------------------
+bash "$check" --budget >"$tmp/budget" 2>&1
+for p in 1 2; do
+  grep -q "^part $p  sum of limits [0-9]* s, budget 290 s less 10 s packing: fits" "$tmp/budget" && ok ||
+    bad "part $p's limits do not fit 290 s: $(grep "^part $p  sum" "$tmp/budget")"
+done
+# Every step the script runs has a limit in the table.
+for s in $(grep -oE '^ *(STEP_ERR="[^"]*" )?step(bt)? [a-z][a-z0-9_-]*' "$check" | awk '{print $NF}' | sort -u); do
+  grep -qE "^[0-9c]+ +$s +[0-9]+ " <(sed -n '/^limits_table()/,/^EOF/p' "$check") && ok || bad "step $s has no limit"
+done
+
+# --- the dry runs -------------------------------------------------------------
+for p in 1 2; do
+  run "dry$p" $p
+  [ "$(rc dry$p)" = 0 ] && ok || bad "dry run part $p exit $(rc dry$p): $(cat "$tmp/dry$p/stderr")"
+  [ "$(secs dry$p)" -le 10 ] && ok || bad "dry run part $p took $(secs dry$p) s"
+  [ "$(files dry$p)" -eq 2 ] && ok || bad "part $p: $(files dry$p) files in OUT, want the table and the archive"
+  table="$tmp/dry$p/out/gpu-check-part$p.txt"
+  # Every row on stdout as made, the same as the table; no fail row.
+  [ -s "$table" ] && [ "$(grep -c . "$table")" -ge 3 ] && ok || bad "part $p: table has $(grep -c . "$table") rows"
+  grep -vE '^numtrace gpu-check part' "$tmp/dry$p/stdout" | cmp -s - "$table" && ok || bad "part $p: stdout rows differ from the table"
+  grep -qE '^gpu +skip +no GPU' "$table" && ok || bad "part $p: no skip row for the GPU"
+  ! grep -qE '^.{44,} fail  ' "$table" && ok || bad "part $p: fail rows: $(grep -E '^.{44,} fail  ' "$table")"
+  [ "$(grep -cE '^.{44} skip ' "$table")" -ge 2 ] && ok || bad "part $p: fewer than 2 skip rows"
+  packed_table "dry$p" $p | cmp -s - "$table" && ok || bad "part $p: the archive lacks the table"
+  tar tzf "$tmp/dry$p/out/gpu-check-part$p.tar.gz" | grep '^logs/nvidia-smi.log$' >/dev/null && ok || bad "part $p: no logs in the archive"
+done
+[ -z "$(ls -A "$tmp/dry1/work" 2>/dev/null | grep -v -e logs -e traces -e reports -e 'gpu-check-part1.txt' -e '^sum-')" ] && ok ||
+  bad "unexpected files in the work folder: $(ls "$tmp/dry1/work")"
+# Bad usage: no part.
+env -i PATH=/usr/bin:/bin bash "$check" >/dev/null 2>"$tmp/usage.err"; r=$?
+[ $r -eq 2 ] && grep -q -- '--part' "$tmp/usage.err" && ok || bad "no --part: exit $r"
+
+# --- a hang in a capture: backtrace, rerun, the budget holds ----------------
+# FORCE_GPU runs the GPU rows here (they fail fast: no GPU, no torch); the
+# train step under numtrace sleeps instead and times out after 3 s.
+run hang 1 NUMTRACE_CHECK_FORCE_GPU=1 NUMTRACE_CHECK_SIMULATE_HANG=step-shim \
+  NUMTRACE_CHECK_LIMITS="step-shim=3 step-noact=3" NUMTRACE_CHECK_BUDGET_S=60
+t="$tmp/hang/out/gpu-check-part1.txt"
+[ "$(rc hang)" = 1 ] && ok || bad "hang: exit $(rc hang), want 1"
+[ "$(secs hang)" -le 60 ] && ok || bad "hang: took $(secs hang) s past its 60 s budget"
+grep -qE '^torch train step under numtrace +fail +timed out' "$t" && ok || bad "hang: no timed-out row: $(cat "$t")"
+grep -qE '^torch train step, NUMTRACE_ACTIVITY=0 +fail' "$t" && ok || bad "hang: no rerun row"
+tar tzf "$tmp/hang/out/gpu-check-part1.tar.gz" | grep '^logs/step-shim.log.bt$' >/dev/null && ok || bad "hang: no backtrace log packed"
+[ "$(files hang)" -le 8 ] && ok || bad "hang: $(files hang) files in OUT"
+
+# --- a hang that spends the budget: later rows read "out of time" -----------
+run spent 1 NUMTRACE_CHECK_FORCE_GPU=1 NUMTRACE_CHECK_SIMULATE_HANG=step-plain \
+  NUMTRACE_CHECK_LIMITS="step-plain=12" NUMTRACE_CHECK_BUDGET_S=30
+t="$tmp/spent/out/gpu-check-part1.txt"
+[ "$(secs spent)" -le 30 ] && ok || bad "spent: took $(secs spent) s past its 30 s budget"
+grep -qE '^torch train step under numtrace +skip +out of time' "$t" && ok || bad "spent: the next step did not read out of time: $(cat "$t")"
+grep -qE '^no-sync 20 steps, all captured +skip +out of time' "$t" && ok || bad "spent: no-sync not out of time"
+packed_table spent 1 | cmp -s - "$t" && ok || bad "spent: the archive lacks the final table"
+
+# --- TERM while a step hangs: the table packed at once ------------------------
+mkdir -p "$tmp/term/out" "$tmp/term/work"
+env -i PATH=/usr/bin:/bin HOME="$tmp" PYTHONDONTWRITEBYTECODE=1 OUT="$tmp/term/out" NUMTRACE_CHECK_WORK="$tmp/term/work" \
+  NUMTRACE_CHECK_FORCE_GPU=1 NUMTRACE_CHECK_SIMULATE_HANG=torch-import bash "$check" --part 1 >"$tmp/term/stdout" 2>&1 &
+pid=$!
+for _ in $(seq 50); do grep -q '^gpu ' "$tmp/term/stdout" 2>/dev/null && break; sleep 0.1; done
+sleep 1
+t0=$(date +%s)
+kill -TERM $pid
+wait $pid; r=$?
+took=$(($(date +%s) - t0))
+t="$tmp/term/out/gpu-check-part1.txt"
+[ $r -eq 143 ] && ok || bad "TERM: exit $r, want 143"
+[ $took -le 8 ] && ok || bad "TERM: took $took s to end"
+grep -qE '^gpu-check part 1 +fail +terminated' "$t" && ok || bad "TERM: no terminated row: $(cat "$t")"
+packed_table term 1 | grep 'terminated' >/dev/null && ok || bad "TERM: the archive's table lacks the terminated row"
+grep -q 'terminated' "$tmp/term/stdout" && ok || bad "TERM: the row is not on stdout"
+[ "$(find "$tmp/term/out" -type f | wc -l)" -eq 2 ] && ok || bad "TERM: files in OUT: $(ls "$tmp/term/out")"
+
+# --- check_trace.py: a trace read with a JSON parser ------------------------
+ct="$src/test/gpu/check_trace.py"
+cat >"$tmp/t.ntrace.jsonl" <<'EOF'
+{"type":"header","format":"numtrace-trace","version":1}
+{"type":"kernel","seq":0,"step":1,"name":"ampere_bf16_s16816gemm","buffers":[{"arg":0,"bytes":8388608,"dtype":"bf16"}]}
+{"type":"kernel","seq":1,"step":1,"name":"triton_poi_fused_add_0","buffers":[{"arg":0,"bytes":64,"dtype":"raw"}]}
+{"type":"kernel","seq":2,"step":2,"name":"ncclDevKernel_AllReduce_Sum_f32_RING_LL","buffers":[]}
+{"type":"note","launch":3,"level":"warn","msg":"tensor map attached (torch 2.11)"}
+{"type":"digest","step":2,"kernels":3,"hash":"0000000000000000","nonfinite":null}
+{"type":"footer","kernels":3,"launches":4,"dropped":0,"unmeasured":1,"counters":{"ring_bytes":67108864,"contexts_failed":0,"kernels_unmeasured":1},"status":"complete"}
+{"type":"kernel","seq":3,"na
+EOF
+python3 "$ct" summary "$tmp/t.ntrace.jsonl" >"$tmp/sum" 2>&1
+for kv in footer=yes bad_lines=1 kernel_records=3 steps=2 gemm=1 triton=1 nccl=1 nccl_buffers=0 bf16=1 typed_gemm=1 \
+          typed_triton=0 w8388608=1 digests=1 digest_kernels=3 counter.ring_bytes=67108864 unmeasured=1 dropped=0 \
+          'note_tensor_map=tensor map attached (torch 2.11)'; do
+  grep -qxF "$kv" "$tmp/sum" && ok || bad "check_trace summary: no '$kv' in: $(tr '\n' ' ' <"$tmp/sum")"
+done
+f=$(python3 "$ct" footer "$tmp/t.ntrace.jsonl")
+[ "$f" = "info unmeasured=1 ring_bytes=67108864 kernels_unmeasured=1" ] && ok || bad "check_trace footer: '$f'"
+head -3 "$tmp/t.ntrace.jsonl" >"$tmp/cut.ntrace.jsonl"
+f=$(python3 "$ct" footer "$tmp/cut.ntrace.jsonl")
+[ "${f%% *}" = fail ] && ok || bad "check_trace footer of a cut trace: '$f'"
+echo '{"verdict":"identical","first_divergence":{"a_name":"k1"},"warnings":[]}' >"$tmp/d.json"
+[ "$(python3 "$ct" find "$tmp/d.json" a_name)" = '"k1"' ] && [ "$(python3 "$ct" find "$tmp/d.json" warnings)" = '[]' ] &&
+  [ -z "$(python3 "$ct" find "$tmp/d.json" absent)" ] && ok || bad "check_trace find"
+python3 "$ct" summary "$tmp/none" >/dev/null 2>"$tmp/err"; r=$?
+[ $r -eq 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && ok || bad "check_trace on a missing file: exit $r"
+
+# Real traces (the simulated loop through the engine and the writer): the
+# fields gpu-check reads are where check_trace.py looks for them.
+if [ -n "$build" ] && [ -x "$build/bin/numtrace-sim" ] && [ -x "$build/bin/numtrace" ]; then
+  (cd "$tmp" && "$build/bin/numtrace" run -o sim --steps 2 -- "$build/bin/numtrace-sim" --steps 4 &&
+     "$build/bin/numtrace" run -o simw --watch=full --steps 2 -- "$build/bin/numtrace-sim" --steps 6 &&
+     "$build/bin/numtrace-diff" simw simw --json simw.json --force --quiet) >"$tmp/sim.log" 2>&1 ||
+    bad "numtrace-sim runs: $(tail -3 "$tmp/sim.log")"
+  python3 "$ct" summary "$tmp/sim/rank_0.ntrace.jsonl" >"$tmp/simsum"
+  grep -qx footer=yes "$tmp/simsum" && grep -qx dropped=0 "$tmp/simsum" && grep -qx steps=1 "$tmp/simsum" &&
+    grep -qx 'counter.ring_bytes=[0-9]*' "$tmp/simsum" && grep -qx 'counter.kernels_unmeasured=0' "$tmp/simsum" &&
+    [ "$(grep '^kernel_records=' "$tmp/simsum" | cut -d= -f2)" -gt 0 ] && ok ||
+    bad "sim trace summary: $(tr '\n' ' ' <"$tmp/simsum")"
+  python3 "$ct" summary "$tmp/simw/rank_0.ntrace.jsonl" | grep -x digests=6 >/dev/null && ok || bad "sim watch trace: not 6 digests"
+  [ "$(python3 "$ct" find "$tmp/simw.json" verdict)" = '"identical"' ] && ok || bad "sim watch diff verdict"
+  ! python3 "$ct" strings "$tmp/simw.json" | grep suspect >/dev/null && ok || bad "sim watch diff: suspect digests"
+else
+  echo "gpu_check_test: no numtrace-sim in '${build:-no build dir}': real traces not read"
+fi
+
+# --- step marks: none from the check scripts under the hooks ------------------
+# The hooks mark a step after optimizer.step(); the scripts' own marks must
+# then be off (NUMTRACE_CHECK_NO_MARK=1), or each iteration is two steps and
+# the captured one holds no kernel.
+for flag in 0 1; do
+  rm -f "$tmp/marks"
+  env LD_PRELOAD="$fake" FAKE_NUMTRACE_LOG="$tmp/marks" NUMTRACE_CHECK_NO_MARK=$flag \
+    python3 -c "import sys; sys.path.insert(0, '$src/test/gpu'); import torch_checks; torch_checks.mark_step()"
+  n=$(grep -c '^mark_step' "$tmp/marks" 2>/dev/null); n=${n:-0}
+  want=1; [ $flag = 1 ] && want=0
+  [ "$n" = $want ] && ok || bad "NUMTRACE_CHECK_NO_MARK=$flag: $n marks, want $want"
+done
+# Every row gpu-check runs under the hooks turns the scripts' marks off.
+n=$(grep -c 'PYTHONPATH="$hooks' "$check")
+[ "$n" = 2 ] && ok || bad "PYTHONPATH=\$hooks outside hooks_env and the fake tensor map row: $n uses"
+grep -q 'hooks_env=(PYTHONPATH="$hooks${PYTHONPATH:+:$PYTHONPATH}" NUMTRACE_LIB_PATH="$lib" NUMTRACE_CHECK_NO_MARK=1)' "$check" &&
+  ok || bad "hooks_env does not set NUMTRACE_CHECK_NO_MARK=1"
+
+echo "gpu_check_test: $passed passed, $failed failed"
+[ $failed -eq 0 ]
