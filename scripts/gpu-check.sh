@@ -100,17 +100,21 @@ done
 budget=${NUMTRACE_CHECK_BUDGET_S:-290}
 case "$budget" in ''|*[!0-9]*) echo "gpu-check: NUMTRACE_CHECK_BUDGET_S must be seconds, not '$budget'" >&2; exit 2 ;; esac
 
-# limit_of STEP: NUMTRACE_CHECK_LIMITS's value for STEP, else the table's.
-limit_of() {
-  local kv
-  for kv in ${NUMTRACE_CHECK_LIMITS:-}; do
-    [ "${kv%%=*}" = "$1" ] && { echo "${kv#*=}"; return; }
-  done
-  limits_table | awk -v s="$1" '$2 == s { print $3; exit }'
-}
+# The table with NUMTRACE_CHECK_LIMITS's values in place of its own.
+limits() { limits_table | awk -v o="${NUMTRACE_CHECK_LIMITS:-}" '
+  BEGIN { n = split(o, kv, " "); for (i = 1; i <= n; i++) { split(kv[i], p, "="); v[p[1]] = p[2] } }
+  ($2 in v) { $3 = v[$2] } { print }'; }
+# limit_of STEP: STEP's limit in seconds (nothing for a step not in the table).
+limit_of() { limits | awk -v s="$1" '$2 == s { print $3; exit }'; }
+for kv in ${NUMTRACE_CHECK_LIMITS:-}; do
+  case "$kv" in
+    [a-z]*=[0-9]*) case "${kv#*=}" in *[!0-9]*) ;; *) continue ;; esac ;;
+  esac
+  echo "gpu-check: NUMTRACE_CHECK_LIMITS wants STEP=SECONDS words, not '$kv'" >&2; exit 2
+done
 if [ $budget_only -eq 1 ]; then
   for p in ${part:-1 2 3}; do
-    limits_table | awk -v p="$p" -v b="$budget" -v r="$reserve" '
+    limits | awk -v p="$p" -v b="$budget" -v r="$reserve" '
       index($1, p) && $1 !~ /c$/ {
         s += $3; what = $4; for (i = 5; i <= NF; i++) what = what " " $i
         printf "part %s  %-24s %4d s  %s\n", p, $2, $3, what }
@@ -162,16 +166,18 @@ left() { echo $((budget - reserve - $(elapsed))); }
 oot() { row "$1" "skip" "out of time ($(limit_of "$2") s needed for $2, $(left) s left)"; }
 
 cur_pid=""
+NOT_RUN=199
 # step NAME CMD...: CMD under NAME's limit, stdout and stderr to
 # logs/NAME.log (with STEP_ERR=FILE, stderr there). Status: CMD's; 124 timed
-# out; 125 not started, its limit no longer fits in the time left. Runs in
+# out; $NOT_RUN (199) not started, its limit no longer fits in the time left
+# (not 125: timeout itself fails with that). Runs in
 # the background and waits, so TERM is handled at once.
 step() {
   local name=$1; shift
   local limit; limit=$(limit_of "$name")
   local log="$logs/$name.log" err="${STEP_ERR:-}"
   [ -n "$limit" ] || { row "$name" "fail" "no limit in the table (gpu-check.sh bug)"; return 126; }
-  if [ "$(left)" -lt "$limit" ]; then echo "out of time: $limit s needed, $(left) s left" >"$log"; return 125; fi
+  if [ "$(left)" -lt "$limit" ]; then echo "out of time: $limit s needed, $(left) s left" >"$log"; return $NOT_RUN; fi
   [ "${NUMTRACE_CHECK_SIMULATE_HANG:-}" = "$name" ] && set -- sleep 100000
   if [ -n "$err" ]; then timeout -k 5 "$limit" "$@" >"$log" 2>"$err" &
   else timeout -k 5 "$limit" "$@" >"$log" 2>&1 &
@@ -199,7 +205,7 @@ stepbt() {
   local limit; limit=$(limit_of "$name")
   local log="$logs/$name.log"
   [ -n "$limit" ] || { row "$name" "fail" "no limit in the table (gpu-check.sh bug)"; return 126; }
-  if [ "$(left)" -lt "$limit" ]; then echo "out of time: $limit s needed, $(left) s left" >"$log"; return 125; fi
+  if [ "$(left)" -lt "$limit" ]; then echo "out of time: $limit s needed, $(left) s left" >"$log"; return $NOT_RUN; fi
   [ "${NUMTRACE_CHECK_SIMULATE_HANG:-}" = "$name" ] && set -- sleep 100000
   # The outer limit leaves room for the backtraces; the loop below ends the
   # command at LIMIT.
@@ -341,7 +347,7 @@ if [ $gpu -eq 1 ] && [ $have_python -eq 1 ]; then
     step torch-import python3 -c "import torch; assert torch.cuda.is_available(), 'no CUDA device'; print(torch.__version__, 'cuda', torch.version.cuda, torch.cuda.get_device_name(0))"
     rc=$?
     if [ $rc -eq 0 ]; then python_torch=1; row "torch" "info" "$(last "$logs/torch-import.log")"
-    elif [ $rc -eq 125 ]; then oot "torch" torch-import
+    elif [ $rc -eq $NOT_RUN ]; then oot "torch" torch-import
     elif [ $rc -eq 124 ]; then row "torch" "fail" "import torch timed out ($(limit_of torch-import) s): every torch row skips"
     else row "torch" "skip" "python3 cannot use torch with CUDA (exit $rc): $(last "$logs/torch-import.log")"; fi
   elif python3 -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec("torch") is None)' 2>/dev/null; then
@@ -362,7 +368,7 @@ gtest_rows() {
   fi
   step "$name" "$bin/$name" --gtest_color=no
   local rc=$?
-  [ $rc -eq 125 ] && { oot "$name" "$name"; return; }
+  [ $rc -eq $NOT_RUN ] && { oot "$name" "$name"; return; }
   [ $rc -eq 124 ] && row "$name" "fail" "timed out"
   local lines; lines=$(grep -E '^\[ +(OK|FAILED|SKIPPED) +\] [A-Za-z_]+\.[A-Za-z_0-9]+ \(' "$log")
   if [ "$mode" = summary ]; then
@@ -428,7 +434,7 @@ part1_probe() {
   fi
   step callback-probe env ${probe_env[@]+"${probe_env[@]}"} "$bin/callback_probe"
   local rc=$? line
-  [ $rc -eq 125 ] && { oot "callback probe" callback-probe; return; }
+  [ $rc -eq $NOT_RUN ] && { oot "callback probe" callback-probe; return; }
   while read -r line; do
     case "$line" in
       "probe verdict:"*|"probe handles:"*) ;;
@@ -461,7 +467,7 @@ part1_pointer_probe() {
   fi
   step pointer-probe python3 "$tdir/pointer_probe.py"
   local rc=$? line
-  [ $rc -eq 125 ] && { oot "pointer attribute probe" pointer-probe; return; }
+  [ $rc -eq $NOT_RUN ] && { oot "pointer attribute probe" pointer-probe; return; }
   if [ $rc -eq 0 ]; then
     while read -r line; do line=${line#probe }; row "pointer ${line%%: *}" "info" "${line#*: }"; done \
       < <(grep '^probe ' "$logs/pointer-probe.log")
@@ -481,13 +487,13 @@ part1_train_step() {
   local tc="$tdir/torch_checks.py" rc tr
   step step-plain python3 "$tc" train-step "$work/step-plain.sha"
   rc=$?
-  [ $rc -eq 125 ] && { oot "torch train step" step-plain; return; }
+  [ $rc -eq $NOT_RUN ] && { oot "torch train step" step-plain; return; }
   [ $rc -eq 0 ] || row "torch train step (no numtrace)" "fail" "$(why $rc "$logs/step-plain.log")"
   rm -rf "$traces/step"
   stepbt step-shim env LD_PRELOAD="$lib" NUMTRACE_STEPS=1 NUMTRACE_OUTPUT_DIR="$traces/step" "${hooks_env[@]}" \
     python3 "$tc" train-step "$work/step-shim.sha"
   rc=$?
-  [ $rc -eq 125 ] && { oot "torch train step under numtrace" step-shim; return; }
+  [ $rc -eq $NOT_RUN ] && { oot "torch train step under numtrace" step-shim; return; }
   if [ $rc -eq 124 ]; then
     row "torch train step under numtrace" "fail" "timed out: backtraces in logs/step-shim.log.bt"
     rm -rf "$traces/step"
@@ -496,7 +502,7 @@ part1_train_step() {
     rc=$?
     case $rc in
       0) row "torch train step, NUMTRACE_ACTIVITY=0" "fail" "runs without activity records: they were the hang" ;;
-      125) oot "torch train step, NUMTRACE_ACTIVITY=0" step-noact; return ;;
+      "$NOT_RUN") oot "torch train step, NUMTRACE_ACTIVITY=0" step-noact; return ;;
       *) row "torch train step, NUMTRACE_ACTIVITY=0" "fail" "exit $rc: the hang is elsewhere (see the .bt logs)"; return ;;
     esac
   fi
@@ -532,7 +538,7 @@ part1_nccl() {
   stepbt nccl env LD_PRELOAD="$lib" NUMTRACE_STEPS=all NUMTRACE_OUTPUT_DIR="$traces/nccl" \
     python3 "$tdir/torch_checks.py" nccl
   local rc=$?
-  [ $rc -eq 125 ] && { oot "NCCL all_reduce captured with buffers" nccl; return; }
+  [ $rc -eq $NOT_RUN ] && { oot "NCCL all_reduce captured with buffers" nccl; return; }
   summarize nccl "$(main_trace "$traces/nccl")"
   local n nb; n=$(val nccl nccl); nb=$(val nccl nccl_buffers)
   if [ $rc -eq 0 ] && [ "$n" = 0 ] && [ "$(val nccl counter.kernels_unmeasured)" = 0 ]; then
@@ -553,7 +559,7 @@ part1_nosync() {
   stepbt nosync env LD_PRELOAD="$lib" NUMTRACE_STEPS=all NUMTRACE_OUTPUT_DIR="$traces/nosync" "${hooks_env[@]}" \
     python3 "$tdir/torch_transformer.py" --mode eager --steps 20 --no-sync
   local rc=$?
-  [ $rc -eq 125 ] && { oot "no-sync 20 steps, all captured" nosync; return; }
+  [ $rc -eq $NOT_RUN ] && { oot "no-sync 20 steps, all captured" nosync; return; }
   [ $rc -eq 124 ] && { row "no-sync 20 steps, all captured" "fail" "timed out: backtraces in logs/nosync.log.bt"; return; }
   summarize nosync "$(main_trace "$traces/nosync")"
   local u d s r0 r1 rg; u=$(val nosync counter.kernels_unmeasured); d=$(val nosync dropped); s=$(val nosync steps)
@@ -576,7 +582,7 @@ part1_inject_holder() {
     step mlp-inject env CUDA_INJECTION64_PATH="$lib" NUMTRACE_STEPS=all NUMTRACE_OUTPUT_DIR="$traces/inject" \
       "$bin/mlp_train" --steps 4
     local rc=$?
-    if [ $rc -eq 125 ]; then oot "CUDA_INJECTION64_PATH capture" mlp-inject
+    if [ $rc -eq $NOT_RUN ]; then oot "CUDA_INJECTION64_PATH capture" mlp-inject
     elif [ $rc -eq 0 ]; then
       summarize inject "$(main_trace "$traces/inject")"
       local k; k=$(val inject kernel_records)
@@ -594,13 +600,13 @@ part1_inject_holder() {
   fi
   step holder-plain "$bin/cupti_holder"
   local rc0=$?
-  [ $rc0 -eq 125 ] && { oot "CUPTI held by another subscriber" holder-plain; return; }
+  [ $rc0 -eq $NOT_RUN ] && { oot "CUPTI held by another subscriber" holder-plain; return; }
   if [ $rc0 -ne 0 ]; then
     row "CUPTI held by another subscriber" "skip" "cupti_holder alone exits $rc0: $(grep cupti_holder "$logs/holder-plain.log" | tail -1)"; return
   fi
   STEP_ERR="$logs/holder-shim.err" step holder-shim env LD_PRELOAD="$lib" NUMTRACE_OUTPUT_DIR="$traces/holder" "$bin/cupti_holder"
   local rc1=$?
-  [ $rc1 -eq 125 ] && { oot "CUPTI held by another subscriber" holder-shim; return; }
+  [ $rc1 -eq $NOT_RUN ] && { oot "CUPTI held by another subscriber" holder-shim; return; }
   local n same=no; n=$(grep -c '^numtrace:' "$logs/holder-shim.err")
   grep -v '^cupti_holder:' "$logs/holder-plain.log" | cmp -s - "$logs/holder-shim.log" && same=yes
   if [ $rc1 -eq 0 ] && [ "$n" -eq 1 ] && [ $same = yes ] && grep -q '^numtrace:.*cupti_holder' "$logs/holder-shim.err"; then
@@ -632,7 +638,7 @@ fi
 part2_figures() {
   step device_bench "$bin/device_bench" 1024
   local rc=$? k v
-  if [ $rc -eq 125 ]; then oot "bench device_bench" device_bench
+  if [ $rc -eq $NOT_RUN ]; then oot "bench device_bench" device_bench
   elif [ $rc -eq 0 ]; then while read -r k v; do row "bench $k" "info" "$v"; done <"$logs/device_bench.log"
   else row "bench device_bench" "fail" "$(why $rc "$logs/device_bench.log")"; fi
   # Per-launch overhead, capture off (NUMTRACE_STEPS names a step never reached).
@@ -641,7 +647,7 @@ part2_figures() {
     step empty-shim env LD_PRELOAD="$lib" NUMTRACE_STEPS=1000000 NUMTRACE_OUTPUT_DIR="$traces/empty" \
       "$bin/empty_kernels" 100000; rc=$?
   fi
-  if [ $rc -eq 125 ]; then oot "bench launch_us plain / shim (capture off)" empty-shim
+  if [ $rc -eq $NOT_RUN ]; then oot "bench launch_us plain / shim (capture off)" empty-shim
   elif [ $rc -eq 0 ]; then
     local a b
     a=$(awk '/us_per_launch/ {print $2}' "$logs/empty-plain.log"); b=$(awk '/us_per_launch/ {print $2}' "$logs/empty-shim.log")
@@ -652,7 +658,7 @@ part2_figures() {
   # Capture step vs normal steps (mlp_train prints step times on stderr).
   step mlp-capture env LD_PRELOAD="$lib" NUMTRACE_STEPS=2 NUMTRACE_OUTPUT_DIR="$traces/mlp" "$bin/mlp_train" --steps 6
   rc=$?
-  if [ $rc -eq 125 ]; then oot "bench mlp step_ms capture / normal" mlp-capture
+  if [ $rc -eq $NOT_RUN ]; then oot "bench mlp step_ms capture / normal" mlp-capture
   elif [ $rc -eq 0 ]; then
     local cap norm
     cap=$(awk '/step 2 time_ms/ {print $5}' "$logs/mlp-capture.log")
@@ -676,7 +682,7 @@ part2_torch() {
       NUMTRACE_HOOKS_LOG="$logs/hooks-$mode.log" "${hooks_env[@]}" \
       python3 "$tdir/torch_transformer.py" --mode "$mode" --steps 4
     rc=$?
-    [ $rc -eq 125 ] && { oot "torch $mode trace" "torch-$mode"; ok=0; continue; }
+    [ $rc -eq $NOT_RUN ] && { oot "torch $mode trace" "torch-$mode"; ok=0; continue; }
     if [ $rc -ne 0 ]; then
       row "torch $mode run" "fail" "exit $rc: $(last "$logs/torch-$mode.log")$([ $rc -eq 124 ] && echo ' (backtraces in the .bt log)')"
       ok=0; continue
@@ -707,7 +713,7 @@ part2_torch() {
   step torch-diff "$bin/numtrace-diff" "$(main_trace "$traces/eager")" "$(main_trace "$traces/compile")" \
     --json "$reports/torch-diff.json" -o "$reports/torch-report.html" --force
   rc=$?
-  [ $rc -eq 125 ] && { oot "torch eager vs compile diff" torch-diff; return; }
+  [ $rc -eq $NOT_RUN ] && { oot "torch eager vs compile diff" torch-diff; return; }
   if [ $rc -le 1 ] && [ -s "$reports/torch-diff.json" ]; then
     row "torch eager vs compile diff" "pass" "exit $rc verdict $(jfind "$reports/torch-diff.json" verdict) first $(jfind "$reports/torch-diff.json" a_name | cut -c1-70)"
   else
@@ -727,7 +733,7 @@ part2_dump() {
     NUMTRACE_DUMP='regex:gemm|cutlass|nvjet|sm90_xmma' NUMTRACE_DUMP_MAX_BYTES=256M "${hooks_env[@]}" \
     python3 "$tdir/torch_transformer.py" --mode eager --steps 4
   local rc=$?
-  [ $rc -eq 125 ] && { oot "dump of cuBLAS GEMM equals trace hash" torch-dump; return; }
+  [ $rc -eq $NOT_RUN ] && { oot "dump of cuBLAS GEMM equals trace hash" torch-dump; return; }
   if [ $rc -ne 0 ]; then row "dump of cuBLAS GEMM equals trace hash" "fail" "$(why $rc "$logs/torch-dump.log")"; return; fi
   local tr n side; tr=$(main_trace "$traces/dump"); summarize dump "$tr"
   n=$(find "$traces/dump" -name 'dump_*.json' | wc -l)
@@ -735,7 +741,7 @@ part2_dump() {
   if [ "$n" -gt 0 ] && [ "$(val dump dump_notes)" = 0 ]; then
     step dump-self "$bin/numtrace-diff" --tensors "$side" "$side" --json "$reports/dump-self.json" --force
     rc=$?
-    if [ $rc -eq 125 ]; then oot "dump of cuBLAS GEMM equals trace hash" dump-self
+    if [ $rc -eq $NOT_RUN ]; then oot "dump of cuBLAS GEMM equals trace hash" dump-self
     elif [ $rc -eq 0 ] && [ "$(jfind "$reports/dump-self.json" warnings)" = "[]" ]; then
       row "dump of cuBLAS GEMM equals trace hash" "pass" "$n GEMM launches dumped, every buffer's bytes hash as traced"
     else
@@ -746,7 +752,7 @@ part2_dump() {
   fi
   step dump-vs-plain "$bin/numtrace-diff" "$plain" "$tr" --json "$reports/dump-vs-plain.json" --force
   rc=$?
-  [ $rc -eq 125 ] && { oot "results unchanged with dumping on" dump-vs-plain; return; }
+  [ $rc -eq $NOT_RUN ] && { oot "results unchanged with dumping on" dump-vs-plain; return; }
   local v same=no; v=$(jfind "$reports/dump-vs-plain.json" verdict)
   cmp -s <(grep '^step ' "$logs/torch-eager.log") <(grep '^step ' "$logs/torch-dump.log") && same=yes
   if [ $rc -eq 0 ] && [ "$v" = '"identical"' ] && [ $same = yes ]; then
@@ -765,7 +771,7 @@ part2_watch() {
   stepbt watch-full env NUMTRACE_CHECK_NO_MARK=1 "$nt" run -o "$traces/watch-full" --watch=full --steps 2 -- \
     python3 "$tdir/torch_transformer.py" --mode eager --steps 30
   local rc=$?
-  [ $rc -eq 125 ] && { oot "watch torch --watch=full" watch-full; return; }
+  [ $rc -eq $NOT_RUN ] && { oot "watch torch --watch=full" watch-full; return; }
   if [ $rc -ne 0 ]; then row "watch torch --watch=full" "fail" "$(why $rc "$logs/watch-full.log")"; return; fi
   local tr; tr=$(main_trace "$traces/watch-full"); summarize watch "$tr"
   local d; d=$(val watch digests)
@@ -775,7 +781,7 @@ part2_watch() {
   row "watch host RSS growth" "info" "${rg:-?} KB from step 5 to 29 (${r0:-?} -> ${r1:-?} KB); watch ids/records must not pile up"
   step watch-diff "$bin/numtrace-diff" "$traces/watch-full" "$traces/watch-full" --json "$reports/watch-diff.json" --force --quiet
   rc=$?
-  [ $rc -eq 125 ] && { oot "watch full digests vs step 2 in full" watch-diff; return; }
+  [ $rc -eq $NOT_RUN ] && { oot "watch full digests vs step 2 in full" watch-diff; return; }
   local suspect; suspect=$(python3 "$ct" strings "$reports/watch-diff.json" 2>/dev/null | grep -m1 suspect)
   if [ $rc -eq 0 ] && [ -s "$reports/watch-diff.json" ] && [ -z "$suspect" ]; then
     row "watch full digests vs step 2 in full" "pass" "identical, digests agree with the kernel records"
@@ -806,12 +812,12 @@ part3_async_step() {
   local tc="$tdir/torch_checks.py" rc
   step step-plain-async env PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync python3 "$tc" train-step "$work/step-plain-async.sha"
   rc=$?
-  [ $rc -eq 125 ] && { oot "torch train step (async): params bitwise equal" step-plain-async; return; }
+  [ $rc -eq $NOT_RUN ] && { oot "torch train step (async): params bitwise equal" step-plain-async; return; }
   rm -rf "$traces/step-async"
   stepbt step-async env LD_PRELOAD="$lib" NUMTRACE_STEPS=1 PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync \
     NUMTRACE_OUTPUT_DIR="$traces/step-async" python3 "$tc" train-step "$work/step-async.sha"
   rc=$?
-  [ $rc -eq 125 ] && { oot "torch train step (async): params bitwise equal" step-async; return; }
+  [ $rc -eq $NOT_RUN ] && { oot "torch train step (async): params bitwise equal" step-async; return; }
   if [ $rc -ne 0 ]; then row "torch train step (async) under numtrace" "fail" "$(why $rc "$logs/step-async.log")"; return; fi
   if [ -s "$work/step-plain-async.sha" ] && cmp -s "$work/step-plain-async.sha" "$work/step-async.sha"; then
     row "torch train step (async): params bitwise equal" "pass" "cudaMallocAsync, with and without numtrace"
@@ -835,7 +841,7 @@ part3_reduce_overhead() {
   stepbt ro-async env LD_PRELOAD="$lib" NUMTRACE_STEPS=all PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync \
     NUMTRACE_OUTPUT_DIR="$traces/ro-async" python3 "$tc" reduce-overhead
   rc=$?
-  if [ $rc -eq 125 ]; then oot "compile reduce-overhead (cudaMallocAsync)" ro-async
+  if [ $rc -eq $NOT_RUN ]; then oot "compile reduce-overhead (cudaMallocAsync)" ro-async
   else
     summarize ro-async "$(main_trace "$traces/ro-async")"
     if [ $rc -eq 0 ]; then
@@ -848,7 +854,7 @@ part3_reduce_overhead() {
   stepbt ro-caching env LD_PRELOAD="$lib" NUMTRACE_STEPS=all NUMTRACE_OUTPUT_DIR="$traces/ro-caching" "${hooks_env[@]}" \
     python3 "$tc" reduce-overhead
   rc=$?
-  [ $rc -eq 125 ] && { oot "compile reduce-overhead (caching, map)" ro-caching; return; }
+  [ $rc -eq $NOT_RUN ] && { oot "compile reduce-overhead (caching, map)" ro-caching; return; }
   summarize ro-caching "$(main_trace "$traces/ro-caching")"
   if [ $rc -eq 0 ]; then
     row "compile reduce-overhead (caching, map)" "pass" "ran; graph_launches $(val ro-caching counter.graph_launches), tensor_events $(val ro-caching counter.tensor_events)"
@@ -864,7 +870,7 @@ part3_tensor_map_fake() {
   local fake="$bin/libfake_numtrace.so" mode conf calls res out plain_out rc
   if [ ! -e "$fake" ]; then row "tensor map with the fake library" "skip" "needs bin/libfake_numtrace.so"; return; fi
   step tmap-plain python3 "$tdir/tensor_map_check.py" plain
-  [ $? -eq 125 ] && { oot "tensor map with the fake library" tmap-plain; return; }
+  [ $? -eq $NOT_RUN ] && { oot "tensor map with the fake library" tmap-plain; return; }
   plain_out=$(grep '^output ' "$logs/tmap-plain.log" | tail -1)
   for mode in eager expandable; do
     conf=""; [ $mode = expandable ] && conf="expandable_segments:True"
@@ -873,7 +879,7 @@ part3_tensor_map_fake() {
       PYTHONPATH="$hooks${PYTHONPATH:+:$PYTHONPATH}" ${conf:+PYTORCH_CUDA_ALLOC_CONF=$conf} \
       python3 "$tdir/tensor_map_check.py" $mode
     rc=$?
-    [ $rc -eq 125 ] && { oot "tensor map $mode" "tmap-$mode"; continue; }
+    [ $rc -eq $NOT_RUN ] && { oot "tensor map $mode" "tmap-$mode"; continue; }
     res=$(grep '^result ' "$logs/tmap-$mode.log" | tail -1)
     out=$(grep '^output ' "$logs/tmap-$mode.log" | tail -1)
     if [ -z "$res" ]; then row "tensor map $mode" "fail" "$(why $rc "$logs/tmap-$mode.log")"; continue; fi
@@ -890,14 +896,14 @@ part3_tensor_map_fake() {
 part3_watch_cost() {
   step watch-plain python3 "$tdir/torch_transformer.py" --mode eager --steps 30
   local rc=$?
-  [ $rc -eq 125 ] && { oot "watch torch plain" watch-plain; return; }
+  [ $rc -eq $NOT_RUN ] && { oot "watch torch plain" watch-plain; return; }
   [ $rc -eq 0 ] || { row "watch torch plain" "fail" "$(why $rc "$logs/watch-plain.log")"; return; }
   row "watch torch plain" "info" "step $(step_ms "$logs/watch-plain.log") ms (median from step 3)"
   rm -rf "$traces/watch-sampled"
   stepbt watch-sampled env NUMTRACE_CHECK_NO_MARK=1 "$nt" run -o "$traces/watch-sampled" --watch -- \
     python3 "$tdir/torch_transformer.py" --mode eager --steps 30
   rc=$?
-  [ $rc -eq 125 ] && { oot "watch torch --watch (sampled)" watch-sampled; return; }
+  [ $rc -eq $NOT_RUN ] && { oot "watch torch --watch (sampled)" watch-sampled; return; }
   [ $rc -eq 0 ] || { row "watch torch --watch (sampled)" "fail" "$(why $rc "$logs/watch-sampled.log")"; return; }
   summarize sampled "$(main_trace "$traces/watch-sampled")"
   local r0 r1 rg; read -r r0 r1 rg < <(rss_growth "$logs/watch-sampled.log")
@@ -905,7 +911,7 @@ part3_watch_cost() {
   rm -rf "$traces/watch-hunt"
   step watch-hunt "$nt" twice -o "$traces/watch-hunt" --watch -- "$bin/mlp_train" --steps 3 --nondeterministic
   rc=$?
-  [ $rc -eq 125 ] && { oot "numtrace twice --watch mlp_train --nondet" watch-hunt; return; }
+  [ $rc -eq $NOT_RUN ] && { oot "numtrace twice --watch mlp_train --nondet" watch-hunt; return; }
   local first; first=$(grep -A1 '^== first differing step' "$logs/watch-hunt.log" | tr '\n' ' ' | cut -c1-110)
   if [ $rc -eq 1 ] && grep -A1 '^== first differing step' "$logs/watch-hunt.log" | grep weight_grad_atomic >/dev/null; then
     row "numtrace twice --watch mlp_train --nondet" "pass" "exit 1: $first"
@@ -918,7 +924,7 @@ part3_watch_cost() {
 part3_command() {
   step doctor "$nt" doctor -o "$work/doctor"
   local rc=$?
-  if [ $rc -eq 125 ]; then oot "numtrace doctor" doctor
+  if [ $rc -eq $NOT_RUN ]; then oot "numtrace doctor" doctor
   elif [ $rc -eq 0 ] && grep -q 'numtrace can capture here' "$logs/doctor.log"; then
     row "numtrace doctor" "pass" "$(grep -E '^(GPU|CUPTI) ' "$logs/doctor.log" | tr -s ' ' | cut -c1-100 | tr '\n' ';')"
   else
@@ -928,11 +934,11 @@ part3_command() {
   step ranks-run "$nt" run -o "$traces/ranks" --steps all -- \
     python3 -m torch.distributed.run --nproc-per-node 2 "$tdir/replica_train.py"
   rc=$?
-  [ $rc -eq 125 ] && { oot "torchrun 2 ranks --across-ranks" ranks-run; return; }
+  [ $rc -eq $NOT_RUN ] && { oot "torchrun 2 ranks --across-ranks" ranks-run; return; }
   [ $rc -eq 0 ] || { row "torchrun 2 ranks --across-ranks" "fail" "run exit $rc: $(last "$logs/ranks-run.log")"; return; }
   step ranks-diff "$bin/numtrace-diff" --across-ranks "$traces/ranks" --json "$reports/ranks.json" -o "$reports/ranks.html" --force
   rc=$?
-  [ $rc -eq 125 ] && { oot "torchrun 2 ranks --across-ranks" ranks-diff; return; }
+  [ $rc -eq $NOT_RUN ] && { oot "torchrun 2 ranks --across-ranks" ranks-diff; return; }
   if [ $rc -eq 0 ]; then
     row "torchrun 2 ranks --across-ranks" "pass" "exit 0: $(grep -E '^verdict|kernels with inputs' "$logs/ranks-diff.log" | tr '\n' ' ' | cut -c1-100)"
   else

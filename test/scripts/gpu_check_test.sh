@@ -64,6 +64,12 @@ done
 # Bad usage: no part.
 env -i PATH=/usr/bin:/bin bash "$check" >/dev/null 2>"$tmp/usage.err"; r=$?
 [ $r -eq 2 ] && grep -q -- '--part' "$tmp/usage.err" && ok || bad "no --part: exit $r"
+# A limit that is not seconds: refused before anything runs.
+env -i PATH=/usr/bin:/bin NUMTRACE_CHECK_LIMITS="nosync=ten" bash "$check" --part 1 "$tmp/badlimit" >/dev/null 2>"$tmp/limit.err"; r=$?
+[ $r -eq 2 ] && grep -q 'nosync=ten' "$tmp/limit.err" && [ ! -e "$tmp/badlimit" ] && ok || bad "bad NUMTRACE_CHECK_LIMITS: exit $r"
+# An override shows in --budget.
+NUMTRACE_CHECK_LIMITS="torch-compile=150" bash "$check" --budget --part 2 | grep -E '^part 2  torch-compile +150 s' >/dev/null && ok ||
+  bad "--budget ignores NUMTRACE_CHECK_LIMITS"
 
 # --- a hang in a capture: backtrace, rerun, the budget holds ----------------
 # FORCE_GPU runs the GPU rows here (they fail fast: no GPU, no torch); the
