@@ -250,13 +250,12 @@ summarize() {
   [ -n "$2" ] && python3 "$ct" summary "$2" >"$work/sum-$1" 2>>"$logs/check_trace.log"
 }
 val() { local v; v=$(grep -m1 "^$2=" "$work/sum-$1" 2>/dev/null | cut -d= -f2-); echo "${v:-?}"; }
-# footer LABEL DIR: one row with the footer of DIR's main trace - kernels
+# footer LABEL KEY: one row with the footer of summary KEY's trace - kernels
 # unmeasured and every non-zero capture counter (docs/format.md, "Footer
 # counters"); fail without a footer or when a context could not be prepared.
 footer() {
-  local tr; tr=$(main_trace "$2")
-  if [ -z "$tr" ]; then row "footer $1" "fail" "no trace"; return; fi
-  local f; f=$(python3 "$ct" footer "$tr" 2>&1 | tail -1)
+  local f; f=$(val "$2" footer_row)
+  if [ "$f" = "?" ]; then row "footer $1" "fail" "no trace"; return; fi
   row "footer $1" "${f%% *}" "${f#* }"
 }
 # jfind JSON KEY: the first value of KEY in a JSON report, JSON-encoded.
@@ -290,7 +289,8 @@ pack() {
     [ $limit -ge 6 ] && what+=(traces)
   fi
   local t0; t0=$(date +%s)
-  (cd "$work" && timeout -k 1 "$limit" tar czf "$tmp" "$(basename "$table")" "${what[@]}" 2>/dev/null)
+  # Tensor dumps (.npy, up to 256 MiB) stay out: the rows checked them there.
+  (cd "$work" && timeout -k 1 "$limit" tar czf "$tmp" --exclude='*.npy' "$(basename "$table")" "${what[@]}" 2>/dev/null)
   local rc=$?
   if [ $rc -ne 0 ] || [ "$(stat -c %s "$tmp" 2>/dev/null || echo 0)" -gt $((15 * 1024 * 1024)) ]; then
     limit=$((limit - ($(date +%s) - t0))); [ $limit -lt 2 ] && limit=2
@@ -369,13 +369,13 @@ gtest_rows() {
   step "$name" "$bin/$name" --gtest_color=no
   local rc=$?
   [ $rc -eq $NOT_RUN ] && { oot "$name" "$name"; return; }
-  [ $rc -eq 124 ] && row "$name" "fail" "timed out"
+  [ $rc -eq 124 ] && [ "$mode" != summary ] && row "$name" "fail" "timed out"
   local lines; lines=$(grep -E '^\[ +(OK|FAILED|SKIPPED) +\] [A-Za-z_]+\.[A-Za-z_0-9]+ \(' "$log")
   if [ "$mode" = summary ]; then
     local ok fail skip
     ok=$(grep -c '^\[       OK \]' <<<"$lines"); fail=$(grep -c 'FAILED' <<<"$lines"); skip=$(grep -c 'SKIPPED' <<<"$lines")
     if [ "$fail" -gt 0 ] || [ $rc -ne 0 ]; then
-      row "$name" "fail" "exit $rc, $ok passed, $fail failed: $(grep FAILED <<<"$lines" | sed -E 's/.*\] ([^ ]+) .*/\1/' | tr '\n' ' ' | cut -c1-90)"
+      row "$name" "fail" "$([ $rc -eq 124 ] && echo "timed out" || echo "exit $rc"), $ok passed, $fail failed: $(grep FAILED <<<"$lines" | sed -E 's/.*\] ([^ ]+) .*/\1/' | tr '\n' ' ' | cut -c1-90)"
     elif [ "$ok" -eq 0 ]; then
       # Nothing ran: a skip is not a pass (say why, from the first skip).
       row "$name" "skip" "$skip skipped: $(grep -m1 -A2 ': Skipped' "$log" | grep -vE '^\[' | sed -E 's#^[^ ]+:[0-9]+: Skipped ?##' | tr '\n' ' ' | cut -c1-90)"
@@ -424,7 +424,7 @@ part1_probe() {
   # cuBLASLt and NCCL from the PyTorch wheel's nvidia/ packages when the
   # loader path has none.
   local nv="" probe_env=() log="$logs/callback-probe.log"
-  [ $python_torch -eq 1 ] && nv=$(python3 -c 'import os, nvidia; print(os.path.dirname(list(nvidia.__path__)[0]))' 2>/dev/null)
+  [ $python_torch -eq 1 ] && nv=$(timeout -k 1 5 python3 -c 'import os, nvidia; print(os.path.dirname(list(nvidia.__path__)[0]))' 2>/dev/null)
   if [ -n "$nv" ]; then
     local blas nccl
     blas=$(find "$nv" -name 'libcublasLt.so.1[0-9]*' 2>/dev/null | head -1)
@@ -528,7 +528,7 @@ part1_train_step() {
   local w; w=$(val step w8388608)
   if [ "$w" != 0 ] && [ "$w" != "?" ]; then row "tensor map: buffers are tensors" "pass" "$w kernel records with a 2048x2048 bf16 weight buffer"
   else row "tensor map: buffers are tensors" "fail" "no buffer of 8388608 bytes in $k kernel records: buffers are segments (see the footer row)"; fi
-  footer "torch train step" "$traces/step"
+  footer "torch train step" step
 }
 
 # NCCL inside torch: world size 1, all_reduce; its kernel must carry buffers
@@ -570,7 +570,7 @@ part1_nosync() {
   else
     row "no-sync 20 steps, all captured" "fail" "exit $rc, footer $(val nosync footer): $fig"
   fi
-  footer "no-sync 20 steps" "$traces/nosync"
+  footer "no-sync 20 steps" nosync
 }
 
 # How the shim wakes up: CUDA_INJECTION64_PATH alone; CUPTI held by another subscriber.
@@ -588,7 +588,7 @@ part1_inject_holder() {
       local k; k=$(val inject kernel_records)
       if [ "$k" != 0 ] && [ "$k" != "?" ]; then row "CUDA_INJECTION64_PATH capture" "pass" "$k kernel records"
       else row "CUDA_INJECTION64_PATH capture" "fail" "no kernel records"; fi
-      footer "mlp inject" "$traces/inject"
+      footer "mlp inject" inject
     else
       row "CUDA_INJECTION64_PATH capture" "fail" "mlp_train exit $rc: $(last "$logs/mlp-inject.log")"
     fi
@@ -664,7 +664,8 @@ part2_figures() {
     cap=$(awk '/step 2 time_ms/ {print $5}' "$logs/mlp-capture.log")
     norm=$(awk '/time_ms/ && $3 >= 3 {s += $5; n++} END {if (n) printf "%.3f", s / n}' "$logs/mlp-capture.log")
     row "bench mlp step_ms capture / normal" "info" "$cap / $norm"
-    footer "mlp capture" "$traces/mlp"
+    summarize mlp "$(main_trace "$traces/mlp")"
+    footer "mlp capture" mlp
   else
     row "bench mlp capture step" "fail" "$(why $rc "$logs/mlp-capture.log")"
   fi
@@ -704,8 +705,8 @@ part2_torch() {
       [ "$(val compile typed_triton)" != 0 ] && row "Triton kernels have typed buffers" "pass" "$(val compile typed_triton) of $(val compile triton)" ||
         row "Triton kernels have typed buffers" "fail" "0 of $(val compile triton) Triton records carry a typed buffer"
     fi
-    footer "torch $mode" "$traces/$mode"
-    local prov; prov=$(python3 "$ct" provenance "$tr" "$mode" 2>&1 | tail -1)
+    footer "torch $mode" "$mode"
+    local prov; prov=$(val "$mode" "provenance_$mode")
     row "provenance $mode trace" "${prov%% *}" "$(echo "${prov#* }" | cut -c1-200)"
     row "provenance $mode hooks log" "info" "$(wc -l <"$logs/hooks-$mode.log" 2>/dev/null || echo 0) events, steps $(grep -o '^step=[0-9]*' "$logs/hooks-$mode.log" 2>/dev/null | sort -u | tr '\n' ' ')"
   done

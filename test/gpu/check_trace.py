@@ -14,13 +14,13 @@
 #       whose dtype is not raw), w8388608 (records with an 8388608-byte
 #       buffer: a 2048x2048 bf16 weight), digests, digest_kernels, notes,
 #       note_tensor_map (the first note about the tensor map), dump_notes
-#       (notes about a tensor dump), note_dump (the first of them).
-#   check_trace.py footer TRACE      one line "STATUS DETAIL" for the footer
-#       row: info with the unmeasured count and every non-zero counter; fail
-#       without a footer or when a context could not be prepared.
-#   check_trace.py provenance TRACE MODE   "pass|fail DETAIL" (MODE eager:
-#       kernels in every phase, more than half with a scope; compile: every
-#       Triton kernel carries an op).
+#       (notes about a tensor dump), note_dump (the first of them);
+#       footer_row "STATUS DETAIL" for the footer row (info with the
+#       unmeasured count and every non-zero counter; fail without a footer
+#       or when a context could not be prepared); provenance_eager and
+#       provenance_compile "pass|fail DETAIL" (eager: kernels in every
+#       phase, more than half with a scope; compile: every Triton kernel
+#       carries an op).
 #   check_trace.py find JSON KEY     the first value of KEY anywhere in the
 #       JSON document (depth first), JSON-encoded; nothing when absent.
 #   check_trace.py strings JSON      every string value in the document, one
@@ -104,28 +104,25 @@ def summary(path):
     out["note_tensor_map"] = tmap[0] if tmap else ""
     out["dump_notes"] = len(dump)
     out["note_dump"] = dump[0] if dump else ""
+    out["footer_row"] = footer_row(f)
+    out["provenance_eager"] = provenance(ks, "eager")
+    out["provenance_compile"] = provenance(ks, "compile")
     for key, value in out.items():
         # One line each: a value never carries a newline.
         print("%s=%s" % (key, str(value).replace("\n", " ")))
     return 0
 
 
-def footer(path):
-    recs, _ = records(path)
-    f = footer_of(recs)
+def footer_row(f):
     if f is None:
-        print("fail no footer (the run was cut short)")
-        return 0
+        return "fail no footer (the run was cut short)"
     counters = f.get("counters") or {}
     nonzero = " ".join("%s=%s" % (k, v) for k, v in counters.items() if v)
     status = "fail" if counters.get("contexts_failed") else "info"
-    print("%s unmeasured=%s %s" % (status, f.get("unmeasured", "?"), nonzero))
-    return 0
+    return ("%s unmeasured=%s %s" % (status, f.get("unmeasured", "?"), nonzero)).rstrip()
 
 
-def provenance(path, mode):
-    recs, _ = records(path)
-    ks = [r for r in recs if r.get("type") == "kernel"]
+def provenance(ks, mode):
     phases = collections.Counter(k.get("phase", "-") for k in ks)
     scoped = sum(1 for k in ks if "scope" in k)
     triton = [k for k in ks if "triton_" in str(k.get("name", ""))]
@@ -136,9 +133,8 @@ def provenance(path, mode):
         ok = ok and all(phases[p] > 0 for p in ("forward", "backward", "optimizer")) and scoped * 2 > len(ks)
     else:
         ok = ok and bool(triton) and triton_op == len(triton)
-    print("pass" if ok else "fail", "kernels %d, with scope %d%%, phases %s, Triton with op %d/%d, top ops %s" % (
-        len(ks), 100 * scoped // max(1, len(ks)), dict(phases), triton_op, len(triton), ops))
-    return 0
+    return "%s kernels %d, with scope %d%%, phases %s, Triton with op %d/%d, top ops %s" % (
+        "pass" if ok else "fail", len(ks), 100 * scoped // max(1, len(ks)), dict(phases), triton_op, len(triton), ops)
 
 
 def load(path):
@@ -174,10 +170,9 @@ def strings(path):
 
 
 def main(argv):
-    cmds = {"summary": (summary, 1), "footer": (footer, 1), "provenance": (provenance, 2), "find": (find, 2),
-            "strings": (strings, 1)}
+    cmds = {"summary": (summary, 1), "find": (find, 2), "strings": (strings, 1)}
     if len(argv) < 2 or argv[1] not in cmds or len(argv) != 2 + cmds[argv[1]][1]:
-        print("usage: check_trace.py summary|footer TRACE | provenance TRACE MODE | find JSON KEY | strings JSON",
+        print("usage: check_trace.py summary TRACE | find JSON KEY | strings JSON",
               file=sys.stderr)
         return 2
     fn, _ = cmds[argv[1]]

@@ -130,11 +130,13 @@ for kv in footer=yes bad_lines=1 kernel_records=3 steps=2 gemm=1 triton=1 nccl=1
           'note_tensor_map=tensor map attached (torch 2.11)'; do
   grep -qxF "$kv" "$tmp/sum" && ok || bad "check_trace summary: no '$kv' in: $(tr '\n' ' ' <"$tmp/sum")"
 done
-f=$(python3 "$ct" footer "$tmp/t.ntrace.jsonl")
-[ "$f" = "info unmeasured=1 ring_bytes=67108864 kernels_unmeasured=1" ] && ok || bad "check_trace footer: '$f'"
+f=$(grep '^footer_row=' "$tmp/sum")
+[ "$f" = "footer_row=info unmeasured=1 ring_bytes=67108864 kernels_unmeasured=1" ] && ok || bad "check_trace footer: '$f'"
+grep -qx 'provenance_eager=fail kernels 3, with scope 0%, .*' "$tmp/sum" && ok || bad "check_trace provenance: $(grep '^provenance' "$tmp/sum")"
 head -3 "$tmp/t.ntrace.jsonl" >"$tmp/cut.ntrace.jsonl"
-f=$(python3 "$ct" footer "$tmp/cut.ntrace.jsonl")
-[ "${f%% *}" = fail ] && ok || bad "check_trace footer of a cut trace: '$f'"
+python3 "$ct" summary "$tmp/cut.ntrace.jsonl" >"$tmp/cutsum"
+grep -qx 'footer_row=fail no footer (the run was cut short)' "$tmp/cutsum" && grep -qx footer=no "$tmp/cutsum" && ok ||
+  bad "check_trace footer of a cut trace: $(grep '^footer' "$tmp/cutsum")"
 echo '{"verdict":"identical","first_divergence":{"a_name":"k1"},"warnings":[]}' >"$tmp/d.json"
 [ "$(python3 "$ct" find "$tmp/d.json" a_name)" = '"k1"' ] && [ "$(python3 "$ct" find "$tmp/d.json" warnings)" = '[]' ] &&
   [ -z "$(python3 "$ct" find "$tmp/d.json" absent)" ] && ok || bad "check_trace find"
@@ -151,6 +153,7 @@ if [ -n "$build" ] && [ -x "$build/bin/numtrace-sim" ] && [ -x "$build/bin/numtr
   python3 "$ct" summary "$tmp/sim/rank_0.ntrace.jsonl" >"$tmp/simsum"
   grep -qx footer=yes "$tmp/simsum" && grep -qx dropped=0 "$tmp/simsum" && grep -qx steps=1 "$tmp/simsum" &&
     grep -qx 'counter.ring_bytes=[0-9]*' "$tmp/simsum" && grep -qx 'counter.kernels_unmeasured=0' "$tmp/simsum" &&
+    grep -qx 'footer_row=info unmeasured=0' "$tmp/simsum" && grep -q '^provenance_eager=pass ' "$tmp/simsum" &&
     [ "$(grep '^kernel_records=' "$tmp/simsum" | cut -d= -f2)" -gt 0 ] && ok ||
     bad "sim trace summary: $(tr '\n' ' ' <"$tmp/simsum")"
   python3 "$ct" summary "$tmp/simw/rank_0.ntrace.jsonl" | grep -x digests=6 >/dev/null && ok || bad "sim watch trace: not 6 digests"
