@@ -685,7 +685,7 @@ part2_torch() {
     rc=$?
     [ $rc -eq $NOT_RUN ] && { oot "torch $mode trace" "torch-$mode"; ok=0; continue; }
     if [ $rc -ne 0 ]; then
-      row "torch $mode run" "fail" "exit $rc: $(last "$logs/torch-$mode.log")$([ $rc -eq 124 ] && echo ' (backtraces in the .bt log)')"
+      row "torch $mode run" "fail" "$(why $rc "$logs/torch-$mode.log")$([ $rc -eq 124 ] && echo ': backtraces in the .bt log')"
       ok=0; continue
     fi
     local tr; tr=$(main_trace "$traces/$mode")
