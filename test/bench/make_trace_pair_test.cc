@@ -18,6 +18,7 @@
 #include "gtest/gtest.h"
 #include "simdjson.h"
 #include "test/util/scratch_dir.h"
+#include "test/util/test_paths.h"
 
 namespace {
 

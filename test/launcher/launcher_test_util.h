@@ -12,6 +12,7 @@
 #include <string>
 
 #include "launcher/command_context.h"
+#include "test/util/test_paths.h"
 
 namespace numtrace::launcher::testing {
 

@@ -4,6 +4,7 @@
 #include "gtest/gtest.h"
 #include "launcher/doctor/system_probe.h"
 #include "test/launcher/launcher_test_util.h"
+#include "test/util/test_paths.h"
 
 namespace numtrace::launcher {
 namespace {

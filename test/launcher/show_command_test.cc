@@ -11,6 +11,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "test/launcher/launcher_test_util.h"
+#include "test/util/test_paths.h"
 
 namespace numtrace::launcher {
 namespace {

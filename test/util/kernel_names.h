@@ -20,6 +20,7 @@
 #include <string>
 #include <string_view>
 #include <vector>
+#include "test/util/test_paths.h"
 
 namespace numtrace::testing {
 

@@ -24,6 +24,7 @@
 #include "analyzer/report/json_summary.h"
 #include "analyzer/report/terminal_summary.h"
 #include "test/util/scratch_dir.h"
+#include "test/util/test_paths.h"
 
 namespace numtrace::analyzer {
 namespace {

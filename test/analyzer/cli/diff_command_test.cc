@@ -13,6 +13,7 @@
 #include "common/format/digest.h"
 #include "common/format/jsonl_writer.h"
 #include "test/util/scratch_dir.h"
+#include "test/util/test_paths.h"
 
 namespace numtrace::analyzer {
 namespace {

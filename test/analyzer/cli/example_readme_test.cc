@@ -10,6 +10,7 @@
 
 #include "analyzer/cli/diff_command.h"
 #include "test/util/scratch_dir.h"
+#include "test/util/test_paths.h"
 
 namespace numtrace::analyzer {
 namespace {

@@ -10,6 +10,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "test/analyzer/trace_builder.h"
+#include "test/util/test_paths.h"
 
 namespace numtrace::analyzer {
 namespace {

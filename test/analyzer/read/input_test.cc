@@ -8,6 +8,7 @@
 
 #include "test/analyzer/read/debugmode_log_text.h"
 #include "test/analyzer/read/trace_text.h"
+#include "test/util/test_paths.h"
 
 namespace numtrace::analyzer {
 namespace {

@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "test/analyzer/read/trace_text.h"
+#include "test/util/test_paths.h"
 
 namespace numtrace::analyzer {
 namespace {

@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include "test/util/test_paths.h"
 
 namespace numtrace::analyzer::testing {
 

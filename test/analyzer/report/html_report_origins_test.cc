@@ -16,6 +16,7 @@
 #include "analyzer/report/html_report.h"
 #include "test/analyzer/report/chromium.h"
 #include "test/analyzer/report/report_fixture.h"
+#include "test/util/test_paths.h"
 
 namespace numtrace::analyzer {
 namespace {

@@ -12,6 +12,7 @@
 #include "test/analyzer/report/chromium.h"
 #include "test/analyzer/report/report_fixture.h"
 #include "test/util/kernel_names.h"
+#include "test/util/test_paths.h"
 
 namespace numtrace::analyzer {
 namespace {

@@ -19,11 +19,12 @@
 #include "simdjson.h"
 #include "test/analyzer/report/chromium.h"
 #include "test/analyzer/report/report_fixture.h"
+#include "test/util/test_paths.h"
 
 namespace numtrace::analyzer {
 namespace {
 
-constexpr const char* kDir = NUMTRACE_SOURCE_DIR "/test/data/debugmode-provenance/";
+const std::string kDir = std::string(NUMTRACE_SOURCE_DIR) + "/test/data/debugmode-provenance/";
 
 TEST(ProvenanceLabelTest, ScopeOpPhase) {
   EXPECT_EQ(ProvenanceLabel(std::string_view("layers.1.fc"), std::string_view("aten::addmm"), Phase::kForward),

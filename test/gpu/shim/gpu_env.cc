@@ -2,6 +2,7 @@
 //
 // GPU detection, paths and a process runner for the GPU tests; see gpu_env.h.
 #include "test/gpu/shim/gpu_env.h"
+#include "test/util/test_paths.h"
 
 #include <dlfcn.h>
 #include <sys/wait.h>

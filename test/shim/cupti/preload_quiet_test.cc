@@ -15,6 +15,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include "test/util/test_paths.h"
 
 namespace {
 

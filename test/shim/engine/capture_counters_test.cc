@@ -5,6 +5,7 @@
 // docs/format.md (the footer section) - a counter nobody can look up is
 // not an honest footer.
 #include "shim/engine/capture_counters.h"
+#include "test/util/test_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -36,7 +37,7 @@ TEST(CaptureCounters, NamesAreUniqueSnakeCaseAndInSnapshotOrder) {
 }
 
 TEST(CaptureCounters, EveryCounterIsDocumentedInFormatMd) {
-  std::ifstream in(NUMTRACE_SOURCE_DIR "/docs/format.md");
+  std::ifstream in(std::string(NUMTRACE_SOURCE_DIR) + "/docs/format.md");
   ASSERT_TRUE(in) << "docs/format.md";
   std::stringstream text;
   text << in.rdbuf();

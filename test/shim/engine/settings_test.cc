@@ -12,6 +12,7 @@
 #include <string>
 
 #include "shim/engine/config.h"
+#include "test/util/test_paths.h"
 
 namespace numtrace::shim {
 namespace {

@@ -5,6 +5,7 @@
 // templates, both anonymous-namespace spellings, Nsight casts and lambdas,
 // mangled input, complex and fp8 types; and ParseDTypeList.
 #include "shim/engine/dtype_inference.h"
+#include "test/util/test_paths.h"
 
 #include <fstream>
 #include <iostream>
@@ -34,7 +35,7 @@ struct Expected {
 
 std::vector<Expected> ReadExpected() {
   std::vector<Expected> rows;
-  std::string path = std::string(NUMTRACE_DTYPES_TEST_DIR) + "/expected_dtypes.tsv";
+  std::string path = std::string(NUMTRACE_SOURCE_DIR) + "/test/shim/engine/dtypes/expected_dtypes.tsv";
   std::ifstream in(path);
   EXPECT_TRUE(in.good()) << "cannot open " << path;
   std::string line;
