@@ -8,12 +8,16 @@
 #  4. the element view: run the commands the first-divergence card printed -
 #     re-capture both runs with a dump of that launch, then
 #     `numtrace-diff --tensors` on the two dumps (./tensors.html).
-# Same set-up as test.sh: build.sh installs what is missing and builds first.
+# Same set-up as test.sh: build.sh installs what is missing, then only what
+# the demo runs is built (the `numtrace` command with libnumtrace.so and the
+# hooks, numtrace-diff, numtrace-sim); scripts/build.sh builds everything.
 # numtrace-diff exits 1 when runs diverge - here they are meant to - so 0 and
 # 1 both mean the demo worked; 2 (bad input) is a failure.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-"$root/scripts/build.sh"
+echo "== building what the demo runs: numtrace, libnumtrace.so, numtrace-diff, numtrace-sim" \
+     "(a few minutes on a fresh clone; scripts/build.sh builds everything)"
+"$root/scripts/build.sh" --target numtrace-cli --target numtrace-diff --target numtrace-sim
 cd "$root"
 out="out/demo"
 rm -rf "$out"

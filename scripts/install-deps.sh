@@ -4,6 +4,7 @@
 set -euo pipefail
 packages=(
   cmake ninja-build g++ pkg-config
+  ccache                     # shares objects between the build and check-standalone.sh's clone
   libabsl-dev libspdlog-dev libfmt-dev libsimdjson-dev libcli11-dev zlib1g-dev libre2-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev   # libFuzzer targets
