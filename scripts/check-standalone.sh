@@ -1,27 +1,81 @@
 #!/usr/bin/env bash
-# Proves the repository stands on its own: clones the committed tree into an
-# empty temporary folder (nothing beside it, so no shared/ folder or other
-# sibling can be reached), then builds it, runs the unit tests and the demo
-# there. A build, test or script path that reaches outside the checkout
+# Proves the repository stands on its own, and runs the whole suite there:
+# clones the checkout into an empty temporary folder (nothing beside it, so
+# no shared/ folder or other sibling can be reached), lays the working
+# tree's uncommitted changes over the clone (so what is tested is what you
+# have; a clean CI clone has none), builds it, and runs every test there:
+# ctest (arguments go to ctest), the real-PyTorch tests (test-torch.sh) and
+# the demo. A build, test or script path that reaches outside the checkout
 # fails here even where the developer's machine would hide it.
-# Called by scripts/test.sh (and so by CI); uses the same Debian packages.
+#
+#   scripts/check-standalone.sh [ctest arguments...]
+#   scripts/check-standalone.sh --clone-only DIR   (makes the clone in DIR,
+#                                  which must not exist, and stops; tests)
+#
+# Called by scripts/test.sh (and so by CI) after the build in build/. The
+# clone's build reuses that build's objects through ccache (build.sh), so
+# the tree is compiled once, not twice; the clone only links. Exit status:
+# non-zero when any part failed; the clone is kept then, and its path said.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-work="$(mktemp -d /tmp/numtrace-standalone.XXXXXX)"
-trap 'rm -rf "$work"' EXIT
-clone="$work/numtrace"
-git clone -q --no-hardlinks "$root" "$clone"
-echo "standalone: clone of $(git -C "$clone" rev-parse --short HEAD) in $clone (nothing beside it)"
-# Unit tests only: the fuzz pass, the GPU tests and the real-PyTorch tests
-# already ran in the main build and say nothing more about paths.
-cmake -S "$clone" -B "$clone/build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$clone/build" -j "$(nproc)" >/dev/null
-if ! (cd "$clone/build" && ctest -j "$(nproc)" -L cpu --output-on-failure) >"$work/ctest.log" 2>&1; then
-  tail -n 80 "$work/ctest.log"
-  echo "standalone: unit tests failed in the clone" >&2
-  exit 1
+clone_only=""
+if [ "${1:-}" = --clone-only ]; then
+  [ -n "${2:-}" ] && [ ! -e "$2" ] || { echo "check-standalone: --clone-only needs a new folder" >&2; exit 2; }
+  clone_only="$2"
 fi
-tail -n 3 "$work/ctest.log"
-(cd "$clone" && scripts/demo.sh >/dev/null 2>&1) || { echo "standalone: scripts/demo.sh failed in the clone" >&2; exit 1; }
-[ -s "$clone/report.html" ] || { echo "standalone: the demo wrote no report.html in the clone" >&2; exit 1; }
-echo "standalone: build, unit tests and demo pass in a clone with nothing beside it"
+work="$(mktemp -d /tmp/numtrace-standalone.XXXXXX)"
+keep=0
+trap '[ "$keep" = 1 ] || rm -rf "$work"' EXIT
+clone="${clone_only:-$work/numtrace}"
+git clone -q --no-hardlinks "$root" "$clone"
+
+# Uncommitted changes: modified and untracked (not ignored) files copied,
+# deleted ones removed. Untracked files would not be in someone else's
+# clone, so they are named: commit them before trusting the result.
+changed=0
+while IFS= read -r -d '' f; do
+  if [ -e "$root/$f" ] || [ -L "$root/$f" ]; then
+    mkdir -p "$clone/$(dirname "$f")"
+    cp -a "$root/$f" "$clone/$f"
+  else
+    rm -f "$clone/$f"
+  fi
+  changed=$((changed + 1))
+done < <(git -C "$root" ls-files -z -m -o -d --exclude-standard --deduplicate)
+untracked="$(git -C "$root" ls-files -o --exclude-standard | wc -l)"
+echo "standalone: clone of $(git -C "$clone" rev-parse --short HEAD) in $clone (nothing beside it)" \
+     "$([ "$changed" = 0 ] || echo "with $changed uncommitted change(s) laid over it")"
+[ "$untracked" = 0 ] ||
+  echo "standalone: note: $untracked untracked file(s) are included; a clone of the commit would lack them"
+
+[ -z "$clone_only" ] || exit 0
+
+status=0
+"$clone/scripts/build.sh" >"$work/build.log" 2>&1 || {
+  tail -n 40 "$work/build.log"
+  echo "standalone: the build failed in the clone (log: $work/build.log)" >&2
+  keep=1
+  exit 1
+}
+(cd "$clone/build" && ctest --output-on-failure -j "$(nproc)" "$@") || {
+  echo "standalone: tests failed in the clone" >&2
+  status=1
+}
+"$clone/scripts/test-torch.sh" "$clone/build" || {
+  echo "standalone: the real-PyTorch tests failed in the clone" >&2
+  status=1
+}
+if (cd "$clone" && scripts/demo.sh >"$work/demo.log" 2>&1) && [ -s "$clone/report.html" ]; then
+  :
+else
+  tail -n 20 "$work/demo.log"
+  echo "standalone: scripts/demo.sh failed or wrote no report.html in the clone (log: $work/demo.log)" >&2
+  status=1
+fi
+if [ "$status" = 0 ]; then
+  echo "standalone: build, tests, real-PyTorch tests and demo pass in a clone with nothing beside it"
+else
+  keep=1
+  echo "standalone: the clone is kept for a look: $clone" >&2
+fi
+exit "$status"
