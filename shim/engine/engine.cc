@@ -432,7 +432,7 @@ void Engine::StepEnded(int64_t step) {
 void Engine::OnAlloc(const AllocEvent& alloc) { allocs_.Insert(alloc.address, alloc.bytes, alloc.kind); }
 
 void Engine::OnFree(const FreeEvent& free) {
-  if (ranges_ != nullptr) ranges_->Forget(free.address);
+  if (ranges_ != nullptr) ranges_->Forget(free.address, free.bytes);
   if (free.kind == AllocKind::kVirtualMap && free.bytes != 0) {
     allocs_.EraseRange(free.address, free.bytes);
     return;
