@@ -39,6 +39,7 @@
 //   CUDA_INJECTION64_PATH=/opt/numtrace/libnumtrace.so torchrun ... train.py
 #include <dlfcn.h>
 
+#include <chrono>
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
@@ -82,6 +83,8 @@ EventSink* StartEngine(uint64_t context) {
   DriverApi& cu = DriverApi::Instance();
   CudaDevice::Options options;
   options.device_memory = rt.config().device_memory;
+  options.ring_max = rt.config().ring_max;
+  options.exit_wait = std::chrono::seconds(rt.config().exit_wait_seconds);
   auto device = std::make_unique<CudaDevice>(cu, ReductionFatbin(), options);
   CudaDevice* raw = device.get();
   rt.SetBeforeShutdown(&FinishActivity);
@@ -98,8 +101,16 @@ EventSink* StartEngine(uint64_t context) {
   return sink;
 }
 
+// After Shutdown (process exit: cudart's teardown destroys the contexts)
+// no driver call is made: the device may be stuck behind a kernel that
+// never ends, and the driver frees everything with the context anyway.
 void ContextDestroying(uint64_t context) {
-  if (g_device != nullptr) g_device->ReleaseContext(context);
+  if (g_device == nullptr) return;
+  if (Runtime::Get().shut_down()) {
+    g_device->ForgetContext(context);
+  } else {
+    g_device->ReleaseContext(context);
+  }
 }
 
 bool NvtxSteps() { return Runtime::Get().config().step_mode == StepMode::kNvtx; }

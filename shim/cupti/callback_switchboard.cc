@@ -309,7 +309,12 @@ void CallbackSwitchboard::HandleLaunch(const LaunchArgs& args, const CUpti_Callb
   int device = queries_->DeviceOf(ContextOf(d));
   LaunchEvent e = MakeLaunchEvent(args, info, d.symbolName, packed, ContextOf(d), device, capturing);
   if (packed.empty()) e.layout = {};  // no bytes: the engine must not read slots
-  if (pack == PackResult::kShort) e.layout = SlotsWithin(e.layout, valid);
+  // A short `extra` buffer (NCCL >= 2.19: one 4 KiB ncclDevKernelArgs4K
+  // parameter, of which only kernelArgsSize bytes are passed): the layout
+  // stays whole and the bytes end where the caller's did. ScanBuffers clips
+  // each slot to params.size(), so the pointers inside the one big slot are
+  // scanned and nothing past the buffer is read.
+  if (pack == PackResult::kShort) e.params = packed.first(valid);
   if (enter) {
     CallEnter(sink, e);
   } else {

@@ -24,7 +24,10 @@
 // Memory with NUMTRACE_STEPS=all: the noted ids are kept for two settles
 // (the step just ended and the one before, whose late records may still
 // come), then dropped; about 4 bytes and a hash node per captured launch of
-// two steps, not of the whole job.
+// two steps, not of the whole job. In watch mode every launch is decoded,
+// so the window stays open and every launch is noted: the engine then
+// reports every step's end (Engine::TakeStepEnded), so Settle still runs
+// once a step and memory stays bounded by two steps' launches.
 //
 // Records are held until Settle (not matched on arrival): CUPTI may deliver
 // a short kernel's record before the launch callback's EXIT has returned.

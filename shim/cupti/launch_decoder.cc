@@ -176,12 +176,6 @@ PackResult PackParams(const LaunchArgs& args, std::span<const ParamSlot> layout,
   return PackResult::kShort;
 }
 
-std::span<const ParamSlot> SlotsWithin(std::span<const ParamSlot> layout, uint32_t valid_bytes) {
-  size_t n = 0;
-  while (n < layout.size() && layout[n].offset + layout[n].size <= valid_bytes) ++n;
-  return layout.first(n);
-}
-
 LaunchEvent MakeLaunchEvent(const LaunchArgs& args, const KernelDescription& info, const char* symbol,
                             std::span<const uint8_t> packed, uint64_t context, int device,
                             bool capturing) {

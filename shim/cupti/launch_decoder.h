@@ -68,16 +68,15 @@ uint32_t ParamBytes(std::span<const ParamSlot> layout);
 // ParamBytes(layout) long; gaps zeroed). kernelParams is an array of
 // pointers, one per parameter; `extra` holds one packed buffer
 // (CU_LAUNCH_PARAM_BUFFER_POINTER/_SIZE) already at the layout's offsets.
-// NCCL passes an `extra` buffer shorter than the kernel's full layout: what
-// is there is copied and kShort returned, with `*valid_bytes` saying how
-// much (the caller scans only the slots inside it). kFailed when neither
-// is usable.
+// NCCL passes an `extra` buffer shorter than the kernel's full layout (its
+// kernels take one 4,096-byte ncclDevKernelArgs4K parameter and pass only
+// kernelArgsSize bytes of it): what is there is copied and kShort returned,
+// with `*valid_bytes` saying how much. The caller keeps the whole layout
+// and hands on only the valid bytes (a slot is scanned up to where they
+// end). kFailed when neither is usable.
 enum class PackResult : uint8_t { kOk, kShort, kFailed };
 PackResult PackParams(const LaunchArgs& args, std::span<const ParamSlot> layout,
                       std::span<uint8_t> out, uint32_t* valid_bytes = nullptr);
-
-// The leading slots of `layout` that lie wholly inside `valid_bytes`.
-std::span<const ParamSlot> SlotsWithin(std::span<const ParamSlot> layout, uint32_t valid_bytes);
 
 // `symbol` (the callback's symbolName) wins over info.name when non-empty.
 // The event borrows `symbol`, `info` and `packed`.

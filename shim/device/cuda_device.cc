@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <thread>
 
 #include "shim/cupti/check.h"
 #include "shim/log/log.h"
@@ -232,6 +233,7 @@ CudaDevice::Context* CudaDevice::ReadyContext(uint64_t handle) {
     case Prepared::kReady:
       c->state = State::kReady;
       CaptureCounters::Get().Add(Counter::kContextsPrepared);
+      NoteRingBytesLocked(static_cast<int64_t>(c->ring_bytes));
       return c;
     case Prepared::kBusy:
       c->state = State::kNew;  // a later launch tries again
@@ -271,17 +273,12 @@ CudaDevice::Prepared CudaDevice::Prepare(Context& c) {
               c.handle);
     return Prepared::kFailed;
   }
-  size_t free = 0, total = 0;
-  if (api_.cuMemGetInfo_v2 != nullptr && api_.cuMemGetInfo_v2(&free, &total) == CUDA_SUCCESS) {
-    c.budget = std::min<uint64_t>(free / 8, kMaxRingBytes);  // unknown: the first chunk only
-  }
   std::unique_ptr<Chunk> first = AllocateChunk(options_.device_memory);
   if (first == nullptr) return Prepared::kFailed;  // said why
   c.function = function;
   c.ring_bytes = options_.device_memory;
   c.chunks.push_back(std::move(first));
   CaptureCounters::Get().Add(Counter::kRingChunks);
-  CaptureCounters::Get().Add(Counter::kRingBytes, options_.device_memory);
   for (int i = 0; i < kPreparedEvents; ++i) {
     CUevent e = nullptr;
     if (api_.cuEventCreate(&e, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) break;
@@ -315,16 +312,24 @@ std::unique_ptr<CudaDevice::Chunk> CudaDevice::AllocateChunk(uint64_t device_byt
   return chunk;
 }
 
-uint64_t CudaDevice::GrowthFor(const Context& c, uint64_t need) {
-  // Doubling keeps the number of chunks small; the budget (an eighth of the
-  // memory free when the context was prepared) keeps numtrace from taking
-  // what the job's allocator will want later.
+uint64_t CudaDevice::GrowthFor(const Context& c, uint64_t need, uint64_t free, uint64_t total) const {
+  // Doubling keeps the number of chunks small. The budget is read now, not
+  // when the context was prepared: the job's allocator is usually far from
+  // its peak then, and numtrace must not take what it will want later.
   uint64_t want = std::max<uint64_t>(c.ring_bytes, AlignUp(need, 1ull << 20) * 2);
-  const uint64_t room = c.budget > c.ring_bytes ? c.budget - c.ring_bytes : 0;
-  want = std::min(want, room);
+  const uint64_t limit = std::min(options_.ring_max, (free + c.ring_bytes) / kRingShareOfGpu);
+  want = std::min(want, limit > c.ring_bytes ? limit - c.ring_bytes : 0);
+  const uint64_t keep = total / kKeepFreeShare;
+  want = std::min(want, free > keep ? free - keep : 0);
   // Crumbs are not worth a chunk: below 16 MiB (or the batch) the ring is full.
   if (want < need || want < (16ull << 20)) return 0;
-  return AlignUp(want, 1ull << 20);
+  return want / (1ull << 20) * (1ull << 20);
+}
+
+void CudaDevice::NoteRingBytesLocked(int64_t delta) {
+  ring_total_ = static_cast<uint64_t>(static_cast<int64_t>(ring_total_) + delta);
+  ring_peak_ = std::max(ring_peak_, ring_total_);
+  CaptureCounters::Get().Set(Counter::kRingBytes, ring_peak_);
 }
 
 void CudaDevice::ConfirmRanges(std::span<const MeasureItem> items, std::vector<MeasureItem>* out) {
@@ -404,46 +409,35 @@ bool CudaDevice::Enqueue(uint64_t stream, std::span<const MeasureItem> items, ui
   std::unique_lock<std::mutex> lock(mu_);
   std::optional<uint64_t> host_off, dev_off;
   uint32_t chunk = 0;
-  for (int attempt = 0;; ++attempt) {
-    RetireLocked(*c, /*wait=*/false);  // recycle space before asking for more
-    // The newest chunk first: older ones drain as their batches complete.
-    for (size_t i = c->chunks.size(); i-- > 0 && !dev_off;) {
-      Chunk& k = *c->chunks[i];
-      host_off = k.host_ring.Allocate(L.host_bytes);
-      if (!host_off) continue;
-      dev_off = k.device_ring.Allocate(L.device_bytes);
-      if (!dev_off) {
-        k.host_ring.ReleaseNewest();  // keep the two rings in step
-        host_off.reset();
-        continue;
-      }
-      chunk = static_cast<uint32_t>(i);
+  RetireLocked(*c);  // recycle space before refusing
+  // The oldest chunk first: under a lighter load the grown ones empty and
+  // Poll can give them back.
+  for (size_t i = 0; i < c->chunks.size() && !dev_off; ++i) {
+    Chunk& k = *c->chunks[i];
+    host_off = k.host_ring.Allocate(L.host_bytes);
+    if (!host_off) continue;
+    dev_off = k.device_ring.Allocate(L.device_bytes);
+    if (!dev_off) {
+      k.host_ring.ReleaseNewest();  // keep the two rings in step
+      host_off.reset();
+      continue;
     }
-    if (dev_off) break;
-    const uint64_t grow = attempt == 0 && !c->growing ? GrowthFor(*c, L.device_bytes) : 0;
-    if (grow == 0) {
-      stats_.full.fetch_add(1, std::memory_order_relaxed);
-      CaptureCounters::Get().Add(Counter::kRingFull);
-      if (!warned_full_.exchange(true)) {
-        log::Warn("the reduction ring of context {:#x} is full at {} MiB and cannot grow (GPU free "
-                  "memory); launches are dropped whole (footer dropped, counter ring_full)",
-                  c->handle, c->ring_bytes >> 20);
-      }
-      return false;
-    }
-    // Allocated outside the mutex: other launches go on meanwhile.
-    c->growing = true;
-    lock.unlock();
-    std::unique_ptr<Chunk> added = AllocateChunk(grow);
-    lock.lock();
-    c->growing = false;
-    if (added == nullptr) continue;  // said why; the next attempt refuses
-    c->chunks.push_back(std::move(added));
-    c->ring_bytes += grow;
-    stats_.grown.fetch_add(1, std::memory_order_relaxed);
-    CaptureCounters::Get().Add(Counter::kRingChunks);
-    CaptureCounters::Get().Add(Counter::kRingBytes, grow);
+    chunk = static_cast<uint32_t>(i);
   }
+  if (!dev_off) {
+    // No allocation here (it may synchronise the application's thread):
+    // Poll, on the engine's thread, grows the ring for the next batches.
+    c->wanted = std::max(c->wanted, L.device_bytes);
+    stats_.full.fetch_add(1, std::memory_order_relaxed);
+    CaptureCounters::Get().Add(Counter::kRingFull);
+    if (!warned_full_.exchange(true)) {
+      log::Warn("the reduction ring of context {:#x} is full at {} MiB; launches are dropped whole "
+                "until it has grown or drained (footer dropped, counter ring_full)",
+                c->handle, c->ring_bytes >> 20);
+    }
+    return false;
+  }
+  c->largest = std::max(c->largest, L.device_bytes);  // what growing ahead of need must fit
   Chunk& k = *c->chunks[chunk];
   void* acquired = nullptr;
   if (!AcquireEventLocked(*c, &acquired)) {
@@ -480,7 +474,8 @@ bool CudaDevice::Enqueue(uint64_t stream, std::span<const MeasureItem> items, ui
     // Work may already be queued on the stream that reads this space, so the
     // space stays taken until an event recorded now completes.
     if (api_.cuEventRecord(event, s) == CUDA_SUCCESS) {
-      c->in_flight.push_back({0, 0, chunk, event, nullptr, false});
+      c->in_flight.push_back({0, 0, chunk, L.device_bytes, event, nullptr, false});
+      c->in_use += L.device_bytes;
     } else {
       c->state = State::kFailed;  // cannot know when the space is free: stop using it
     }
@@ -488,16 +483,17 @@ bool CudaDevice::Enqueue(uint64_t stream, std::span<const MeasureItem> items, ui
     CaptureCounters::Get().Add(Counter::kDeviceErrors);
     return false;
   }
-  c->in_flight.push_back({ticket, m, chunk, event, host + L.host_results, true});
+  c->in_flight.push_back({ticket, m, chunk, L.device_bytes, event, host + L.host_results, true});
+  c->in_use += L.device_bytes;
   stats_.batches.fetch_add(1, std::memory_order_relaxed);
   return true;
 }
 
-void CudaDevice::RetireLocked(Context& c, bool wait) {
+void CudaDevice::RetireLocked(Context& c) {
   while (!c.in_flight.empty()) {
     Batch& b = c.in_flight.front();
     auto* event = static_cast<CUevent>(b.event);
-    CUresult r = wait ? api_.cuEventSynchronize(event) : api_.cuEventQuery(event);
+    CUresult r = api_.cuEventQuery(event);
     if (r == CUDA_ERROR_NOT_READY) return;
     if (r == CUDA_SUCCESS && b.deliver) {
       const auto* stats = static_cast<const BufferStats*>(b.results);
@@ -510,6 +506,7 @@ void CudaDevice::RetireLocked(Context& c, bool wait) {
     Chunk& k = *c.chunks[b.chunk];
     k.device_ring.ReleaseOldest();
     k.host_ring.ReleaseOldest();
+    c.in_use -= b.device_bytes;
     c.free_events.push_back(b.event);
     c.in_flight.pop_front();
   }
@@ -525,13 +522,134 @@ void CudaDevice::Poll(const ResultFn& fn) {
     for (auto& c : contexts_) {
       if (c->state != State::kReady || c->in_flight.empty()) continue;
       ContextScope current(api_, c->handle);
-      RetireLocked(*c, /*wait=*/false);
+      RetireLocked(*c);
     }
     ready.swap(parked_);
   }
+  ResizeRings();
   // Outside the lock: the engine's callback may take its own locks, which
   // an application thread may hold while it calls Enqueue.
   for (const Parked& p : ready) fn(p.ticket, p.stats);
+}
+
+void CudaDevice::ResizeRings() {
+  struct Job {
+    Context* c;
+    uint32_t generation;             // ReleaseContext since: the chunk is not the context's
+    uint64_t need;                   // > 0: grow for a batch this big
+    bool asked;                      // a batch was refused (else: ahead of need)
+    std::unique_ptr<Chunk> release;  // else: free this idle chunk
+  };
+  std::vector<Job> jobs;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& p : contexts_) {
+      Context& c = *p;
+      if (c.state != State::kReady || c.growing) continue;
+      const bool asked = c.wanted > 0;
+      // Ahead of need only while the ring could still grow by a chunk.
+      const bool ahead = c.in_use > c.ring_bytes / 2 && c.ring_bytes + (16ull << 20) <= options_.ring_max;
+      if (asked || ahead) {
+        c.idle_polls = 0;
+        c.growing = true;
+        jobs.push_back({&c, c.generation, std::max(c.wanted, c.largest), asked, nullptr});
+        c.wanted = 0;
+        continue;
+      }
+      // Only the newest chunk is ever freed: batches name chunks by index.
+      if (c.chunks.size() < 2 || !c.chunks.back()->device_ring.empty() ||
+          c.in_use > (c.ring_bytes - c.chunks.back()->device_ring.size()) / 4) {
+        c.idle_polls = 0;
+        continue;
+      }
+      if (++c.idle_polls < kIdlePollsBeforeRelease) continue;
+      c.idle_polls = 0;
+      std::unique_ptr<Chunk> idle = std::move(c.chunks.back());
+      c.chunks.pop_back();
+      c.ring_bytes -= idle->device_ring.size();
+      NoteRingBytesLocked(-static_cast<int64_t>(idle->device_ring.size()));
+      c.growing = true;  // its handle stays busy until the chunk is freed
+      jobs.push_back({&c, c.generation, 0, false, std::move(idle)});
+    }
+  }
+  for (Job& j : jobs) {
+    ContextScope in_context(api_, j.c->handle);
+    if (j.release != nullptr) {
+      if (in_context.ok()) {
+        api_.cuMemFree_v2(j.release->device_base);
+        api_.cuMemFreeHost(j.release->host_base);
+      }
+      stats_.released.fetch_add(1, std::memory_order_relaxed);
+      CaptureCounters::Get().Add(Counter::kRingChunksFreed);
+      std::lock_guard<std::mutex> lock(mu_);
+      j.c->growing = false;
+      continue;
+    }
+    uint64_t grow = 0;
+    size_t free = 0, total = 0;
+    // Unknown free memory: the first chunk only.
+    if (in_context.ok() && api_.cuMemGetInfo_v2 != nullptr &&
+        api_.cuMemGetInfo_v2(&free, &total) == CUDA_SUCCESS) {
+      std::lock_guard<std::mutex> lock(mu_);
+      grow = GrowthFor(*j.c, j.need, free, total);
+    }
+    std::unique_ptr<Chunk> added;
+    if (grow == 0 && j.asked) {
+      stats_.growth_refused.fetch_add(1, std::memory_order_relaxed);
+      CaptureCounters::Get().Add(Counter::kRingGrowthRefused);
+      if (!warned_budget_.exchange(true)) {
+        log::Warn("the reduction ring of context {:#x} stays at {} MiB: growing it would pass "
+                  "NUMTRACE_RING_MAX ({} MiB) or 1/{} of the GPU, or leave under 1/{} of its memory "
+                  "free ({} of {} MiB free); what does not fit is dropped (counters "
+                  "ring_growth_refused, ring_full)",
+                  j.c->handle, j.c->ring_bytes >> 20, options_.ring_max >> 20, kRingShareOfGpu,
+                  kKeepFreeShare, free >> 20, total >> 20);
+      }
+    } else if (grow != 0) {
+      added = AllocateChunk(grow);  // said why when it fails
+    }
+    std::unique_lock<std::mutex> lock(mu_);
+    j.c->growing = false;
+    if (added == nullptr) continue;
+    if (j.c->generation != j.generation || j.c->state != State::kReady) {
+      lock.unlock();  // released meanwhile: the chunk was never the ring's
+      api_.cuMemFree_v2(added->device_base);
+      api_.cuMemFreeHost(added->host_base);
+      continue;
+    }
+    j.c->chunks.push_back(std::move(added));
+    j.c->ring_bytes += grow;
+    NoteRingBytesLocked(static_cast<int64_t>(grow));
+    stats_.grown.fetch_add(1, std::memory_order_relaxed);
+    CaptureCounters::Get().Add(Counter::kRingChunks);
+  }
+}
+
+bool CudaDevice::WaitForEvents(const std::vector<std::pair<uint64_t, void*>>& waits,
+                               std::chrono::steady_clock::time_point deadline) {
+  size_t left = 0;
+  for (size_t i = 0; i < waits.size(); ++i) {
+    ContextScope current(api_, waits[i].first);
+    auto* event = static_cast<CUevent>(waits[i].second);
+    // An error ends the wait too: RetireLocked says it and frees the space.
+    while (api_.cuEventQuery(event) == CUDA_ERROR_NOT_READY) {
+      if (std::chrono::steady_clock::now() >= deadline) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    if (api_.cuEventQuery(event) == CUDA_ERROR_NOT_READY) {
+      left = waits.size() - i;  // the later ones are not waited for either
+      break;
+    }
+  }
+  if (left == 0) return true;
+  CaptureCounters::Get().Add(Counter::kExitWaitExpired);
+  if (!warned_wait_.exchange(true)) {
+    log::Warn("gave up waiting for the GPU after {} s (NUMTRACE_EXIT_WAIT): {} measurement batches "
+              "had not finished (a stream that never drains, e.g. an NCCL peer that died); their "
+              "launches are written as dropped (counter exit_wait_expired)",
+              options_.exit_wait.count() / 1000.0, left);
+  }
+  return false;
 }
 
 void CudaDevice::Drain() {
@@ -549,51 +667,79 @@ void CudaDevice::Drain() {
       for (const Batch& b : c->in_flight) waits.emplace_back(c->handle, b.event);
     }
   }
-  for (auto& [context, event] : waits) {
-    ContextScope current(api_, context);
-    NUMTRACE_CU_CHECK(api_.cuEventSynchronize(static_cast<CUevent>(event)));
-  }
+  WaitForEvents(waits, std::chrono::steady_clock::now() + options_.exit_wait);
   std::lock_guard<std::mutex> lock(mu_);
   for (auto& c : contexts_) {
     if (c->state != State::kReady || c->in_flight.empty()) continue;
     ContextScope current(api_, c->handle);
-    RetireLocked(*c, /*wait=*/false);
+    RetireLocked(*c);
   }
 }
 
-void CudaDevice::FreeChunks(Context& c) {
-  for (auto& k : c.chunks) {
-    if (k->device_base != 0) api_.cuMemFree_v2(k->device_base);
-    if (k->host_base != nullptr) api_.cuMemFreeHost(k->host_base);
-  }
+void CudaDevice::ResetLocked(Context& c) {
+  // The entry stays (a launch thread may still hold it between its lookup
+  // and the mutex), emptied: a new context reusing the handle is prepared
+  // afresh.
   c.chunks.clear();
+  c.free_events.clear();
+  c.in_flight.clear();
+  c.function = nullptr;
+  NoteRingBytesLocked(-static_cast<int64_t>(c.ring_bytes));
+  c.ring_bytes = c.in_use = c.wanted = c.largest = 0;
+  c.idle_polls = 0;
+  ++c.generation;
+  c.state = State::kNew;
 }
 
 void CudaDevice::ReleaseContext(uint64_t context) {
   SelfCallGuard guard;
   RelaxedCaptureScope relaxed(api_);
+  std::vector<std::pair<uint64_t, void*>> waits;
+  Context* c = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& p : contexts_) {
+      if (p->handle == context) c = p.get();
+    }
+    // Being prepared by a launch on another thread: that thread owns it.
+    if (c == nullptr || c->state == State::kPreparing) return;
+    if (c->state == State::kReady) {
+      for (const Batch& b : c->in_flight) waits.emplace_back(context, b.event);
+    }
+  }
+  // Waited for without the mutex: other threads' launches and the writer's
+  // Poll go on meanwhile.
+  const bool finished = WaitForEvents(waits, std::chrono::steady_clock::now() + options_.exit_wait);
+  std::vector<std::unique_ptr<Chunk>> chunks;
+  std::vector<void*> events;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (c->state == State::kReady) {
+      ContextScope current(api_, context);
+      RetireLocked(*c);
+    }
+    if (c->state != State::kPreparing) {
+      if (finished) {
+        chunks = std::move(c->chunks);
+        events = std::move(c->free_events);
+      }
+      ResetLocked(*c);
+    }
+  }
+  if (chunks.empty() && events.empty()) return;
+  // Outside the mutex: cuMemFree may wait for the device.
+  ContextScope current(api_, context);
+  for (void* e : events) api_.cuEventDestroy_v2(static_cast<CUevent>(e));
+  for (auto& k : chunks) {
+    if (k->device_base != 0) api_.cuMemFree_v2(k->device_base);
+    if (k->host_base != nullptr) api_.cuMemFreeHost(k->host_base);
+  }
+}
+
+void CudaDevice::ForgetContext(uint64_t context) {
   std::lock_guard<std::mutex> lock(mu_);
   for (auto& p : contexts_) {
-    Context& c = *p;
-    if (c.handle != context) continue;
-    // Being prepared by a launch on another thread: that thread owns it.
-    if (c.state == State::kPreparing) return;
-    {
-      ContextScope current(api_, context);
-      if (c.state == State::kReady) RetireLocked(c, /*wait=*/true);
-      for (void* e : c.free_events) api_.cuEventDestroy_v2(static_cast<CUevent>(e));
-      FreeChunks(c);
-    }
-    // The entry stays (a launch thread may still hold it between its lookup
-    // and the mutex), emptied: a new context reusing the handle is prepared
-    // afresh.
-    c.free_events.clear();
-    c.in_flight.clear();
-    c.function = nullptr;
-    c.ring_bytes = 0;
-    c.budget = 0;
-    c.state = State::kNew;
-    return;
+    if (p->handle == context && p->state != State::kPreparing) ResetLocked(*p);
   }
 }
 

@@ -12,14 +12,23 @@
 // device scratch per 4,096 elements, and PyTorch's host thread runs
 // hundreds of launches ahead of the GPU, so a fixed ring drops most of a
 // model-size step. The ring is a list of chunks: the first of
-// config.device_memory (64 MiB); when a batch does not fit, Enqueue adds a
-// chunk (doubling the ring, at least the batch) outside the mutex, up to a
-// budget of an eighth of the GPU's free memory when the context was
-// prepared (cuMemGetInfo) and kMaxRingBytes.
-// Space is reused as batches complete (FIFO per chunk). Only when the ring
-// cannot grow is the batch refused: the engine drops the whole launch with
-// a note (footer `dropped`, counter ring_full). Chunks live until the
-// context is destroyed (counters ring_chunks, ring_bytes).
+// config.device_memory (64 MiB), allocated when the context is prepared.
+// Growth never happens on the application's launch path (cuMemAlloc and
+// cuMemHostAlloc may synchronise): a batch that does not fit is refused
+// and asks for a chunk, and Poll - on the engine's writer thread - adds it
+// (doubling the ring, at least twice the batch), and does so ahead of
+// need once the batches in flight fill more than half of the ring. Before
+// each growth Poll reads the GPU's free memory again (cuMemGetInfo): the
+// ring stays under options.ring_max (NUMTRACE_RING_MAX, 2 GiB) and under
+// a 32nd of what the GPU has (free plus the ring), and never takes the
+// free memory below a tenth of the total; a growth refused for that is
+// counted (ring_growth_refused) and said once. A refused batch drops its
+// launch whole with a note (footer `dropped`, counter ring_full). Space is
+// reused as batches complete (FIFO per chunk, the oldest chunk first); a
+// grown chunk that stayed empty for kIdlePollsBeforeRelease polls while
+// the rest of the ring was at most a quarter full is freed, again from
+// Poll (counters ring_chunks, ring_chunks_freed; ring_bytes is the most
+// the rings of all contexts held at once).
 //
 // A context is prepared lazily - kernel loaded, first chunk and a pool of
 // events allocated - at the first Enqueue in it, outside the mutex other
@@ -63,6 +72,7 @@
 #define NUMTRACE_SHIM_DEVICE_CUDA_DEVICE_H_
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -76,6 +86,7 @@
 #include "common/format/records.h"
 #include "shim/device/cuda_dump_copier.h"
 #include "shim/device/device.h"
+#include "shim/engine/config.h"
 
 namespace numtrace::shim {
 
@@ -117,16 +128,26 @@ class CudaDevice : public Device {
   struct Options {
     uint64_t device_memory = 64ull << 20;  // per context, first chunk of the ring
     uint64_t host_memory = 0;              // pinned, per chunk; 0: device chunk / 16, >= 1 MiB
+    uint64_t ring_max = kDefaultRingMax;   // per context, all chunks (NUMTRACE_RING_MAX, config.h)
+    // The most Drain and ReleaseContext wait for the GPU (NUMTRACE_EXIT_WAIT).
+    std::chrono::milliseconds exit_wait{10'000};
   };
-  // The ring grows in chunks up to an eighth of the GPU's free memory when
-  // the context is prepared, and never beyond this many bytes.
-  static constexpr uint64_t kMaxRingBytes = 16ull << 30;
+  // The ring takes at most this share of the GPU's memory (free + ring) ...
+  static constexpr uint64_t kRingShareOfGpu = 32;
+  // ... and leaves at least this share of the total free.
+  static constexpr uint64_t kKeepFreeShare = 10;
+  // A grown chunk is freed after this many Polls empty (about 5 s at the
+  // writer's 10 ms period): a later burst would otherwise pay its
+  // allocation again at once.
+  static constexpr uint32_t kIdlePollsBeforeRelease = 500;
   struct Stats {
     std::atomic<uint64_t> batches{0};
     std::atomic<uint64_t> full{0};        // refused: ring full or batch too big
     std::atomic<uint64_t> errors{0};      // refused: a driver call failed
     std::atomic<uint64_t> unprepared{0};  // refused: the context is not (yet) prepared
     std::atomic<uint64_t> grown{0};       // chunks added to a ring
+    std::atomic<uint64_t> released{0};    // grown chunks freed when idle
+    std::atomic<uint64_t> growth_refused{0};  // growths the budget refused
   };
 
   CudaDevice(const DriverApi& api, std::span<const uint8_t> fatbin, Options options);
@@ -142,7 +163,15 @@ class CudaDevice : public Device {
 
   [[nodiscard]] bool Enqueue(uint64_t stream, std::span<const MeasureItem> items,
                              uint64_t ticket) override;
+  // Also grows and trims the rings (the only place that allocates after a
+  // context's preparation): call it from the engine's thread, never from a
+  // launch callback.
   void Poll(const ResultFn& fn) override;
+  // Polls the batches' events (never cuEventSynchronize) until all are
+  // done or options.exit_wait has passed: a stream that never drains (an
+  // NCCL kernel waiting for a dead peer) must not keep the process from
+  // exiting. Batches still running then are left (their launches are
+  // written as dropped): counter exit_wait_expired, one stderr line.
   void Drain() override;
   // Tensor dumps: copies on the launch's stream into pinned memory
   // (cuda_dump_copier.h; defined in cuda_dump_copier.cc).
@@ -150,9 +179,15 @@ class CudaDevice : public Device {
                                  uint64_t ticket) override;
   void PollCopies(const CopyFn& fn, bool wait) override;
 
-  // A context is about to be destroyed: wait for its batches, keep their
-  // results for the next Poll, free its rings.
+  // A context is about to be destroyed (CUPTI's CONTEXT_DESTROY_STARTING,
+  // on the application's thread): waits for its batches - outside the
+  // mutex, polled, at most options.exit_wait - keeps their results for the
+  // next Poll, then frees its rings outside the mutex. When the wait ran
+  // out nothing is freed (cuMemFree would wait for the stuck work too; the
+  // driver frees it with the context) and the batches are forgotten.
   void ReleaseContext(uint64_t context);
+  // The same at process exit, after Drain: bookkeeping only, no driver call.
+  void ForgetContext(uint64_t context);
 
   const Stats& stats() const { return stats_; }
 
@@ -172,6 +207,7 @@ class CudaDevice : public Device {
     uint64_t ticket;
     uint32_t count;
     uint32_t chunk;       // index into Context::chunks
+    uint64_t device_bytes;  // ring space it holds (Context::in_use)
     void* event;          // CUevent
     const void* results;  // BufferStats[count] in the host ring
     bool deliver;         // false: a failed batch that only holds ring space
@@ -183,8 +219,12 @@ class CudaDevice : public Device {
     void* function = nullptr;  // CUfunction: the kernel loaded into this context
     std::vector<std::unique_ptr<Chunk>> chunks;
     uint64_t ring_bytes = 0;   // device bytes of all chunks
-    uint64_t budget = 0;       // the most ring_bytes may grow to (GrowthFor)
-    bool growing = false;      // a thread is allocating a chunk (outside mu_)
+    uint64_t in_use = 0;       // device bytes held by batches in flight
+    uint64_t wanted = 0;       // a refused batch's device bytes: Poll grows the ring for it
+    uint64_t largest = 0;      // the largest batch yet (device bytes)
+    uint32_t idle_polls = 0;   // Polls the newest grown chunk has been empty in a row
+    uint32_t generation = 0;   // ReleaseContexts so far
+    bool growing = false;      // Poll is allocating or freeing a chunk (outside mu_)
     std::deque<Batch> in_flight;
     std::vector<void*> free_events;
   };
@@ -208,16 +248,29 @@ class CudaDevice : public Device {
   bool LoadKernel();
   // A chunk of `device_bytes` (and its pinned part). Outside mu_.
   std::unique_ptr<Chunk> AllocateChunk(uint64_t device_bytes);
-  // Bytes the ring of `c` may grow by for a batch of `need` device bytes,
-  // or 0: bounded by Context::budget.
-  uint64_t GrowthFor(const Context& c, uint64_t need);
+  // Bytes the ring of `c` may grow by for a batch of `need` device bytes
+  // with `free` of `total` GPU bytes free now, or 0 (the budget above).
+  uint64_t GrowthFor(const Context& c, uint64_t need, uint64_t free, uint64_t total) const;
+  // From Poll, without mu_: adds a chunk to every ready context that asked
+  // for one or is more than half full, and frees grown chunks idle long
+  // enough. Driver calls in each context, outside the mutex.
+  void ResizeRings();
+  // The ring bytes of all contexts changed by `delta`: footer ring_bytes
+  // keeps the most they held at once. Under mu_.
+  void NoteRingBytesLocked(int64_t delta);
   // Checks each item's range with the driver; unconfirmed ones get 0 bytes.
   void ConfirmRanges(std::span<const MeasureItem> items, std::vector<MeasureItem>* out);
   bool AcquireEventLocked(Context& c, void** event);
   // Moves finished batches of `c` (FIFO order) to parked_ and recycles
-  // their ring space; `wait` blocks until all are finished.
-  void RetireLocked(Context& c, bool wait);
-  void FreeChunks(Context& c);
+  // their ring space. Never waits (no cuEventSynchronize anywhere: every
+  // wait is polled against a deadline, WaitForEvents).
+  void RetireLocked(Context& c);
+  // Empties `c` for a new context under the same handle. Under mu_.
+  void ResetLocked(Context& c);
+  // Polls each (context, event) until it completes or `deadline`; false
+  // when the deadline came first (counted, said once). No lock held.
+  bool WaitForEvents(const std::vector<std::pair<uint64_t, void*>>& waits,
+                     std::chrono::steady_clock::time_point deadline);
 
   const DriverApi& api_;
   std::span<const uint8_t> fatbin_;
@@ -225,8 +278,8 @@ class CudaDevice : public Device {
   // Never held across a blocking driver call or a CUPTI call: Enqueue (in
   // the application's launch callback) takes it for ring bookkeeping and
   // the asynchronous copy/launch/record calls; Poll for non-blocking event
-  // queries. Context preparation, chunk allocation and Drain's waits run
-  // without it.
+  // queries. Context preparation, chunk allocation and freeing, and the
+  // waits of Drain and ReleaseContext run without it.
   std::mutex mu_;
   std::mutex load_mu_;  // the one kernel load; only try_lock'ed on the launch path
   void* library_ = nullptr;  // CUlibrary
@@ -235,7 +288,9 @@ class CudaDevice : public Device {
   std::vector<std::unique_ptr<Context>> contexts_;
   std::vector<Parked> parked_;
   RangeOracle* ranges_ = nullptr;
-  std::atomic<bool> warned_unconfirmed_{false}, warned_full_{false};
+  std::atomic<bool> warned_unconfirmed_{false}, warned_full_{false}, warned_budget_{false},
+      warned_wait_{false};
+  uint64_t ring_total_ = 0, ring_peak_ = 0;  // all contexts' ring bytes (under mu_)
   Stats stats_;
   CudaDumpCopier dump_copier_{api_};
 };

@@ -5,6 +5,8 @@
 // about the reductions).
 #include "shim/device/cuda_dump_copier.h"
 
+#include <chrono>
+#include <thread>
 #include <vector>
 
 #include <cuda.h>
@@ -14,6 +16,8 @@
 #include "shim/cupti/relaxed_capture_scope.h"
 #include "shim/cupti/self_call_guard.h"
 #include "shim/device/cuda_device.h"
+#include "shim/engine/capture_counters.h"
+#include "shim/log/log.h"
 
 namespace numtrace::shim {
 
@@ -138,6 +142,24 @@ bool CudaDevice::EnqueueCopy(uint64_t stream, std::span<const MeasureItem> items
   return dump_copier_.Enqueue(stream, confirmed, ticket);
 }
 
-void CudaDevice::PollCopies(const CopyFn& fn, bool wait) { dump_copier_.Poll(fn, wait); }
+void CudaDevice::PollCopies(const CopyFn& fn, bool wait) {
+  // Never the copier's blocking wait (cuEventSynchronize under its mutex):
+  // at exit the copies are polled until options.exit_wait has passed, like
+  // the reductions (Drain).
+  dump_copier_.Poll(fn, /*wait=*/false);
+  if (!wait) return;
+  const auto deadline = std::chrono::steady_clock::now() + options_.exit_wait;
+  while (dump_copier_.in_flight() > 0) {
+    if (std::chrono::steady_clock::now() >= deadline) {
+      CaptureCounters::Get().Add(Counter::kExitWaitExpired);
+      log::Warn("gave up waiting for {} tensor dump copies after {} s (NUMTRACE_EXIT_WAIT); those "
+                "dumps have no sidecar (counter exit_wait_expired)",
+                dump_copier_.in_flight(), options_.exit_wait.count() / 1000.0);
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    dump_copier_.Poll(fn, /*wait=*/false);
+  }
+}
 
 }  // namespace numtrace::shim

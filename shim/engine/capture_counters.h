@@ -59,8 +59,11 @@ namespace numtrace::shim {
   X(kRingChunks, "ring_chunks")                                  \
   X(kRingBytes, "ring_bytes")                                    \
   X(kRingFull, "ring_full")                                      \
+  X(kRingGrowthRefused, "ring_growth_refused")                  \
+  X(kRingChunksFreed, "ring_chunks_freed")                      \
   X(kDeviceUnprepared, "device_unprepared")                      \
   X(kDeviceErrors, "device_errors")                      \
+  X(kExitWaitExpired, "exit_wait_expired")                      \
   X(kProvenanceCapped, "provenance_capped")                      \
   X(kProvenanceUnmatchedPops, "provenance_unmatched_pops")
 

@@ -100,6 +100,10 @@ inline std::string_view AllocatorModeName(AllocatorMode m) { return kAllocatorMo
 // The mode a NUMTRACE_ALLOCATOR value names (blanks around it ignored), if any.
 std::optional<AllocatorMode> ParseAllocatorMode(std::string_view text);
 
+// Default of NUMTRACE_RING_MAX: the most device memory one context's
+// reduction ring may grow to (cuda_device.h).
+inline constexpr uint64_t kDefaultRingMax = 2ull << 30;
+
 struct Config {
   std::string output_dir = "./numtrace";          // NUMTRACE_OUTPUT_DIR
   StepMode step_mode = StepMode::kMark;           // NUMTRACE_STEP_MODE
@@ -116,12 +120,16 @@ struct Config {
   std::string log_level = "warn";                 // NUMTRACE_LOG_LEVEL
   std::string label;                              // NUMTRACE_LABEL
   uint64_t device_memory = 64ull << 20;           // NUMTRACE_DEVICE_MEMORY
+  uint64_t ring_max = kDefaultRingMax;            // NUMTRACE_RING_MAX
   std::string cupti_lib;                          // NUMTRACE_CUPTI_LIB
   bool strict = false;                            // NUMTRACE_STRICT (ParseBool)
   // NUMTRACE_ACTIVITY (ParseBool): the CUPTI kernel activity check
   // (kernel_activity.h). Off: kernels that ran unmeasured are not counted.
   bool activity = true;
   uint64_t queue_records = 65536;                 // NUMTRACE_QUEUE_RECORDS
+  // NUMTRACE_EXIT_WAIT: the most exit waits for the GPU (a stream that
+  // never drains - an NCCL peer died - must not keep the job alive).
+  uint64_t exit_wait_seconds = 10;
   bool enabled = true;                            // NUMTRACE_ENABLE (ParseBool): off = silent, inert
   // Tensor dumps (dump_selector.h, tensor_dumper.h; docs/format.md section 5).
   std::optional<DumpSelection> dump;              // NUMTRACE_DUMP

@@ -411,6 +411,11 @@ void Engine::StepEnded(int64_t step) {
     watch_->StepEnded(step);
     // Digests use the oracle's ranges on every step: memory may be freed and reused now.
     if (ranges_ != nullptr && !tracker_.IsSelected(step)) ranges_->NewStep();
+    // Every launch of a watched step was decoded, so the kernel activity
+    // check noted each one: it must settle per step here too, or with
+    // --watch alone (no step selected) its ids and records grow for the
+    // whole job (review round 4, finding 5).
+    step_ended_.store(true, std::memory_order_release);
     sink_->Flush();
   }
   if (step >= 0 && tracker_.IsSelected(step)) {
@@ -427,7 +432,7 @@ void Engine::StepEnded(int64_t step) {
 void Engine::OnAlloc(const AllocEvent& alloc) { allocs_.Insert(alloc.address, alloc.bytes, alloc.kind); }
 
 void Engine::OnFree(const FreeEvent& free) {
-  if (ranges_ != nullptr) ranges_->Forget(free.address);
+  if (ranges_ != nullptr) ranges_->Forget(free.address, free.bytes);
   if (free.kind == AllocKind::kVirtualMap && free.bytes != 0) {
     allocs_.EraseRange(free.address, free.bytes);
     return;

@@ -103,8 +103,9 @@ class Engine : public EventSink {
   // (range_oracle.h); its cache is cleared at every captured step's end.
   // Set before launches flow; not owned.
   void SetRangeOracle(RangeOracle* oracle) { ranges_ = oracle; }
-  // True once after each captured step's end (the writer's thread asks, to
-  // let the CUDA layer flush what it gathered during the step).
+  // True once after each captured step's end, and in watch mode after every
+  // step's end (the writer's thread asks, to let the CUDA layer flush and
+  // settle what it gathered during the step).
   bool TakeStepEnded() { return step_ended_.exchange(false, std::memory_order_acq_rel); }
   const AllocMap& allocs() const { return allocs_; }
 

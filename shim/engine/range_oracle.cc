@@ -30,11 +30,19 @@ std::optional<Allocation> StepRangeCache::Confirm(uint64_t address) {
   return a;
 }
 
-void StepRangeCache::Forget(uint64_t address) {
+void StepRangeCache::Forget(uint64_t address, uint64_t bytes) {
+  const uint64_t end = address + std::max<uint64_t>(bytes, 1);
   std::lock_guard<std::mutex> lock(mu_);
+  // The range that starts before `address` and reaches into it, then every
+  // one starting inside [address, end).
   auto it = ranges_.upper_bound(address);
-  if (it != ranges_.begin() && address < std::prev(it)->second.end()) ranges_.erase(std::prev(it));
-  refused_.erase(address);
+  if (it != ranges_.begin() && address < std::prev(it)->second.end()) --it;
+  while (it != ranges_.end() && it->first < end) it = ranges_.erase(it);
+  if (bytes == 0) {
+    refused_.erase(address);
+  } else {
+    std::erase_if(refused_, [&](uint64_t v) { return v >= address && v < end; });
+  }
 }
 
 void StepRangeCache::NewStep() {

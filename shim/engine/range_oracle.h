@@ -35,8 +35,13 @@ class RangeOracle {
   virtual std::optional<Allocation> Confirm(uint64_t address) = 0;
   // A captured step ended: cached answers may be stale now.
   virtual void NewStep() {}
-  // The allocation at `address` was freed: forget any answer covering it.
-  virtual void Forget(uint64_t address) {}
+  // [address, address + bytes) was freed or unmapped (bytes 0: the
+  // allocation starting at `address`, size unknown): forget every answer
+  // that overlaps it. An expandable-segment cuMemUnmap spans several
+  // cached ranges; forgetting only the one at its start left the others
+  // "confirmed" for the rest of the step, and a stale word pointing there
+  // was read - an MMU fault in the job (review round 4, finding 10).
+  virtual void Forget(uint64_t address, uint64_t bytes) {}
 };
 
 // Caches `inner`'s answers until NewStep: confirmed ranges (any address
@@ -46,7 +51,7 @@ class StepRangeCache : public RangeOracle {
   explicit StepRangeCache(RangeOracle* inner) : inner_(inner) {}
   std::optional<Allocation> Confirm(uint64_t address) override;
   void NewStep() override;
-  void Forget(uint64_t address) override;
+  void Forget(uint64_t address, uint64_t bytes) override;
   uint64_t queries() const { return queries_; }  // asked of `inner` (tests)
 
  private:

@@ -80,6 +80,8 @@ class Runtime {
   // Drains, writes the footer. Idempotent. The engine stays allocated so
   // late callbacks from other threads stay harmless.
   void Shutdown();
+  // Shutdown has begun (process exit): the CUDA layer makes no more waits.
+  bool shut_down() const { return shut_down_.load(std::memory_order_acquire); }
   // Called once by Shutdown, before the engine's, when an engine runs: the
   // CUDA layer flushes and reports what it still holds (set once, at start).
   void SetBeforeShutdown(void (*fn)()) { before_shutdown_ = fn; }
@@ -87,7 +89,8 @@ class Runtime {
   // driver, range_oracle.h). Set before Start; not owned, must live on.
   void SetRangeOracle(RangeOracle* oracle) { range_oracle_ = oracle; }
   // Called on every tick of the writer's thread (never inside a CUDA
-  // callback), with `step_ended` true once after each captured step: the
+  // callback), with `step_ended` true once after each captured (or, in
+  // watch mode, every) step: the
   // CUDA layer enables its activity records (first tick) and flushes them.
   void SetWriterTick(void (*fn)(bool step_ended)) { writer_tick_ = fn; }
 

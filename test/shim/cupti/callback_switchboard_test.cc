@@ -23,6 +23,8 @@
 #include "shim/cupti/kernel_activity_check.h"
 #include "shim/cupti/runtime_call_stack.h"
 #include "shim/cupti/self_call_guard.h"
+#include "shim/engine/alloc_map.h"
+#include "shim/engine/buffer_scan.h"
 #include "shim/engine/capture_counters.h"
 
 namespace numtrace::shim {
@@ -39,11 +41,21 @@ const bool kRegistered = [] {
   return true;
 }();
 
+constexpr uint64_t kNcclKernel = 0x4CC1;
+
 class FakeQueries : public DriverQueries {
  public:
   bool Describe(uint64_t function, KernelDescription* out) override {
     ++describe_calls;
     if (function == 0xBAD) return false;
+    if (function == kNcclKernel) {
+      // NCCL >= 2.19 (src/device/common.h DEFINE_ncclDevKernel): one
+      // parameter, ncclDevKernelArgs4K, 4,096 bytes.
+      out->name = "ncclDevKernel_AllReduce_Sum_f32_RING_LL";
+      out->layout = {{0, 4096}};
+      out->param_bytes = 4096;
+      return true;
+    }
     out->name = "driver_name";
     out->layout = {{0, 8}, {8, 4}};
     out->param_bytes = 12;
@@ -156,6 +168,46 @@ TEST(CallbackSwitchboard, LaunchReachesSinkAtEnterAndExit) {
   EXPECT_EQ(e.slots, 2u);
   EXPECT_EQ(sink.enters[0].params, e.params);
   EXPECT_EQ(Value(Counter::kLaunchesSeen), 1u);
+}
+
+// Review round 4, finding 3: NCCL launches its kernels through `extra`
+// with a buffer of kernelArgsSize bytes (well under the 4 KiB parameter);
+// the send/recv pointers sit in the work structs inside that one
+// parameter. Before the fix the switchboard kept only slots wholly inside
+// the buffer - none - and no word of an NCCL launch was ever scanned.
+TEST(CallbackSwitchboard, NcclsOneBigParameterIsScannedUpToTheBytesPassed) {
+  FakeQueries q;
+  FakeSink sink;
+  CallbackSwitchboard board(&q, {});
+  board.SetSink(&sink);
+  constexpr uint64_t kSend = 0x7f10'0000'0000ull, kRecv = 0x7f20'0000'0000ull;
+  std::vector<uint8_t> args(600, 0);  // ncclDevKernelArgs plus a few work structs
+  std::memcpy(args.data() + 64, &kSend, 8);
+  std::memcpy(args.data() + 136, &kRecv, 8);
+  size_t size = args.size();
+  void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, args.data(), CU_LAUNCH_PARAM_BUFFER_SIZE, &size,
+                   CU_LAUNCH_PARAM_END};
+  FakeLaunch l(kNcclKernel);
+  l.params.kernelParams = nullptr;
+  l.params.extra = extra;
+  board.Dispatch(kDriver, kLaunch, l.At(CUPTI_API_ENTER));
+  board.Dispatch(kDriver, kLaunch, l.At(CUPTI_API_EXIT));
+  ASSERT_EQ(sink.exits.size(), 1u);
+  const SeenLaunch& e = sink.exits[0];
+  EXPECT_EQ(e.slots, 1u) << "the one 4 KiB parameter is kept";
+  ASSERT_EQ(e.params.size(), 600u) << "only the bytes NCCL passed";
+  EXPECT_EQ(Value(Counter::kParamsExtraShort), 1u);
+
+  // What the engine does with it: both buffers found, nothing read past 600.
+  AllocMap allocs;
+  allocs.Insert(kSend, 1 << 20, AllocKind::kPlain);
+  allocs.Insert(kRecv, 1 << 20, AllocKind::kPlain);
+  const ParamSlot slot{0, 4096};
+  std::vector<ScannedBuffer> found;
+  ScanBuffers(e.params, {&slot, 1}, allocs, &found, nullptr, nullptr);
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].addr, kSend);
+  EXPECT_EQ(found[1].addr, kRecv);
 }
 
 TEST(CallbackSwitchboard, DescribesEachFunctionOnce) {
@@ -651,7 +703,8 @@ TEST(CallbackSwitchboard, ShortExtraIsCopiedAndScannedAsFarAsItGoes) {
   l.params.extra = extra;
   board.Dispatch(kDriver, kLaunch, l.At(CUPTI_API_EXIT));
   ASSERT_EQ(sink.exits.size(), 1u) << "the launch is not dropped";
-  EXPECT_EQ(sink.exits[0].slots, 1u) << "only the slot inside the buffer is scanned";
+  EXPECT_EQ(sink.exits[0].slots, 2u) << "the layout stays whole";
+  ASSERT_EQ(sink.exits[0].params.size(), 8u) << "the bytes end where the buffer did: slot 2 is never read";
   uint64_t got;
   std::memcpy(&got, sink.exits[0].params.data(), 8);
   EXPECT_EQ(got, first);

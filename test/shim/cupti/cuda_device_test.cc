@@ -31,6 +31,8 @@ struct FakeGpu {
   bool capturing = false;
   bool fail_alloc = false;
   int allocs = 0;           // cuMemAlloc + cuMemHostAlloc + cuEventCreate calls
+  int mem_allocs = 0;       // cuMemAlloc + cuMemHostAlloc (may synchronise)
+  uint64_t job_bytes = 0;   // device memory the job itself holds (cuMemGetInfo)
   int capture_queries = 0;
   int loaded_into = 0;      // cuKernelGetFunction calls
   int mode_depth = 0;       // relaxed-mode scopes currently open
@@ -40,7 +42,14 @@ struct FakeGpu {
   int launches = 0;
   uint64_t last_grid = 0;
   std::map<CUevent, bool> recorded;
-  std::map<CUevent, bool> synced;  // waited for since their last record
+  // catch_up >= 0: an event queried more than this many times since its
+  // record has completed (the GPU works on while the host polls); stuck: no
+  // event ever completes (a kernel waiting for a dead NCCL peer).
+  int catch_up = -1;
+  bool stuck = false;
+  std::map<CUevent, int> queries_of;
+  int blocking_waits = 0;  // cuEventSynchronize calls: must stay 0
+  std::atomic<int> stuck_queries{0};  // queries answered "not ready" while stuck
   bool fail_event_create = false;
   // The thread's context stack (the fake is single-threaded): top is current.
   std::vector<CUcontext> contexts{reinterpret_cast<CUcontext>(0xC0)};
@@ -86,13 +95,14 @@ CUresult LibGetKernel(CUkernel* k, CUlibrary, const char* name) {
 }
 CUresult MemAlloc(CUdeviceptr* p, size_t n) {
   ++g->allocs;
+  ++g->mem_allocs;
   if (g->alloc_gate) {
     g->in_alloc = true;
     for (int i = 0; i < 5000 && g->alloc_gate; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     g->in_alloc = false;
   }
   if (g->fail_alloc) return CUDA_ERROR_OUT_OF_MEMORY;
-  if (g->gpu_bytes != 0 && g->live_bytes + n > g->gpu_bytes) return CUDA_ERROR_OUT_OF_MEMORY;
+  if (g->gpu_bytes != 0 && g->job_bytes + g->live_bytes + n > g->gpu_bytes) return CUDA_ERROR_OUT_OF_MEMORY;
   *p = reinterpret_cast<CUdeviceptr>(std::malloc(n));
   g->live[*p] = n;
   g->live_bytes += n;
@@ -111,10 +121,15 @@ CUresult MemFree(CUdeviceptr p) {
 CUresult MemGetInfo(size_t* free, size_t* total) {
   if (g->gpu_bytes == 0) return CUDA_ERROR_NOT_SUPPORTED;
   *total = g->gpu_bytes;
-  *free = g->gpu_bytes - g->live_bytes;
+  *free = g->gpu_bytes - g->live_bytes - g->job_bytes;
   return CUDA_SUCCESS;
 }
-CUresult HostAlloc(void** p, size_t n, unsigned) { ++g->allocs; *p = std::malloc(n); return CUDA_SUCCESS; }
+CUresult HostAlloc(void** p, size_t n, unsigned) {
+  ++g->allocs;
+  ++g->mem_allocs;
+  *p = std::malloc(n);
+  return CUDA_SUCCESS;
+}
 CUresult KernelGetFunction(CUfunction* f, CUkernel k) {
   EXPECT_EQ(reinterpret_cast<uint64_t>(k), 0x22u);
   ++g->loaded_into;
@@ -188,15 +203,27 @@ CUresult EventDestroy(CUevent) { return CUDA_SUCCESS; }  // events are leaked ab
 CUresult EventRecord(CUevent e, CUstream) {
   g->recorded[e] = true;
   g->recorded_at[e] = g->records++;
-  g->synced.erase(e);
+  g->queries_of.erase(e);
   return CUDA_SUCCESS;
 }
 CUresult EventQuery(CUevent e) {
   EXPECT_EQ(g->mode, CU_STREAM_CAPTURE_MODE_RELAXED) << "event polls must not break a global capture";
   g->queried_in.push_back(g->contexts.empty() ? nullptr : g->contexts.back());
+  if (g->stuck) {
+    ++g->stuck_queries;
+    return CUDA_ERROR_NOT_READY;
+  }
   if (g->lag >= 0 && g->records - g->recorded_at[e] > static_cast<uint64_t>(g->lag)) return CUDA_SUCCESS;
-  return g->events_ready || g->synced.count(e) != 0 ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY; }
-CUresult EventSync(CUevent e) { g->synced[e] = true; return CUDA_SUCCESS; }
+  if (g->catch_up >= 0 && ++g->queries_of[e] > g->catch_up) return CUDA_SUCCESS;
+  return g->events_ready ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+}
+// No wait of numtrace's may block without a deadline: on a stuck GPU this
+// call would never return.
+CUresult EventSync(CUevent) {
+  ++g->blocking_waits;
+  if (g->stuck) ADD_FAILURE() << "cuEventSynchronize on a GPU that never finishes: exit would hang";
+  return CUDA_SUCCESS;
+}
 CUresult StreamGetCtx(CUstream s, CUcontext* c) {
   if (g->stream_ctx_fails) return CUDA_ERROR_INVALID_HANDLE;
   auto it = g->stream_ctx.find(reinterpret_cast<uint64_t>(s));
@@ -316,7 +343,9 @@ TEST_F(CudaDeviceTest, PollDoesNotDeliverUnfinishedWork) {
   int calls = 0;
   dev.Poll([&](uint64_t, std::span<const BufferStats>) { ++calls; });
   EXPECT_EQ(calls, 0);
-  dev.Drain();  // waits (EventSynchronize), then Poll hands it over
+  gpu_.catch_up = 2;  // the GPU finishes while Drain polls
+  gpu_.catch_up = 2;  // the GPU finishes while Drain polls
+  dev.Drain();  // waits (polling its events), then Poll hands it over
   dev.Poll([&](uint64_t, std::span<const BufferStats>) { ++calls; });
   EXPECT_EQ(calls, 1);
 }
@@ -548,6 +577,8 @@ TEST_F(CudaDeviceTest, EventShortageGivesTheSpaceBackAndKeepsTheContext) {
 // 100 MB bf16 buffer (about 1.2 MB of device scratch per measurement) with
 // the GPU 256 batches behind the host: about 300 MB in flight, far more
 // than the 64 MiB first chunk. Before the fix most of the step was dropped.
+// The ring grows in Poll (the writer's thread, every 10 ms: here every 10
+// launches), ahead of need once it is half full.
 TEST_F(CudaDeviceTest, AModelSizeStepGrowsTheRingAndReusesItWithoutDrops) {
   gpu_.gpu_bytes = 80ull << 30;  // an H200's worth of free memory
   gpu_.lag = 256;
@@ -557,8 +588,9 @@ TEST_F(CudaDeviceTest, AModelSizeStepGrowsTheRingAndReusesItWithoutDrops) {
   int accepted = 0, delivered = 0;
   for (int i = 0; i < 10000; ++i) {
     accepted += dev.Enqueue(0x5, {&item, 1}, i) ? 1 : 0;
-    if (i % 100 == 99) dev.Poll([&](uint64_t, std::span<const BufferStats>) { ++delivered; });
+    if (i % 10 == 9) dev.Poll([&](uint64_t, std::span<const BufferStats>) { ++delivered; });
   }
+  gpu_.catch_up = 2;  // the GPU finishes while Drain polls
   dev.Drain();
   dev.Poll([&](uint64_t, std::span<const BufferStats>) { ++delivered; });
   EXPECT_EQ(accepted, 10000) << "no drops";
@@ -566,11 +598,146 @@ TEST_F(CudaDeviceTest, AModelSizeStepGrowsTheRingAndReusesItWithoutDrops) {
   EXPECT_EQ(CaptureCounters::Get().value(Counter::kRingFull), 0u);
   EXPECT_GT(dev.stats().grown.load(), 0u) << "the first chunk alone is too small";
   EXPECT_LE(gpu_.peak_bytes, 1ull << 30) << "bounded: space is reused as batches complete";
-  EXPECT_EQ(CaptureCounters::Get().value(Counter::kRingBytes), gpu_.live_bytes);
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kRingBytes), gpu_.peak_bytes);
 }
 
-// The same step on a GPU with 512 MiB left: the ring may grow to an eighth
-// of that and stops; every refusal is counted, exactly.
+// Review round 4, finding 4: the ring grew with cuMemAlloc and
+// cuMemHostAlloc (both may synchronise) inside the application's launch
+// callback. Now the launch path allocates nothing once the context is
+// prepared; a batch that does not fit is refused and Poll grows the ring.
+TEST_F(CudaDeviceTest, NoLaunchAllocatesMemoryOnceTheContextIsPrepared) {
+  gpu_.gpu_bytes = 80ull << 30;
+  gpu_.lag = 256;
+  gpu_.events_ready = false;
+  CudaDevice dev(api_, kFatbin, {.device_memory = 64 << 20});
+  MeasureItem item{0x7f00'0000'0000ull, 100'000'000, DType::kBF16};
+  ASSERT_TRUE(dev.Enqueue(0x5, {&item, 1}, 0)) << "prepares the context (the first chunk)";
+  int on_launch_path = 0, refused = 0;
+  for (int i = 1; i < 2000; ++i) {
+    const int before = gpu_.mem_allocs;
+    refused += dev.Enqueue(0x5, {&item, 1}, i) ? 0 : 1;
+    on_launch_path += gpu_.mem_allocs - before;
+  }
+  EXPECT_EQ(on_launch_path, 0) << "no cuMemAlloc/cuMemHostAlloc inside Enqueue";
+  EXPECT_GT(refused, 0) << "without a Poll the first chunk fills";
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kRingFull), static_cast<uint64_t>(refused));
+  EXPECT_EQ(dev.stats().grown.load(), 0u);
+  dev.Poll([](uint64_t, std::span<const BufferStats>) {});
+  EXPECT_EQ(dev.stats().grown.load(), 1u) << "the refused batch asked Poll to grow the ring";
+  EXPECT_GT(gpu_.mem_allocs, 2);
+}
+
+// Finding 4: the budget was an eighth of the free memory when the context
+// was prepared, up to 16 GiB - on an H200 always 16 GiB. Now at most
+// NUMTRACE_RING_MAX (2 GiB) and a 32nd of the GPU, read again at each growth.
+TEST_F(CudaDeviceTest, TheRingStaysUnderItsCapOnABigGpu) {
+  gpu_.gpu_bytes = 140ull << 30;
+  gpu_.lag = 4096;  // about 5 GB of scratch in flight wanted
+  gpu_.events_ready = false;
+  CudaDevice dev(api_, kFatbin, {.device_memory = 64 << 20});
+  MeasureItem item{0x7f00'0000'0000ull, 100'000'000, DType::kBF16};
+  ::testing::internal::CaptureStderr();
+  for (int i = 0; i < 6000; ++i) {
+    (void)dev.Enqueue(0x5, {&item, 1}, i);
+    if (i % 10 == 9) dev.Poll([](uint64_t, std::span<const BufferStats>) {});
+  }
+  std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_LE(gpu_.peak_bytes, kDefaultRingMax) << "2 GiB, not 16";
+  EXPECT_GT(gpu_.peak_bytes, kDefaultRingMax / 2) << "it did grow to near the cap";
+  EXPECT_GT(CaptureCounters::Get().value(Counter::kRingGrowthRefused), 0u);
+  EXPECT_NE(err.find("NUMTRACE_RING_MAX"), std::string::npos) << err;
+  gpu_.events_ready = true;  // done: 4,000 batches polled one by one would be slow
+  dev.Drain();
+}
+
+TEST_F(CudaDeviceTest, RingMaxBoundsTheRing) {
+  gpu_.gpu_bytes = 140ull << 30;
+  gpu_.lag = 1024;
+  gpu_.events_ready = false;
+  CudaDevice dev(api_, kFatbin, {.device_memory = 64 << 20, .ring_max = 256 << 20});
+  MeasureItem item{0x7f00'0000'0000ull, 100'000'000, DType::kBF16};
+  ::testing::internal::CaptureStderr();
+  for (int i = 0; i < 3000; ++i) {
+    (void)dev.Enqueue(0x5, {&item, 1}, i);
+    if (i % 10 == 9) dev.Poll([](uint64_t, std::span<const BufferStats>) {});
+  }
+  (void)::testing::internal::GetCapturedStderr();
+  EXPECT_LE(gpu_.peak_bytes, 256u << 20);
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kRingBytes), gpu_.peak_bytes);
+  gpu_.catch_up = 2;  // the GPU finishes while Drain polls
+  dev.Drain();
+}
+
+// Finding 4: free memory is read again before each growth. The job takes
+// most of the GPU after numtrace's first growth: the ring grows no more
+// (a tenth of the GPU stays free), says so once, and counts each refusal.
+TEST_F(CudaDeviceTest, TheBudgetIsReadAgainBeforeEachGrowth) {
+  gpu_.gpu_bytes = 80ull << 30;
+  gpu_.lag = 1024;
+  gpu_.events_ready = false;
+  CudaDevice dev(api_, kFatbin, {.device_memory = 64 << 20});
+  MeasureItem item{0x7f00'0000'0000ull, 100'000'000, DType::kBF16};
+  for (int i = 0; i < 60; ++i) {
+    (void)dev.Enqueue(0x5, {&item, 1}, i);
+    if (i % 10 == 9) dev.Poll([](uint64_t, std::span<const BufferStats>) {});
+  }
+  ASSERT_GT(dev.stats().grown.load(), 0u);
+  const uint64_t ring = gpu_.live_bytes;
+  gpu_.job_bytes = gpu_.gpu_bytes - ring - (8ull << 30);  // 8 GiB free: under a tenth
+  ::testing::internal::CaptureStderr();
+  int refused = 0;
+  for (int i = 60; i < 2000; ++i) {
+    refused += dev.Enqueue(0x5, {&item, 1}, i) ? 0 : 1;
+    if (i % 10 == 9) dev.Poll([](uint64_t, std::span<const BufferStats>) {});
+  }
+  std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(gpu_.live_bytes, ring) << "no growth while the GPU is nearly full";
+  EXPECT_GT(refused, 0);
+  EXPECT_GT(CaptureCounters::Get().value(Counter::kRingGrowthRefused), 0u);
+  EXPECT_NE(err.find("8192 of 81920 MiB free"), std::string::npos) << err;
+  gpu_.catch_up = 2;  // the GPU finishes while Drain polls
+  dev.Drain();
+}
+
+// Finding 4: grown chunks were held until the context was destroyed. Now a
+// grown chunk empty for kIdlePollsBeforeRelease Polls is freed (the first
+// chunk stays), and a later burst grows the ring again.
+TEST_F(CudaDeviceTest, IdleGrownChunksAreGivenBack) {
+  gpu_.gpu_bytes = 80ull << 30;
+  gpu_.lag = 256;
+  gpu_.events_ready = false;
+  CudaDevice dev(api_, kFatbin, {.device_memory = 64 << 20});
+  MeasureItem item{0x7f00'0000'0000ull, 100'000'000, DType::kBF16};
+  for (int i = 0; i < 1000; ++i) {
+    (void)dev.Enqueue(0x5, {&item, 1}, i);
+    if (i % 10 == 9) dev.Poll([](uint64_t, std::span<const BufferStats>) {});
+  }
+  gpu_.catch_up = 2;  // the GPU finishes while Drain polls
+  dev.Drain();
+  const uint64_t grown = dev.stats().grown.load();
+  ASSERT_GT(grown, 0u);
+  for (uint32_t i = 0; i + 1 < CudaDevice::kIdlePollsBeforeRelease; ++i) {
+    dev.Poll([](uint64_t, std::span<const BufferStats>) {});
+  }
+  EXPECT_EQ(dev.stats().released.load(), 0u) << "not before the idle time";
+  for (uint32_t i = 0; i < grown * CudaDevice::kIdlePollsBeforeRelease; ++i) {
+    dev.Poll([](uint64_t, std::span<const BufferStats>) {});
+  }
+  EXPECT_EQ(dev.stats().released.load(), grown);
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kRingChunksFreed), grown);
+  EXPECT_EQ(gpu_.live_bytes, 64u << 20) << "the first chunk stays";
+  EXPECT_GT(CaptureCounters::Get().value(Counter::kRingBytes), 64u << 20) << "the peak is kept";
+  for (int i = 0; i < 100; ++i) {
+    EXPECT_TRUE(dev.Enqueue(0x5, {&item, 1}, 5000 + i)) << i;
+    if (i % 10 == 9) dev.Poll([](uint64_t, std::span<const BufferStats>) {});
+  }
+  EXPECT_GT(dev.stats().grown.load(), grown) << "grown again for the next burst";
+  gpu_.catch_up = 2;  // the GPU finishes while Drain polls
+  dev.Drain();
+}
+
+// The same step on a GPU with 512 MiB left: a 32nd of it is less than the
+// first chunk, so the ring never grows; every refusal is counted, exactly.
 TEST_F(CudaDeviceTest, ASmallBudgetDropsWholeMeasurementsAndCountsEachOne) {
   gpu_.gpu_bytes = 512ull << 20;
   gpu_.lag = 256;
@@ -588,6 +755,7 @@ TEST_F(CudaDeviceTest, ASmallBudgetDropsWholeMeasurementsAndCountsEachOne) {
     if (i % 100 == 99) dev.Poll([&](uint64_t, std::span<const BufferStats>) { ++delivered; });
   }
   std::string err = ::testing::internal::GetCapturedStderr();
+  gpu_.catch_up = 2;  // the GPU finishes while Drain polls
   dev.Drain();
   dev.Poll([&](uint64_t, std::span<const BufferStats>) { ++delivered; });
   EXPECT_GT(refused, 0);
@@ -596,9 +764,10 @@ TEST_F(CudaDeviceTest, ASmallBudgetDropsWholeMeasurementsAndCountsEachOne) {
   EXPECT_EQ(CaptureCounters::Get().value(Counter::kRingFull), static_cast<uint64_t>(refused))
       << "counted exactly";
   EXPECT_EQ(dev.stats().full.load(), static_cast<uint64_t>(refused));
-  EXPECT_EQ(dev.stats().grown.load(), 0u) << "64 MiB already is the budget (512 MiB / 8)";
+  EXPECT_EQ(dev.stats().grown.load(), 0u) << "64 MiB already is more than the budget (512 MiB / 32)";
+  EXPECT_GT(dev.stats().growth_refused.load(), 0u);
   EXPECT_EQ(gpu_.peak_bytes, 64ull << 20);
-  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << "one line: " << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 2) << "ring full, growth refused: " << err;
 }
 
 // Issue 18, item 5: preparing a context (module load, ring, pinned memory,
@@ -634,17 +803,150 @@ TEST_F(CudaDeviceTest, ReleasingAContextFreesEveryChunkAndAReusedHandleStartsOve
   gpu_.events_ready = false;
   CudaDevice dev(api_, kFatbin, {.device_memory = 16 << 20});
   MeasureItem big{0x7f00'0000'0000ull, 100'000'000, DType::kBF16};
-  for (int i = 0; i < 40; ++i) ASSERT_TRUE(dev.Enqueue(0x5, {&big, 1}, i));
+  int accepted = 0, delivered = 0;
+  for (int i = 0; i < 40; ++i) {
+    accepted += dev.Enqueue(0x5, {&big, 1}, i) ? 1 : 0;
+    if (i % 5 == 4) dev.Poll([&](uint64_t, std::span<const BufferStats>) { ++delivered; });
+  }
   EXPECT_GT(dev.stats().grown.load(), 0u);
+  EXPECT_EQ(delivered, 0);
+  gpu_.catch_up = 2;
   dev.ReleaseContext(0xC0);
   EXPECT_EQ(gpu_.live_bytes, 0u) << "every chunk freed";
-  int delivered = 0;
   dev.Poll([&](uint64_t, std::span<const BufferStats>) { ++delivered; });
-  EXPECT_EQ(delivered, 40) << "waited for, and kept for the next Poll";
+  EXPECT_EQ(delivered, accepted) << "waited for, and kept for the next Poll";
   gpu_.events_ready = true;
   ASSERT_TRUE(dev.Enqueue(0x5, {&big, 1}, 99)) << "prepared again";
   EXPECT_EQ(CaptureCounters::Get().value(Counter::kContextsPrepared), 2u);
   EXPECT_EQ(gpu_.live_bytes, 16u << 20);
+}
+
+// Review round 4, finding 6: Drain waited with cuEventSynchronize and no
+// deadline, from the atexit handler; a stream that never drains (an NCCL
+// kernel waiting for a peer that died) kept the process from exiting. Now
+// it polls until options.exit_wait, then leaves what is unfinished.
+TEST_F(CudaDeviceTest, DrainGivesUpAtItsDeadlineOnAStuckGpu) {
+  CudaDevice dev(api_, kFatbin, {.device_memory = 1 << 20, .exit_wait = std::chrono::milliseconds(0)});
+  MeasureItem item{0x1000, 64, DType::kF32};
+  gpu_.events_ready = false;
+  gpu_.stuck = true;
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(dev.Enqueue(0x5, {&item, 1}, i));
+  ::testing::internal::CaptureStderr();
+  dev.Drain();
+  dev.Drain();
+  std::string err = ::testing::internal::GetCapturedStderr();
+  int delivered = 0;
+  dev.Poll([&](uint64_t, std::span<const BufferStats>) { ++delivered; });
+  EXPECT_EQ(delivered, 0) << "unfinished: the engine writes those launches as dropped";
+  EXPECT_EQ(gpu_.blocking_waits, 0);
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kExitWaitExpired), 2u) << "each expired wait";
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << "said once: " << err;
+  EXPECT_NE(err.find("NUMTRACE_EXIT_WAIT"), std::string::npos) << err;
+  EXPECT_NE(err.find("3 measurement batches"), std::string::npos) << err;
+}
+
+TEST_F(CudaDeviceTest, DrainPollsUntilTheWorkFinishes) {
+  CudaDevice dev(api_, kFatbin, {.device_memory = 1 << 20, .exit_wait = std::chrono::seconds(600)});
+  gpu_.events_ready = false;
+  MeasureItem item{0x1000, 64, DType::kF32};
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(dev.Enqueue(0x5, {&item, 1}, i));
+  gpu_.catch_up = 5;  // each batch finishes after a few polls
+  dev.Drain();
+  int delivered = 0;
+  dev.Poll([&](uint64_t, std::span<const BufferStats>) { ++delivered; });
+  EXPECT_EQ(delivered, 3);
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kExitWaitExpired), 0u);
+  EXPECT_EQ(gpu_.blocking_waits, 0);
+}
+
+// Finding 6: ReleaseContext (CUPTI's CONTEXT_DESTROY_STARTING, on the
+// application's thread) waited under the device mutex with no deadline.
+// Now it waits without the mutex - another context's launches go on - and
+// on a stuck GPU gives up, freeing nothing (cuMemFree would wait too; the
+// driver frees it with the context).
+TEST_F(CudaDeviceTest, ReleasingAContextOnAStuckGpuWaitsBoundedAndWithoutTheMutex) {
+  gpu_.contexts.reserve(64);
+  gpu_.stream_ctx[0x8] = reinterpret_cast<CUcontext>(0xCB);
+  CudaDevice dev(api_, kFatbin, {.device_memory = 1 << 20, .exit_wait = std::chrono::seconds(600)});
+  ASSERT_TRUE(dev.PrepareContext(0xCB));
+  MeasureItem item{0x1000, 64, DType::kF32};
+  ASSERT_TRUE(dev.Enqueue(0x5, {&item, 1}, 1));
+  const uint64_t live = gpu_.live_bytes;
+  gpu_.events_ready = false;
+  gpu_.stuck = true;
+  ASSERT_TRUE(dev.Enqueue(0x5, {&item, 1}, 2));
+  std::atomic<bool> released{false};
+  std::thread destroyer([&] {
+    dev.ReleaseContext(0xC0);
+    released = true;
+  });
+  for (int i = 0; i < 5000 && gpu_.stuck_queries < 3; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_FALSE(released.load()) << "still waiting for the stuck batch";
+  EXPECT_TRUE(dev.Enqueue(0x8, {&item, 1}, 3)) << "another context's launch is not blocked meanwhile";
+  gpu_.stuck = false;
+  gpu_.events_ready = true;
+  destroyer.join();
+  EXPECT_EQ(gpu_.live_bytes, live - (1u << 20)) << "0xC0's ring freed once its batches finished";
+  EXPECT_EQ(gpu_.blocking_waits, 0);
+}
+
+TEST_F(CudaDeviceTest, ReleasingAContextOnAStuckGpuGivesUpAndFreesNothing) {
+  CudaDevice dev(api_, kFatbin, {.device_memory = 1 << 20, .exit_wait = std::chrono::milliseconds(0)});
+  MeasureItem item{0x1000, 64, DType::kF32};
+  gpu_.events_ready = false;
+  gpu_.stuck = true;
+  ASSERT_TRUE(dev.Enqueue(0x5, {&item, 1}, 1));
+  const uint64_t live = gpu_.live_bytes;
+  ::testing::internal::CaptureStderr();
+  dev.ReleaseContext(0xC0);
+  std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(gpu_.live_bytes, live) << "the stuck batch may still read its ring: not freed";
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kExitWaitExpired), 1u);
+  EXPECT_NE(err.find("NUMTRACE_EXIT_WAIT"), std::string::npos) << err;
+  EXPECT_EQ(gpu_.blocking_waits, 0);
+  gpu_.stuck = false;
+  gpu_.events_ready = true;
+  EXPECT_TRUE(dev.Enqueue(0x5, {&item, 1}, 2)) << "a context reusing the handle is prepared afresh";
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kContextsPrepared), 2u);
+}
+
+// At process exit (after Shutdown) a context's destruction makes no driver
+// call at all: bookkeeping only.
+TEST_F(CudaDeviceTest, ForgettingAContextAtExitMakesNoDriverCall) {
+  CudaDevice dev(api_, kFatbin, {.device_memory = 1 << 20});
+  MeasureItem item{0x1000, 64, DType::kF32};
+  gpu_.events_ready = false;
+  gpu_.stuck = true;
+  ASSERT_TRUE(dev.Enqueue(0x5, {&item, 1}, 1));
+  const uint64_t live = gpu_.live_bytes;
+  const size_t queries = gpu_.queried_in.size();
+  dev.ForgetContext(0xC0);
+  EXPECT_EQ(gpu_.queried_in.size(), queries) << "no event query";
+  EXPECT_EQ(gpu_.live_bytes, live) << "no free";
+  EXPECT_EQ(gpu_.blocking_waits, 0);
+}
+
+// Finding 6, the dump copies: PollCopies(wait) synchronised each copy's
+// event under the copier's mutex. Now it polls until the same deadline.
+TEST_F(CudaDeviceTest, WaitingForDumpCopiesAtExitHasADeadline) {
+  CudaDevice dev(api_, kFatbin, {.device_memory = 1 << 20, .exit_wait = std::chrono::milliseconds(0)});
+  std::vector<float> x(64, 2.5f);
+  const uint64_t base = reinterpret_cast<uint64_t>(x.data());
+  gpu_.ranges[base] = x.size() * sizeof(float);
+  MeasureItem items[1] = {{base, 256, DType::kF32}};
+  gpu_.events_ready = false;
+  gpu_.stuck = true;
+  ASSERT_TRUE(dev.EnqueueCopy(0x5, items, 4));
+  ::testing::internal::CaptureStderr();
+  int calls = 0;
+  dev.PollCopies([&](uint64_t, size_t, std::span<const uint8_t>, bool) { ++calls; }, /*wait=*/true);
+  std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(calls, 0);
+  EXPECT_EQ(gpu_.blocking_waits, 0);
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kExitWaitExpired), 1u);
+  EXPECT_NE(err.find("NUMTRACE_EXIT_WAIT"), std::string::npos) << err;
 }
 
 TEST(ParseNvidiaDriverVersion, ProprietaryAndOpenModules) {

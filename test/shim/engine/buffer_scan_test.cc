@@ -84,9 +84,31 @@ TEST(StepRangeCache, AsksOncePerStepForRangesAndRefusals) {
   cache.NewStep();  // memory may have been freed and reused
   EXPECT_TRUE(cache.Confirm(FakeOracle::kPool + 8).has_value());
   EXPECT_EQ(oracle.asked, 3);
-  cache.Forget(FakeOracle::kPool);  // freed within the step
+  cache.Forget(FakeOracle::kPool, 0);  // freed within the step
   EXPECT_TRUE(cache.Confirm(FakeOracle::kPool + 8).has_value());
   EXPECT_EQ(oracle.asked, 4) << "a freed range is asked again";
+}
+
+// Review round 4, finding 10: an unmap spanning several cached ranges (an
+// expandable segment's cuMemUnmap) cleared only the range at its start.
+TEST(StepRangeCache, AnUnmapForgetsEveryRangeItOverlaps) {
+  FakeOracle oracle;
+  StepRangeCache cache(&oracle);
+  constexpr uint64_t kSeg = FakeOracle::kSegment;
+  // Three pieces the driver would answer one by one; seed them as answers.
+  ASSERT_TRUE(cache.Confirm(FakeOracle::kPool).has_value());
+  ASSERT_TRUE(cache.Confirm(kSeg + 16).has_value());
+  EXPECT_FALSE(cache.Confirm(kSeg + FakeOracle::kSegmentBytes + 64).has_value());
+  EXPECT_EQ(oracle.asked, 3);
+  // Unmapped: from inside the pool range through the refused word past the segment.
+  cache.Forget(FakeOracle::kPool + 4096, kSeg + FakeOracle::kSegmentBytes + 4096 - FakeOracle::kPool - 4096);
+  EXPECT_TRUE(cache.Confirm(FakeOracle::kPool + 8).has_value());
+  EXPECT_TRUE(cache.Confirm(kSeg + 16).has_value());
+  EXPECT_FALSE(cache.Confirm(kSeg + FakeOracle::kSegmentBytes + 64).has_value());
+  EXPECT_EQ(oracle.asked, 6) << "every overlapping answer, and the refusal inside, asked again";
+  cache.Forget(0x1000, 16);  // overlaps nothing
+  EXPECT_TRUE(cache.Confirm(FakeOracle::kPool + 8).has_value());
+  EXPECT_EQ(oracle.asked, 6);
 }
 
 TEST_F(BufferScanTest, PlainPointerArguments) {

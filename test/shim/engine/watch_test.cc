@@ -79,6 +79,21 @@ TEST(WatchTest, OneDigestPerStepInLaunchOrderWithNameIds) {
   EXPECT_TRUE(w.sink.kernels.empty());
 }
 
+// Review round 4, finding 5: in watch mode every launch is decoded and
+// noted by the kernel activity check, which settles (and forgets) only when
+// told a step ended. That was told for selected steps only, and --watch
+// alone selects none: the check's ids and records grew for the whole job.
+TEST(WatchTest, EveryWatchedStepEndLetsTheActivityCheckSettle) {
+  WatchEngine w("full");
+  for (int step = 0; step < 3; ++step) {
+    w.Launch("_Z4fillPf", 1, 1.0f);
+    w.engine->OnStepMark();
+    EXPECT_TRUE(w.engine->TakeStepEnded()) << "step " << step;
+    EXPECT_FALSE(w.engine->TakeStepEnded()) << "once per step";
+  }
+  w.engine->Shutdown();
+}
+
 TEST(WatchTest, ANanLeftByALaunchIsItsIndex) {
   WatchEngine w("full");
   w.engine->OnStepMark();
