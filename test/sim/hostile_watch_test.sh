@@ -130,8 +130,8 @@ numtrace show m0/rank_0.ntrace.jsonl >show0.txt 2>&1
 check "show: no empty step list" bash -c "! grep -q 'captured steps:;' show0.txt"
 numtrace run -o p1 --steps 1 -- "$sim" --steps 3 >/dev/null 2>&1
 numtrace run -o p2 --steps 1 -- "$sim" --steps 3 >/dev/null 2>&1
-numtrace diff p1 p2 --color never >c.txt 2>&1
-numtrace diff p1 p2 --color never --verbose >cv.txt 2>&1
+numtrace diff p1/rank_0.ntrace.jsonl p2/rank_0.ntrace.jsonl --color never >c.txt 2>&1
+numtrace diff p1/rank_0.ntrace.jsonl p2/rank_0.ntrace.jsonl --color never --verbose >cv.txt 2>&1
 check "counters at 0 hidden unless --verbose" \
   bash -c "! grep -q 'counters:.* 0\(,\|\$\)' c.txt && grep -q 'counters:.* 0' cv.txt"
 
