@@ -443,8 +443,8 @@ for _ in range(3):
 
 def test_hooks_log_not_a_file():
     # A fifo nobody reads, a directory: `numtrace run` refuses it before the job
-    # (one line, exit 2, like every other output); the hooks on their own
-    # (the shim without `numtrace run`) never hang: one line, the job unchanged.
+    # (one line, exit 2, like every other output). The hooks' own handling of
+    # such a log (the shim used without `numtrace run`) is not exercised here.
     with tempfile.TemporaryDirectory() as tmp:
         fifo = os.path.join(tmp, "fifo")
         os.mkfifo(fifo)
