@@ -53,6 +53,21 @@ absl::StatusOr<CaptureOutcome> CaptureJob(const RunOptions& options, const Comma
   // Nothing is created nor started before every setting has been judged.
   std::vector<std::string> warnings;
   if (absl::Status s = CheckJobSettings(options, ctx, &warnings); !s.ok()) return s;
+  // The hooks log, from the option or the environment, as the job will see it.
+  {
+    const RunOptions absolute = WithAbsolutePaths(options);
+    std::string log = absolute.Get("NUMTRACE_HOOKS_LOG");
+    if (log.empty()) {
+      std::error_code ec;
+      const std::string from_env = ctx.env.Get("NUMTRACE_HOOKS_LOG");
+      if (!from_env.empty()) log = fs::absolute(from_env, ec).lexically_normal().string();
+    }
+    std::error_code ec;
+    const std::string out_dir = fs::absolute(options.output_dir(), ec).lexically_normal().string();
+    if (!log.empty()) {
+      if (absl::Status s = CheckHooksLog(log, out_dir); !s.ok()) return s;
+    }
+  }
   absl::StatusOr<std::string> dir = PrepareOutputDir(options.output_dir(), options.force);
   if (!dir.ok()) return dir.status();
   std::vector<std::string> unused;

@@ -2,6 +2,7 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/status/status.h"
+#include "shim/engine/config.h"
 #include "shim/engine/settings.h"
 
 namespace numtrace::launcher {
@@ -72,7 +73,15 @@ std::vector<std::string> NormalizeRunArgs(const std::vector<std::string>& args,
         const size_t comma = names.find(',');
         if (names.substr(0, comma) == a) {
           if (!s.implicit_value.empty()) {
-            out[i] = a + "=" + std::string(s.implicit_value);  // never takes the next word
+            // `--watch sampled`, like every other option: the next word is the
+            // value when it is one the setting accepts, else the command.
+            shim::Config probe;
+            if (i + 1 < out.size() && s.parse != nullptr && s.parse(out[i + 1], &probe)) {
+              out[i] = a + "=" + out[i + 1];
+              out.erase(out.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+            } else {
+              out[i] = a + "=" + std::string(s.implicit_value);
+            }
           } else {
             takes_value = true;
           }

@@ -99,6 +99,18 @@ int ShowReadable(const std::string& path, const Selection& sel, const CommandCon
   if (t.header.capture) {
     out << "captured steps:";
     for (int64_t s : t.header.capture->steps) out << " " << s;
+    if (t.header.capture->steps.empty()) {
+      // An empty list is `none` (watch mode's default) or `all`: the setting says which.
+      // Without NUMTRACE_STEPS: `all` for a step mode other than `mark` (settings.h's default).
+      std::string steps = "none";
+      for (const auto& [variable, value] : t.header.capture->settings) {
+        if (variable == "NUMTRACE_STEP_MODE" && value != "mark" && steps == "none") steps = "all";
+      }
+      for (const auto& [variable, value] : t.header.capture->settings) {
+        if (variable == "NUMTRACE_STEPS") steps = TerminalSafe(value);
+      }
+      out << " " << steps;
+    }
     out << "; outputs " << TerminalSafe(t.header.capture->outputs);
     if (!t.header.capture->selector.empty()) out << "; " << TerminalSafe(t.header.capture->selector);
     out << "\n";

@@ -12,6 +12,7 @@
 #include "launcher/output_dir.h"
 #include "launcher/run_command.h"
 #include "launcher/watch_hunt.h"
+#include "shim/engine/config.h"
 
 namespace numtrace::launcher {
 namespace {
@@ -108,6 +109,16 @@ Examples:
     return FailLine(ctx, "twice", s);
   }
   const std::string run_dirs[2] = {*dir + "/run1", *dir + "/run2"};
+  // --force lets the hunt write its summary and report over an earlier
+  // hunt's, never mix its traces into that hunt's runs: said before any job.
+  for (const std::string& run : run_dirs) {
+    std::error_code ec;
+    if (std::filesystem::exists(run, ec) && !std::filesystem::is_empty(run, ec)) {
+      return FailLine(ctx, "twice", options.output_dir() + " holds an earlier hunt (" +
+                                        std::filesystem::path(run).filename().string() +
+                                        " is not empty): --force never mixes two hunts' traces; use a fresh -o");
+    }
+  }
   for (int i = 0; i < 2; ++i) {
     ctx.err << "== run " << (i + 1) << " of 2: " << analyzer::TerminalSafe(run_dirs[i]) << "\n";
     RunOptions once = options;
@@ -140,8 +151,14 @@ Examples:
   int diff_code = analyzer::RunDiffCommand(diff, ctx.out, ctx.err, ctx.stdout_is_tty);
   if (diff_code == analyzer::kExitError) return kExitUsage;
   const DiffSummaryView* summary = &summary_view;
-  if (!options.Get("NUMTRACE_WATCH").empty() && options.Get("NUMTRACE_WATCH") != "off") {
-    ctx.out << "digest report: " << diff.html_path << "  summary: " << diff.json_path << "\n";
+  // Watch mode as the runs had it: the option, else the environment the
+  // runs inherited (the option beats the environment, as in the shim).
+  std::string watch = options.Get("NUMTRACE_WATCH");
+  if (options.settings.find("NUMTRACE_WATCH") == options.settings.end()) watch = ctx.env.Get("NUMTRACE_WATCH");
+  watch = std::string(shim::TrimBlanks(watch));
+  if (!watch.empty() && watch != "off") {
+    ctx.out << "digest report: " << analyzer::TerminalSafe(diff.html_path)
+            << "  summary: " << analyzer::TerminalSafe(diff.json_path) << "\n";
     return FinishWatchHunt(options, *dir, *summary, ctx);
   }
   ctx.out << "== verdict: ";

@@ -1,8 +1,11 @@
 #include "launcher/watch_hunt.h"
 
 #include "analyzer/cli/diff_command.h"
+#include "analyzer/report/dump_commands.h"
+#include "analyzer/report/terminal_text.h"
 #include "launcher/run_command.h"
 #include "launcher/twice_command.h"
+#include "shim/engine/settings.h"
 
 namespace numtrace::launcher {
 
@@ -29,7 +32,8 @@ int FinishWatchHunt(const RunOptions& options, const std::string& dir, const Dif
   ctx.out << "== first differing step: " << step << " (of " << s.compared << " compared), launch "
           << s.first_index << " of the step";
   if (s.first_kind == "kernels") ctx.out << ": the kernel sequences part there";
-  ctx.out << "\n   run1: " << s.a_name << "\n   run2: " << s.b_name << "\n";
+  ctx.out << "\n   run1: " << analyzer::TerminalSafe(s.a_name) << "\n   run2: " << analyzer::TerminalSafe(s.b_name)
+          << "\n";
   if (s.nonfinite_a || s.nonfinite_b) {
     ctx.out << "   first NaN/Inf step: run1 " << (s.nonfinite_a ? std::to_string(*s.nonfinite_a) : "none")
             << ", run2 " << (s.nonfinite_b ? std::to_string(*s.nonfinite_b) : "none") << "\n";
@@ -38,15 +42,39 @@ int FinishWatchHunt(const RunOptions& options, const std::string& dir, const Dif
   // Both runs again, step `step` in full and no digests: the usual diff names the origins.
   const std::string stem = dir + "/step" + std::to_string(step);
   const std::string run_dirs[2] = {stem + "-run1", stem + "-run2"};
+  // The digests covered every launch of the step, so the full capture keeps
+  // them all: the settings that narrow a step (the launch window, the kernel
+  // filters) are left out, given as options or in the environment.
+  CommandContext whole{ctx.out, ctx.err, ctx.env, ctx.layout, ctx.stdout_is_tty};
+  std::string left_out;
+  RunOptions once_base = options;
+  once_base.settings.erase("NUMTRACE_WATCH");
+  whole.env.Unset("NUMTRACE_WATCH");
+  for (const shim::Setting& setting : shim::Settings()) {
+    if (!setting.narrows_step) continue;
+    const std::string variable(setting.variable);
+    std::string value = options.Get(variable);
+    if (value.empty()) value = ctx.env.Get(variable);
+    if (!value.empty()) {
+      std::string_view option = setting.option.substr(setting.option.rfind(',') + 1);
+      left_out += (left_out.empty() ? "" : " ") + std::string(option) + " " + analyzer::ShellQuote(value);
+    }
+    once_base.settings.erase(variable);
+    whole.env.Unset(variable);
+  }
+  if (!left_out.empty()) {
+    ctx.out << "   the full capture leaves out " << analyzer::TerminalSafe(left_out)
+            << ": the digests cover every launch of the step\n";
+  }
   for (int i = 0; i < 2; ++i) {
-    ctx.out << "== capture step " << step << " in full, run " << (i + 1) << " of 2: " << run_dirs[i] << "\n";
-    RunOptions once = options;
+    ctx.out << "== capture step " << step << " in full, run " << (i + 1) << " of 2: "
+            << analyzer::TerminalSafe(run_dirs[i]) << "\n";
+    RunOptions once = once_base;
     once.Set(kOutputDirVariable, run_dirs[i]);
     once.force = false;
-    once.settings.erase("NUMTRACE_WATCH");
     once.Set("NUMTRACE_STEPS", std::to_string(step));
     if (once.Get("NUMTRACE_LABEL").empty()) once.Set("NUMTRACE_LABEL", "run" + std::to_string(i + 1));
-    absl::StatusOr<CaptureOutcome> outcome = CaptureJob(once, ctx);
+    absl::StatusOr<CaptureOutcome> outcome = CaptureJob(once, whole);
     if (!outcome.ok()) return FailLine(ctx, "twice", outcome.status());
     if (outcome->exit_code != 0) {
       return FailLine(ctx, "twice", "the job exited with status " + std::to_string(outcome->exit_code) +
@@ -70,14 +98,15 @@ int FinishWatchHunt(const RunOptions& options, const std::string& dir, const Dif
   }
   absl::StatusOr<DiffSummaryView> full = ReadDiffSummary(diff.json_path);
   if (!full.ok()) return FailLine(ctx, "twice", full.status());
-  ctx.out << "== step " << step << " in full: " << full->verdict << "\n";
+  ctx.out << "== step " << step << " in full: " << analyzer::TerminalSafe(full->verdict) << "\n";
   if (full->verdict == "identical") {
     ctx.out << "the full capture of step " << step << " is identical: the difference did not recur "
             << "(run-to-run nondeterminism that comes and goes)\n";
   } else {
     PrintOrigins(*full, ctx.out);
   }
-  ctx.out << "report: " << diff.html_path << "  summary: " << diff.json_path << "\n";
+  ctx.out << "report: " << analyzer::TerminalSafe(diff.html_path) << "  summary: "
+          << analyzer::TerminalSafe(diff.json_path) << "\n";
   ctx.out.flush();
   return kExitDiffer;
 }

@@ -448,8 +448,47 @@ Alignment AlignerImpl::Run() {
 
 }  // namespace
 
+namespace {
+
+// The steps `t`'s kernel records belong to, as "13" or "2-5, 7" (the first
+// few runs; steps absent from a record are left out).
+std::vector<int64_t> CapturedSteps(const Trace& t) {
+  std::vector<int64_t> steps;
+  for (const Kernel& k : t.kernels) {
+    if (k.step >= 0 && (steps.empty() || steps.back() != k.step)) steps.push_back(k.step);
+  }
+  std::sort(steps.begin(), steps.end());
+  steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
+  return steps;
+}
+
+std::string StepsText(const std::vector<int64_t>& steps) {
+  std::string out;
+  int runs = 0;
+  for (size_t i = 0; i < steps.size();) {
+    size_t j = i;
+    while (j + 1 < steps.size() && steps[j + 1] == steps[j] + 1) ++j;
+    if (++runs > 6) return out + ", ...";
+    absl::StrAppend(&out, out.empty() ? "" : ", ", steps[i]);
+    if (j > i) absl::StrAppend(&out, "-", steps[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
 Alignment Align(const Trace& a, const Trace& b, const AlignOptions& options) {
-  return AlignerImpl(a, b, options).Run();
+  Alignment result = AlignerImpl(a, b, options).Run();
+  // Kernels pair by name and order, not by step: two captures of different
+  // steps pair across steps. Said, since the result then compares two points
+  // of the run the user may think are one.
+  const std::vector<int64_t> sa = CapturedSteps(a), sb = CapturedSteps(b);
+  if (!sa.empty() && !sb.empty() && sa != sb) {
+    result.warnings.push_back(absl::StrCat("A captured step ", StepsText(sa), " in full, B step ", StepsText(sb),
+                                           ": kernels were paired across different steps"));
+  }
+  return result;
 }
 
 }  // namespace numtrace::analyzer

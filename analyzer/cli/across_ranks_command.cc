@@ -46,6 +46,19 @@ int RunAcrossRanks(const AcrossRanksOptions& opt, std::ostream& out, std::ostrea
     views.push_back(traces.back().get());
   }
   CrossRankResult result = CompareAcrossRanks(views);
+  // Agreement over nothing is no agreement: a rank none of whose kernels
+  // pairs with rank 0's was not compared at all (watch traces hold digests,
+  // which this check does not compare).
+  for (size_t i = 1; i < result.ranks.size(); ++i) {
+    if (result.ranks[i].shared != 0) continue;
+    const bool digests = !traces[0]->digests.empty() || !traces[i]->digests.empty();
+    return FailLine(err, absl::FailedPreconditionError(
+                             "nothing was compared: no kernel of " + result.ranks[i].path + " pairs with one of " +
+                             result.ranks[0].path +
+                             (digests ? " (watch-mode step digests are not compared across ranks: diff two ranks' "
+                                        "traces with numtrace diff A B, or capture a step in full with --steps)"
+                                      : "")));
+  }
   if (!opt.json_path.empty()) {
     if (absl::Status s = WriteOutput(opt.json_path, CrossRankJson(result, opt.dir), opt.force, out); !s.ok()) {
       return FailLine(err, s);

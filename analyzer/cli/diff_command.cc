@@ -116,6 +116,12 @@ int RunDiffCommand(const DiffCommandOptions& opt, std::ostream& out, std::ostrea
     // Watch mode: digests are exact, so a differing step means the runs diverged.
     data->result.steps = FindSteps(data->a, data->b);
     if (data->result.steps && data->result.steps->first_differing) data->result.verdict = Verdict::kDiverged;
+    // Steps with no counterpart were not looked at: as with unpaired kernels,
+    // never a clean `identical` (and the comparison is incomplete: rank_diff.h).
+    if (data->result.steps && (data->result.steps->unpaired_a != 0 || data->result.steps->unpaired_b != 0) &&
+        data->result.verdict == Verdict::kIdentical) {
+      data->result.verdict = Verdict::kWithinTolerance;
+    }
     for (const std::string& w : pair.warnings) data->result.alignment.warnings.push_back(w);
     ranks.push_back(std::move(data));
   }
@@ -134,6 +140,14 @@ int RunDiffCommand(const DiffCommandOptions& opt, std::ostream& out, std::ostrea
       const Trace& plain = r->a.digests.empty() ? r->a : r->b;
       why = watch.path + " holds step digests (watch mode) and " + plain.path +
             " none, and their kernel records do not pair: capture both with --watch, or both with --steps";
+    } else if (!r->a.digests.empty() && !r->b.digests.empty()) {
+      // Both watch traces, no step number in common: the step finder's note says which steps each has.
+      why = r->a.path + " and " + r->b.path + " share no step number";
+      if (r->result.steps && !r->result.steps->notes.empty()) {
+        for (const std::string& n : r->result.steps->notes) {
+          if (n.starts_with("no step number is in both traces")) why = n;
+        }
+      }
     } else if (r->a.kernels.empty() || r->b.kernels.empty()) {
       why = (r->a.kernels.empty() ? r->a.path : r->b.path) + " holds no kernel records";
     } else {
@@ -171,6 +185,7 @@ int RunDiffCommand(const DiffCommandOptions& opt, std::ostream& out, std::ostrea
     TerminalOptions term;
     term.color = ShouldUseColor(opt.color, stdout_is_tty);
     term.top = std::max(opt.top, 0);
+    term.verbose = opt.verbose;
     out << TerminalSummary(report, term);
     if (!opt.json_path.empty()) out << "summary written to " << opt.json_path << "\n";
     if (!opt.html_path.empty()) out << "report written to " << opt.html_path << "\n";
@@ -219,6 +234,7 @@ int DiffMain(int argc, const char* const* argv, std::ostream& out, std::ostream&
   app.add_option("--color", color, "auto, always or never (auto: only on a terminal, unless NO_COLOR)")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   app.add_flag("-q,--quiet", opt.quiet, "print nothing; the exit code tells the verdict");
+  app.add_flag("--verbose", opt.verbose, "also list the capture counters that are 0");
   app.add_flag("--strict", opt.strict, "exit 1 when the comparison is incomplete (a trace cut short, "
                "records dropped, kernels unmeasured), whatever the verdict");
   bool tensors = false;

@@ -37,6 +37,7 @@ struct DiffCommandOptions {
   bool force = false;             // --force: replace existing outputs
   bool quiet = false;             // --quiet: no terminal summary
   bool strict = false;            // --strict: exit 1 when the comparison is incomplete
+  bool verbose = false;           // --verbose: capture counters at 0 too
   ColorMode color = ColorMode::kAuto;
   // In process (`numtrace twice`): when set, receives the rolled-up summary
   // of this comparison, the one --json writes, without reading a file back.

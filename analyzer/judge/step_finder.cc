@@ -23,6 +23,16 @@ std::optional<StepNonfinite> FirstNonfinite(const Trace& t) {
 
 std::string WatchMode(const Trace& t) { return t.header.capture ? t.header.capture->watch : std::string(); }
 
+// NUMTRACE_MIN_BYTES as the header recorded it ("0" when absent: the default).
+std::string MinBytes(const Trace& t) {
+  if (t.header.capture) {
+    for (const auto& [variable, value] : t.header.capture->settings) {
+      if (variable == "NUMTRACE_MIN_BYTES") return value;
+    }
+  }
+  return "0";
+}
+
 // A digest of 0 marks a launch the shim could not digest (`lost`).
 constexpr uint64_t kLostDigest = 0;
 
@@ -75,6 +85,13 @@ std::optional<StepsResult> FindSteps(const Trace& a, const Trace& b) {
   if (WatchMode(a) != WatchMode(b) && !WatchMode(a).empty() && !WatchMode(b).empty()) {
     r.notes.push_back(absl::StrCat("A was digested '", WatchMode(a), "', B '", WatchMode(b),
                                    "': their digests cover different bytes and cannot match"));
+  }
+  // Buffers below --min-bytes are neither measured nor folded into a digest,
+  // so two runs computing the same numbers digest differently.
+  if (MinBytes(a) != MinBytes(b)) {
+    r.notes.push_back(absl::StrCat("A was captured with --min-bytes ", MinBytes(a), ", B with --min-bytes ",
+                                   MinBytes(b), ": the buffers below it are left out of the digests, which "
+                                   "therefore cannot match; capture both with the same --min-bytes"));
   }
   absl::flat_hash_map<int64_t, size_t> b_steps;
   for (size_t i = 0; i < b.digests.size(); ++i) b_steps.emplace(b.digests[i].step, i);
@@ -154,6 +171,8 @@ std::optional<StepsResult> FindSteps(const Trace& a, const Trace& b) {
     if (!b_used[i] && !(a.truncated && b.digests[i].step > a.digests.back().step)) ++only_b;
   }
 
+  r.unpaired_a = only_a;
+  r.unpaired_b = only_b;
   if (r.compared == 0) {
     r.notes.push_back(absl::StrCat("no step number is in both traces: A has steps ", a.digests.front().step, "-",
                                    a.digests.back().step, ", B steps ", b.digests.front().step, "-",

@@ -39,6 +39,10 @@ struct StepsResult {
   bool a_has_digests = false, b_has_digests = false;
   uint64_t compared = 0;       // steps present on both sides
   uint64_t differing = 0;      // of them, not equal
+  // Steps of one side with no step of the same number on the other (past
+  // the cut of a trace cut short not counted: that is the cut). Not 0: the
+  // comparison is incomplete and never `identical`.
+  uint64_t unpaired_a = 0, unpaired_b = 0;
   std::optional<int64_t> first_differing;
   bool first_is_structure = false;  // kernel sequences differ there, not only digests
   // The first differing launch in that step and its digest record on each side.

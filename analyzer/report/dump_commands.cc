@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "common/format/dump_record.h"
+#include "analyzer/report/terminal_text.h"
 #include "shim/engine/settings.h"
 
 namespace numtrace::analyzer {
@@ -11,8 +12,15 @@ namespace {
 
 std::string TraceDir(const Trace& t) {
   std::string dir = std::filesystem::path(t.path).parent_path().string();
-  if (dir.empty() || dir == ".") dir = "numtrace";
+  // A trace read through a pipe (`<(zcat a.gz)`: /dev/fd/63) has no directory
+  // of its own to put a sibling beside.
+  if (dir.empty() || dir == "." || dir.starts_with("/dev/") || dir == "/dev" ||
+      dir.starts_with("/proc/")) {
+    dir = "numtrace";
+  }
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  // `-dash` would be read as an option by `numtrace run -o` and `numtrace diff`.
+  if (dir.front() == '-') dir = "./" + dir;
   return dir;
 }
 
@@ -24,13 +32,22 @@ std::string DumpDir(const Trace& t, uint64_t seq) { return TraceDir(t) + "-dump-
 // NUMTRACE_* assignments before the command for a setting with no option.
 // `steps` empty: the trace's own steps, from NUMTRACE_STEPS as set, else
 // capture.steps (the default depends on the step mode): the command says what
-// it repeats.
-std::string RunPrefix(const Trace& t, const std::string& out, std::string steps) {
+// it repeats. `whole_step`: the settings that narrow a step (`narrows_step`)
+// are left out, and named in `*left_out` ("--launch-count 2").
+std::string RunPrefix(const Trace& t, const std::string& out, std::string steps, bool whole_step = false,
+                      std::string* left_out = nullptr) {
   std::string env, options, own_steps;
   if (t.header.capture) {
     for (const auto& [variable, value] : t.header.capture->settings) {
       const shim::Setting* s = shim::FindSetting(variable);
       if (s == nullptr || !s->recapture) continue;
+      if (whole_step && s->narrows_step) {
+        if (left_out != nullptr) {
+          std::string_view option = s->option.substr(s->option.rfind(',') + 1);
+          *left_out += (left_out->empty() ? "" : " ") + std::string(option) + " " + ShellQuote(value);
+        }
+        continue;
+      }
       if (variable == "NUMTRACE_STEPS") {
         own_steps = ShellQuote(value);
         continue;
@@ -74,26 +91,67 @@ std::string Capture(const Trace& t, const Kernel& k, const std::string& out) {
 }  // namespace
 
 std::string ShellQuote(std::string_view s) {
-  bool safe = !s.empty();
-  for (char c : s) {
+  bool safe = !s.empty() && s.front() != '=';  // zsh expands a leading `=`
+  bool plain = true;  // printable as it is: no control byte, valid UTF-8, no C1 or bidi control
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
     const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                     c == '_' || c == '-' || c == '.' || c == '/' || c == ':' || c == ',' || c == '@' ||
                     c == '%' || c == '+' || c == '=';
     if (!ok) safe = false;
+    const size_t len = TerminalInertLength(s, i);
+    if (len == 0) {
+      plain = false;
+      break;
+    }
+    i += len;
   }
   if (safe) return std::string(s);
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') out += "'\\''";
-    else out.push_back(c);
+  if (plain) {
+    std::string out = "'";
+    for (char c : s) {
+      if (c == '\'') out += "'\\''";
+      else out.push_back(c);
+    }
+    return out + "'";
+  }
+  // Bytes a terminal would act on or show as something else: `$'...'` with
+  // \xNN for them (bash, zsh, ksh; sh of POSIX.1-2024), so what is pasted
+  // is the exact bytes, and what is printed stays inert.
+  std::string out = "$'";
+  for (size_t i = 0; i < s.size();) {
+    const size_t len = TerminalInertLength(s, i);
+    if (len == 0) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      const auto c = static_cast<unsigned char>(s[i]);
+      out += "\\x";
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 15]);
+      ++i;
+      continue;
+    }
+    if (s[i] == '\'' || s[i] == '\\') out.push_back('\\');
+    out.append(s.substr(i, len));
+    i += len;
   }
   return out + "'";
 }
 
-std::string StepCaptureDir(const Trace& t, int64_t step) { return TraceDir(t) + "-step" + std::to_string(step); }
-
-std::string StepCaptureCommand(const Trace& t, int64_t step) {
-  return RunPrefix(t, StepCaptureDir(t, step), std::to_string(step)) + CommandTail(t);
+StepCapture BuildStepCapture(const Trace& a, const Trace& b, int64_t step) {
+  StepCapture c;
+  c.dir_a = TraceDir(a) + "-step" + std::to_string(step);
+  c.dir_b = TraceDir(b) + "-step" + std::to_string(step);
+  if (c.dir_a == c.dir_b) {  // both traces in one directory (two ranks, two files in the cwd)
+    c.dir_a += "-a";
+    c.dir_b += "-b";
+  }
+  c.command_a = RunPrefix(a, c.dir_a, std::to_string(step), /*whole_step=*/true, &c.left_out_a) + CommandTail(a);
+  c.command_b = RunPrefix(b, c.dir_b, std::to_string(step), /*whole_step=*/true, &c.left_out_b) + CommandTail(b);
+  for (const Trace* t : {&a, &b}) {
+    if (t->header.run && (t->header.run->world_size > 1 || t->header.run->rank != 0)) c.worker = true;
+  }
+  c.diff = "numtrace diff " + ShellQuote(c.dir_a) + " " + ShellQuote(c.dir_b);
+  return c;
 }
 
 DumpCommands BuildDumpCommands(const Trace& a, const Kernel& ka, const Trace& b, const Kernel& kb) {

@@ -34,14 +34,29 @@ struct DumpCommands {
 
 DumpCommands BuildDumpCommands(const Trace& a, const Kernel& ka, const Trace& b, const Kernel& kb);
 
-// The command that captures step `step` of `t`'s run in full (watch mode's
-// follow-up, docs/walkthroughs.md): the same run options as the trace's
-// header recorded, `--steps STEP`, output `<trace dir>-step<STEP>`.
-std::string StepCaptureCommand(const Trace& t, int64_t step);
-// Where that command writes.
-std::string StepCaptureDir(const Trace& t, int64_t step);
+// The commands that capture step `step` of each side's run in full (watch
+// mode's follow-up, docs/walkthroughs.md) and diff the two: the run options
+// each trace's header recorded, `--steps STEP`, output `<trace dir>-step<STEP>`
+// (`-a`/`-b` appended when both traces share a directory, so the sides never
+// write or diff one directory). The settings that narrow a step (the launch
+// window, the kernel filters: `narrows_step`) are left out, since the digests
+// cover every launch, and named in left_out_a/b.
+struct StepCapture {
+  std::string dir_a, dir_b;
+  std::string command_a, command_b;
+  std::string diff;                    // numtrace diff DIR_A DIR_B
+  std::string left_out_a, left_out_b;  // "--launch-count 2 --kernel-name softmax", or empty
+  // A side was one worker of a launcher (rank or world size recorded): its
+  // command is the worker's own command line.
+  bool worker = false;
+};
+StepCapture BuildStepCapture(const Trace& a, const Trace& b, int64_t step);
 
-// `s` as one POSIX shell word (single-quoted unless plainly safe).
+// `s` as one POSIX shell word: as it is when plainly safe, else
+// single-quoted, or `$'...'` with \xNN for each byte a terminal would act on
+// or misshow (controls, bytes that are not UTF-8, C1 and bidi controls), so
+// the printed word is inert and pastes as the exact bytes. A leading `=` is
+// quoted (zsh's EQUALS expansion).
 std::string ShellQuote(std::string_view s);
 
 }  // namespace numtrace::analyzer

@@ -173,7 +173,7 @@ void RankSummary(const RankDiff& rd, std::string_view path_a, std::string_view p
   Side(path_b, rd.b->label, rd.b->kernels.size(), hb, rd.b, w);
   Tolerances(res.tolerance, w);
   w.Key("verdict").String(VerdictName(res.verdict));
-  w.Key("complete").Bool(ha.complete() && hb.complete());
+  w.Key("complete").Bool(ha.complete() && hb.complete() && StepsPaired(rd));
   Counts(res.counts, w);
   FirstDivergence(&rd, -1, w);
   w.Key("first_nonfinite").BeginObject().Key("a");
@@ -225,7 +225,9 @@ std::string JsonSummary(const DiffReport& report) {
   Side(report.path_b, CommonLabel(report, false), up.kernels_b, hb, nullptr, w);
   Tolerances(report.ranks.empty() ? Tolerance{} : report.ranks[0].result->tolerance, w);
   w.Key("verdict").String(VerdictName(up.verdict));
-  w.Key("complete").Bool(ha.complete() && hb.complete());
+  bool paired = true;
+  for (const RankDiff& rd : report.ranks) paired = paired && StepsPaired(rd);
+  w.Key("complete").Bool(ha.complete() && hb.complete() && paired);
   Counts(up.counts, w);
   const RankDiff* fd = up.first_divergence_rank >= 0 ? &report.ranks[up.first_divergence_rank] : nullptr;
   FirstDivergence(fd, fd ? fd->rank : -1, w);

@@ -22,9 +22,19 @@ SideHealth HealthOf(const Trace& t) {
   return h;
 }
 
+bool StepsPaired(const RankDiff& rd) {
+  const auto& s = rd.result->steps;
+  return !s || (s->unpaired_a == 0 && s->unpaired_b == 0);
+}
+
 std::string IncompleteReason(const DiffReport& report) {
   std::string out;
   for (const RankDiff& rd : report.ranks) {
+    if (!StepsPaired(rd)) {
+      if (!out.empty()) out.append("; ");
+      out.append("steps without a counterpart (").append(std::to_string(rd.result->steps->unpaired_a))
+          .append(" of A, ").append(std::to_string(rd.result->steps->unpaired_b)).append(" of B)");
+    }
     for (const Trace* t : {rd.a, rd.b}) {
       const SideHealth h = HealthOf(*t);
       if (h.complete()) continue;
@@ -56,10 +66,11 @@ std::string IncompleteReason(const DiffReport& report) {
   return out;
 }
 
-std::string CountersText(const Trace& t) {
+std::string CountersText(const Trace& t, bool zeros) {
   std::string out;
   if (!t.footer) return out;
   for (const auto& [name, count] : t.footer->counters) {
+    if (count == 0 && !zeros) continue;
     if (!out.empty()) out.append(", ");
     out.append(name).append(" ").append(std::to_string(count));
   }

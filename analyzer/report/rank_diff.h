@@ -65,12 +65,18 @@ struct SideHealth {
 };
 SideHealth HealthOf(const Trace& t);
 
+// False when watch-mode steps of one side have no step of the same number
+// on the other (StepsResult::unpaired_*): those steps were not compared.
+bool StepsPaired(const RankDiff& rd);
+
 // Why the comparison is incomplete, in one line ("A (runA/rank_0...): cut
 // short; B (...): 12 records dropped"), or "" when every side is complete.
 std::string IncompleteReason(const DiffReport& report);
 
 // The footer's capture counters of a trace as "name count, ..." ("" if none).
-std::string CountersText(const Trace& t);
+// Counters at 0 only with `zeros` (--verbose): most are 0 on most runs, and
+// a line of them hides the ones that are not.
+std::string CountersText(const Trace& t, bool zeros = false);
 
 // `kind` of a divergence: "values", "nonfinite" or "layout"; "" when not diverged.
 std::string_view DivergenceKind(PairStatus s);

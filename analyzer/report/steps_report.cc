@@ -68,10 +68,12 @@ void WriteStepsJson(const RankDiff& rd, bool strip, JsonWriter& w) {
   w.Key("capture_step");
   step ? w.Int(*step) : w.Null();
   // `capture`: side A's command (the contract's field); `capture_b`: B's.
+  std::optional<StepCapture> capture;
+  if (step) capture = BuildStepCapture(*rd.a, *rd.b, *step);
   w.Key("capture");
-  step ? w.String(StepCaptureCommand(*rd.a, *step)) : w.Null();
+  capture ? w.String(capture->command_a) : w.Null();
   w.Key("capture_b");
-  step ? w.String(StepCaptureCommand(*rd.b, *step)) : w.Null();
+  capture ? w.String(capture->command_b) : w.Null();
   w.Key("notes").BeginArray();
   for (const std::string& n : s.notes) w.String(n);
   w.EndArray();
@@ -115,11 +117,25 @@ std::string StepsTerminal(const RankDiff& rd, bool color) {
   }
   for (const std::string& n : s.notes) out += "    " + c("\033[33m", "note: ") + TerminalSafe(n) + "\n";
   if (const std::optional<int64_t> step = StepToCapture(s)) {
-    out += "    capture step " + std::to_string(*step) + " in full, then diff:\n";
-    out += "      " + TerminalSafe(StepCaptureCommand(*rd.a, *step)) + "\n";
-    out += "      " + TerminalSafe(StepCaptureCommand(*rd.b, *step)) + "\n";
-    out += "      numtrace diff " + TerminalSafe(ShellQuote(StepCaptureDir(*rd.a, *step))) + " " +
-           TerminalSafe(ShellQuote(StepCaptureDir(*rd.b, *step))) + "\n";
+    const StepCapture cap = BuildStepCapture(*rd.a, *rd.b, *step);
+    out += "    capture step " + std::to_string(*step) + " in full";
+    std::string left_out = cap.left_out_a;
+    if (cap.left_out_b != cap.left_out_a) {
+      left_out = (cap.left_out_a.empty() ? "" : "A: " + cap.left_out_a + (cap.left_out_b.empty() ? "" : ", ")) +
+                 (cap.left_out_b.empty() ? "" : "B: " + cap.left_out_b);
+    }
+    if (!left_out.empty()) {
+      out += " (without " + TerminalSafe(left_out) + ": the digests cover every launch of the step)";
+    }
+    out += ", then diff:\n";
+    out += "      " + TerminalSafe(cap.command_a) + "\n";
+    out += "      " + TerminalSafe(cap.command_b) + "\n";
+    out += "      " + TerminalSafe(cap.diff) + "\n";
+    if (cap.worker) {
+      out += "    " + c("\033[33m", "note: ") +
+             "these are the workers' own command lines (the traces record a rank): start each the way the "
+             "launcher started it, with its rank environment\n";
+    }
   }
   return out;
 }

@@ -4,7 +4,7 @@
 // the summary's `steps` object (docs/format.md section 2), the terminal's
 // "steps:" lines and the HTML page's per-step strip (the same object with
 // `strip`: one state word per compared step). The capture commands come
-// from each trace's header (dump_commands.h, StepCaptureCommand): they
+// from each trace's header (dump_commands.h, BuildStepCapture): they
 // capture the first differing step in full (or, when every step is equal,
 // the first step holding a NaN/Inf).
 //

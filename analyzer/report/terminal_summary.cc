@@ -267,7 +267,7 @@ void Nonfinite(const RankDiff& rd, Writer& w) {
   }
 }
 
-void Warnings(const RankDiff& rd, Writer& w) {
+void Warnings(const RankDiff& rd, bool verbose, Writer& w) {
   for (const Trace* t : {rd.a, rd.b}) {
     const std::string_view side = t == rd.a ? "A" : "B";
     const SideHealth h = HealthOf(*t);
@@ -296,7 +296,7 @@ void Warnings(const RankDiff& rd, Writer& w) {
       w.C(kYellow, "  warning: ");
       w << TerminalSafe(c) << "\n";
     }
-    const std::string counters = CountersText(*t);
+    const std::string counters = CountersText(*t, verbose);
     if (!counters.empty()) w << "  " << side << " counters: " << TerminalSafe(counters) << "\n";
   }
   for (const std::string& s : rd.result->alignment.warnings) {
@@ -365,7 +365,7 @@ std::string TerminalSummary(const DiffReport& report, const TerminalOptions& opt
     FirstDivergence(rd, opt, w);
     FirstOrigin(rd, w);
     if (!report.per_rank) Counts(rd.result->counts, w);
-    Warnings(rd, w);
+    Warnings(rd, opt.verbose, w);
     Nonfinite(rd, w);
     RootList(rd, opt.top, w);
     OriginList(rd, opt.top, w);

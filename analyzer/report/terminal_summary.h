@@ -27,6 +27,7 @@ struct TerminalOptions {
   bool color = false;
   int top = 5;      // largest divergences listed per rank (0: none)
   int context = 3;  // pairs shown before the first divergence
+  bool verbose = false;  // --verbose: capture counters at 0 too
 };
 
 std::string TerminalSummary(const DiffReport& report, const TerminalOptions& options);

@@ -8,7 +8,8 @@
 //
 //   ESC           -> "^["
 //   other C0 controls, DEL, \r, \n, \t -> "\xNN"
-//   C1 controls (U+0080..U+009F) and bytes that are not valid UTF-8 -> "\xNN"
+//   C1 controls (U+0080..U+009F), the bidi controls (U+202E reorders a
+//   line), U+2028/U+2029 and bytes that are not valid UTF-8 -> "\xNN" a byte
 //   everything else (printable ASCII, valid UTF-8) unchanged.
 //
 // Example:
@@ -22,6 +23,11 @@
 namespace numtrace::analyzer {
 
 std::string TerminalSafe(std::string_view text);
+
+// The length of the character at text[i] when TerminalSafe keeps it as it
+// is (printable ASCII, valid UTF-8 that is not a control), else 0. The one
+// rule ShellQuote follows too, so a quoted word prints unchanged.
+size_t TerminalInertLength(std::string_view text, size_t i);
 
 }  // namespace numtrace::analyzer
 

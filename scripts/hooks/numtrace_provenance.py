@@ -101,9 +101,39 @@ def _encode(text):
     return text.encode("utf-8", "surrogateescape") if isinstance(text, str) else bytes(text)
 
 
+# Longest scope, op or src the shim keeps, in bytes (common/format/provenance.h,
+# kProvenanceMaxBytes): the log shows what the kernels will be stamped with.
+_MAX_BYTES = 512
+# Characters that reorder or break a line although they print: the bidi
+# controls and the line/paragraph separators (analyzer/report/terminal_text.cc).
+_REORDERS = frozenset([0x061C, 0x200E, 0x200F] + list(range(0x2028, 0x202F)) + list(range(0x2066, 0x206A)))
+
+
 def _printable(text):
-    """For the log: one line whatever the name holds."""
-    return text.encode("utf-8", "backslashreplace").decode("utf-8").replace("\n", "\\n").replace(" ", "\\x20")
+    """For the log: one line whatever the name holds, by the rule numtrace's printed
+    lines follow (analyzer/report/terminal_text.h): ESC -> ^[, other controls, C1 and
+    bidi controls, line separators and bytes that are not UTF-8 -> \\xNN a byte;
+    a space too is \\x20 (it separates the fields). Cut at 512 bytes like the trace."""
+    raw = text.encode("utf-8", "surrogateescape")
+    if len(raw) > _MAX_BYTES:
+        n = _MAX_BYTES
+        while n > 0 and (raw[n] & 0xC0) == 0x80:
+            n -= 1
+        raw = raw[:n]
+    out = []
+    for ch in raw.decode("utf-8", "surrogateescape"):
+        cp = ord(ch)
+        if cp == 0x1B:
+            out.append("^[")
+        elif cp <= 0x20 or cp == 0x7F:
+            out.append("\\x%02x" % cp)
+        elif 0xDC80 <= cp <= 0xDCFF:  # a byte that was not UTF-8
+            out.append("\\x%02x" % (cp - 0xDC00))
+        elif 0x80 <= cp < 0xA0 or cp in _REORDERS or 0xD800 <= cp < 0xE000:
+            out.append("".join("\\x%02x" % b for b in ch.encode("utf-8", "surrogatepass")))
+        else:
+            out.append(ch)
+    return "".join(out)
 
 
 class Provenance:

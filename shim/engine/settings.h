@@ -54,6 +54,11 @@ struct Setting {
   // the trace header records its value (capture.settings) and the diff's
   // printed re-capture commands repeat it.
   bool recapture = false;
+  // It keeps some launches of a step out of the capture (the launch window,
+  // the kernel filters). Watch mode digests every launch whatever it says,
+  // so the full capture of a step the digests named leaves it out: kept, it
+  // could leave out the very launch the digests differ at.
+  bool narrows_step = false;
   std::string_view default_text = {};  // docs' default column ("" renders as "empty")
   std::string_view accepted = {};    // the accepted forms: error line and docs
   std::string_view help = {};        // one line: --help and the docs' meaning column

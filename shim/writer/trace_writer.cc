@@ -89,7 +89,12 @@ bool TraceWriter::Enqueue(Item item) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (child_ || finished_.load(std::memory_order_relaxed)) return false;
-    if (queue_.size() >= options_.queue_records) {
+    // A kernel_name definition is never dropped: every later digest refers
+    // to its id, and a reader refuses an id used before it is defined, so
+    // losing one would cost the whole trace instead of a few records. There
+    // is one per distinct kernel, so memory stays bounded all the same.
+    const bool definition = std::holds_alternative<KernelNameRecord>(item);
+    if (!definition && queue_.size() >= options_.queue_records) {
       dropped_.fetch_add(1, std::memory_order_relaxed);
       return false;
     }

@@ -13,7 +13,9 @@
 //
 // Memory is bounded: when the queue holds `queue_records` records, Push drops
 // the record and counts it; the drop is reported in a `note` and in the
-// footer's `dropped`.
+// footer's `dropped`. Watch mode's `kernel_name` definitions are the
+// exception: they are always queued (one per distinct kernel, and every
+// later digest names its id).
 //
 // The same thread calls the pump (Engine::Pump) every cycle, so completed
 // measurements are collected there and never on the application's threads.

@@ -171,6 +171,15 @@ TEST(RunCommandLine, ABareOptionalValueOptionNeverTakesTheCommand) {
             (Args{"run", "--watch=sampled", "-l", "--watch", "--", "x", "--watch"}));
 }
 
+TEST(RunCommandLine, AnOptionalValueGivenAfterASpaceIsTheValue) {
+  // `--watch sampled` (space-separated, like every other option) once ran
+  // `sampled` as the command; a word the setting accepts is its value.
+  using Args = std::vector<std::string>;
+  EXPECT_EQ(NormalizeRunArgs({"run", "--watch", "sampled", "--", "python", "t.py"}),
+            (Args{"run", "--watch=sampled", "--", "python", "t.py"}));
+  EXPECT_EQ(NormalizeRunArgs({"run", "--watch", "python", "t.py"}), (Args{"run", "--watch=full", "python", "t.py"}));
+}
+
 }  // namespace
 }  // namespace numtrace::launcher
 

@@ -197,6 +197,9 @@ TEST(StepFinderTest, StepNumbersThatDoNotLineUpAreComparedByNumberAndSaid) {
   EXPECT_FALSE(s->first_differing);
   ASSERT_EQ(s->notes.size(), 1u);
   EXPECT_THAT(s->notes[0], HasSubstr("step numbers do not line up: 4 steps of A and 0 of B"));
+  // Counted, so the comparison is incomplete and never `identical` (diff_command, rank_diff).
+  EXPECT_EQ(s->unpaired_a, 4u);
+  EXPECT_EQ(s->unpaired_b, 0u);
   Trace later = Read(WatchText(Job(3, 100)), "c.jsonl");
   s = FindSteps(a, later);
   EXPECT_EQ(s->compared, 0u);

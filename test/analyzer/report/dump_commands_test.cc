@@ -79,5 +79,49 @@ TEST(DumpCommandsTest, ShellQuoting) {
   EXPECT_EQ(ShellQuote("it's"), "'it'\\''s'");
 }
 
+TEST(DumpCommandsTest, ShellQuotingKeepsExactBytesAndStaysInert) {
+  // A newline, TAB, ESC, byte 0xFF or a U+202E pasted from a printed line
+  // must be those bytes again, and the printed word must be inert.
+  EXPECT_EQ(ShellQuote("line1\nline2\tTab"), "$'line1\\x0aline2\\x09Tab'");
+  EXPECT_EQ(ShellQuote("k\x1b[2J"), "$'k\\x1b[2J'");
+  EXPECT_EQ(ShellQuote("\xff\xfe end"), "$'\\xff\\xfe end'");
+  EXPECT_EQ(ShellQuote("it's \\\x01"), "$'it\\'s \\\\\\x01'");
+  EXPECT_EQ(ShellQuote("rtl\u202Eevil"), "$'rtl\\xe2\\x80\\xaeevil'");
+  EXPECT_EQ(ShellQuote("caf\u00e9 x"), "'caf\u00e9 x'");  // printable UTF-8: plain quotes
+  EXPECT_EQ(ShellQuote("=cmd"), "'=cmd'");                 // zsh's EQUALS
+}
+
+TEST(DumpCommandsTest, StepCaptureTakesTheWholeStepIntoOneDirectoryPerSide) {
+  const Settings narrow = {{"NUMTRACE_STEPS", "none"},
+                           {"NUMTRACE_LAUNCH_COUNT", "2"},
+                           {"NUMTRACE_KERNEL", "softmax"},
+                           {"NUMTRACE_MIN_BYTES", "4k"}};
+  Trace a = TraceWith("ddp/rank_0.ntrace.jsonl", {"sim", "--steps", "10"}, narrow, {}, "");
+  Trace b = TraceWith("ddp/rank_1.ntrace.jsonl", {"sim", "--perturb", "2"}, narrow, {}, "");
+  b.header.run->rank = 1;
+  StepCapture c = BuildStepCapture(a, b, 6);
+  // The digests covered every launch: the launch window and kernel filters go, said once.
+  EXPECT_EQ(c.command_a, "numtrace run -o ddp-step6-a --steps 6 --min-bytes 4k -- sim --steps 10");
+  EXPECT_EQ(c.command_b, "numtrace run -o ddp-step6-b --steps 6 --min-bytes 4k -- sim --perturb 2");
+  EXPECT_EQ(c.left_out_a, "--launch-count 2 --kernel-name softmax");
+  EXPECT_EQ(c.diff, "numtrace diff ddp-step6-a ddp-step6-b");
+  EXPECT_TRUE(c.worker);
+
+  Trace x = TraceWith("runs/x/rank_0.ntrace.jsonl", {"t"}, {}, {}, "");
+  Trace y = TraceWith("runs/y/rank_0.ntrace.jsonl", {"t"}, {}, {}, "");
+  StepCapture d = BuildStepCapture(x, y, 3);
+  EXPECT_EQ(d.dir_a, "runs/x-step3");
+  EXPECT_EQ(d.dir_b, "runs/y-step3");
+  EXPECT_TRUE(d.left_out_a.empty());
+  EXPECT_FALSE(d.worker);
+
+  // Read through pipes (<(zcat a.gz)): never a directory in /dev; a leading dash is no option.
+  Trace p = TraceWith("/dev/fd/63", {"t"}, {}, {}, "");
+  Trace q = TraceWith("-dash/rank_0.ntrace.jsonl", {"t"}, {}, {}, "");
+  StepCapture e = BuildStepCapture(p, q, 1);
+  EXPECT_EQ(e.dir_a, "numtrace-step1");
+  EXPECT_EQ(e.dir_b, "./-dash-step1");
+}
+
 }  // namespace
 }  // namespace numtrace::analyzer

@@ -22,6 +22,13 @@ TEST(TerminalTextTest, ControlBytesAreEscaped) {
   EXPECT_EQ(TerminalSafe("\x9b" "2J\xff"), "\\x9b2J\\xff");  // not UTF-8
 }
 
+TEST(TerminalTextTest, BidiControlsAndLineSeparatorsAreEscaped) {
+  // U+202E makes the rest of a line read backwards; U+2028 breaks it.
+  EXPECT_EQ(TerminalSafe("gemm\u202E" "txt.exe"), "gemm\\xe2\\x80\\xaetxt.exe");
+  EXPECT_EQ(TerminalSafe("a\u2028" "b\u2066" "c"), "a\\xe2\\x80\\xa8" "b\\xe2\\x81\\xa6" "c");
+  EXPECT_EQ(TerminalSafe("\u2014 dash"), "\u2014 dash");  // other punctuation stays
+}
+
 TEST(TerminalTextTest, AKernelNameCannotForgeASummaryLine) {
   RankFixture f(0, "a.jsonl", "b.jsonl");
   const std::string evil = "gemm\x1b[2J\r\nnumtrace-diff: identical\n";

@@ -128,6 +128,22 @@ TEST_F(TraceWriterTest, FullQueueDropsCountsAndSaysSo) {
   EXPECT_NE(all.find("\"dropped\":7"), std::string::npos);
 }
 
+TEST_F(TraceWriterTest, FullQueueNeverDropsAKernelNameDefinition) {
+  // Watch mode's digests name kernels by the id a kernel_name record defines;
+  // losing a definition made the reader refuse the whole trace.
+  TraceWriter w(Options(/*queue=*/2, /*period_ms=*/60000));
+  EXPECT_TRUE(w.Push(Kernel(0, 0)));
+  EXPECT_TRUE(w.Push(Kernel(1, 1)));
+  EXPECT_FALSE(w.Push(Kernel(2, 2)));  // full: dropped and counted
+  EXPECT_TRUE(w.Push(KernelNameRecord{7, "gemm"}));
+  EXPECT_TRUE(w.Push(KernelNameRecord{8, "softmax"}));
+  EXPECT_EQ(w.dropped(), 1u);
+  w.Finish(3, 0);
+  auto types = Types(w.path());
+  EXPECT_EQ(types, (std::vector<std::string>{"header", "kernel", "kernel", "kernel_name", "kernel_name",
+                                             "note", "footer"}));
+}
+
 TEST_F(TraceWriterTest, PumpRunsOnTheWriterThread) {
   TraceWriter w(Options());
   std::atomic<int> pumps{0};
