@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds (Release) and runs every test: ctest, then
 # the PyTorch hooks against real torch/triton from PyPI (scripts/test-torch.sh;
-# skipped with the reason where the package index cannot be reached, or with
-# NUMTRACE_SKIP_TORCH_TESTS=1); then proves that a clone with nothing beside
+# not run, said in one line, where the package index cannot be reached - a
+# failure under CI - or with NUMTRACE_SKIP_TORCH_TESTS=1); then proves that a clone with nothing beside
 # it builds and passes too (check-standalone.sh; NUMTRACE_SKIP_STANDALONE=1
 # skips that while iterating). Exit status: non-zero when any part failed.
 # GPU tests (label `gpu`) skip with a reason where there is no GPU.
