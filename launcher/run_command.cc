@@ -117,9 +117,10 @@ go on PYTHONPATH when CMD looks like Python. The allocator is left as it is
 (--allocator async sets PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync when
 unset); one line says which mode a Python job gets.
 Every setting is checked before the job starts (a bad one: one line, exit 2).
-numtrace's own lines go to stderr; SIGINT, SIGTERM and SIGHUP sent to it are
-passed to the job; it exits with the job's status (128+N: killed by signal N;
-127/126: CMD not found / not executable). All settings: docs/configuration.md.
+numtrace's own lines go to stderr; SIGINT, SIGQUIT, SIGTERM and SIGHUP sent
+to it are passed to the job; it exits with the job's status (128+N: killed
+by signal N; 127/126: CMD not found / not executable). All settings:
+docs/configuration.md.
 
 Examples:
   numtrace run -o runA --steps 2 --label eager -- python train.py

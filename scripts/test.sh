@@ -10,8 +10,8 @@
 #
 # NUMTRACE_SKIP_STANDALONE=1 runs ctest and the torch tests in build/
 # instead (quicker while iterating; proves nothing about paths).
-# test-torch.sh skips with the reason where the package index cannot be
-# reached; NUMTRACE_SKIP_TORCH_TESTS=1 skips it.
+# test-torch.sh is not run, said in one line, where the package index
+# cannot be reached (a failure under CI), or with NUMTRACE_SKIP_TORCH_TESTS=1.
 # GPU tests (label `gpu`) skip with a reason where there is no GPU.
 # Exit status: non-zero when any part failed.
 set -euo pipefail

@@ -2,6 +2,7 @@
 // parsers (shim/engine/settings.h) before anything starts.
 #include <filesystem>
 #include <fstream>
+#include <ostream>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -25,6 +26,9 @@ struct BadOption {
   const char* option;
   const char* value;
 };
+
+// The case as its ctest name shows it (not a byte dump of the pointers).
+void PrintTo(const BadOption& b, std::ostream* os) { *os << b.option << "='" << b.value << "'"; }
 
 class RunRefusesBadOption : public ::testing::TestWithParam<BadOption> {};
 
@@ -50,7 +54,8 @@ INSTANTIATE_TEST_SUITE_P(IssueRepros, RunRefusesBadOption,
                                            BadOption{"--kernel-name", "regex:("},
                                            BadOption{"--outputs", "bogus"}, BadOption{"--step-mark", "epoch"},
                                            BadOption{"--min-bytes", "lots"}, BadOption{"--steps", ""},
-                                           BadOption{"--dump-expect", "k@"}));
+                                           BadOption{"--dump-expect", "k@"},
+                                           BadOption{"--allocator", "bogus"}));
 
 TEST(RunSettings, ABadVariableInTheEnvironmentIsNamedAsTheVariable) {
   TempDir tmp;

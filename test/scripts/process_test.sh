@@ -2,8 +2,8 @@
 # numtrace run as a process among processes: the job's streams and status are
 # the job's. Each check is the issue's repro (issue 15) run for real:
 # stdout untouched, closed or broken stdout survived, options after the
-# command passed on, SIGTERM/SIGHUP/SIGINT sent to numtrace forwarded to the
-# job, a signal death reported as one, a process outliving the job said.
+# command passed on, SIGTERM/SIGHUP/SIGINT/SIGQUIT sent to numtrace forwarded
+# to the job, a signal death reported as one, a process outliving the job said.
 #   process_test.sh BUILD_BIN_DIR
 set -uo pipefail
 bin="$(cd "$1" && pwd)"
@@ -41,7 +41,7 @@ rc=$?
 # Job control on: a background job of a script would otherwise start with
 # SIGINT ignored (and a job may not trap what it started ignoring).
 set -m
-for sig in TERM HUP INT; do
+for sig in TERM HUP INT QUIT; do
   rm -f "$tmp/got" "$tmp/ready"
   "$nt" run -o "$tmp/s$sig" -- sh -c "echo \$\$ > $tmp/jobpid.$sig; trap 'echo $sig > $tmp/got; exit 7' $sig; touch $tmp/ready; for i in \$(seq 200); do sleep 0.05; done" \
       2>"$tmp/s.err" &

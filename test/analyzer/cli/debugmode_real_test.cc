@@ -210,6 +210,30 @@ TEST(DebugModeReal, FusedAdamWLogEndsWithAHashOnlyBlock) {
   EXPECT_EQ(t.Demangled(t.kernels.back()), "_fused_adamw_");
 }
 
+// The fused optimizer step logs no output (it works in place): its input
+// hashes are all the log has of it, so a change there is a divergence, not
+// the equality of two empty output lists.
+TEST(DebugModeReal, AChangedInputOfTheOutputlessFusedAdamWIsDiverged) {
+  const std::string text = numtrace::testing::ReadFileText(LogPath("fused_adamw"));
+  const size_t block = text.find("[<none>/op_4__fused_adamw_]\n  Input hashes: ");
+  ASSERT_NE(block, std::string::npos);
+  const size_t value = text.find(": ", block + 28) + 2;
+  const size_t end = text.find(',', value);
+  const double first = std::stod(text.substr(value, end - value));
+  ASSERT_GT(first, 1000.0);  // 1.649054e+03 in the log: a parameter's hash
+  char raised[32];
+  std::snprintf(raised, sizeof raised, "%.6e", first * 1.05);
+  const std::string changed = text.substr(0, value) + raised + text.substr(end);
+  absl::StatusOr<Trace> b = ReadDebugModeBuffer(changed, "b/rank_0_activations.log");
+  ASSERT_TRUE(b.ok()) << b.status();
+  Diff d = DiffOf(Read("fused_adamw"), *std::move(b));
+  EXPECT_EQ(d.r.verdict, Verdict::kDiverged);
+  EXPECT_EQ(d.r.counts.diverged, 1u);
+  ASSERT_TRUE(d.r.first_divergence);
+  EXPECT_EQ(d.a.Demangled(d.a.kernels[d.r.alignment.pairs[*d.r.first_divergence].a]), "_fused_adamw_");
+  EXPECT_GT(d.r.verdicts[*d.r.first_divergence].score, 1.0);
+}
+
 TEST(DebugModeReal, EagerAgainstInductorIsWithinTolerance) {
   Diff d = DiffOf("identical", "compile");
   EXPECT_EQ(d.r.counts.diverged, 0u);

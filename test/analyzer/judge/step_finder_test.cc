@@ -32,6 +32,7 @@ struct StepSpec {
   std::vector<uint64_t> hashes;
   std::vector<uint64_t> names;  // ids 0..2 of kNames
   std::optional<uint64_t> nonfinite;
+  uint64_t lost = 0;  // launches the device could not digest (their hash 0)
 };
 
 constexpr const char* kNames[] = {"fill_kernel", "ampere_sgemm_128x64_nn", "softmax_kernel"};
@@ -53,6 +54,7 @@ std::string WatchText(const std::vector<StepSpec>& steps, bool footer = true, st
     d.kernels = s.hashes.size();
     d.hash = StepHash(s.hashes);
     d.nonfinite = s.nonfinite;
+    d.lost = s.lost;
     AppendJsonLine(d, &out);
   }
   if (footer) AppendJsonLine(FooterRecord{}, &out);
@@ -176,6 +178,50 @@ TEST(StepFinderTest, KernelSequencesThatPartAreSaidAsSuchNotAsADigestMismatch) {
   EXPECT_TRUE(s->first_is_structure);
   EXPECT_EQ(s->first_index, 1u);
   EXPECT_EQ(s->strip[3], StepState::kStructure);
+}
+
+// Launch 0 is a launch like any other: another kernel there is a program
+// change (the sequences part at 0), not a value change of the step.
+TEST(StepFinderTest, AnotherKernelAtLaunchZeroIsAStructureChange) {
+  auto b_steps = Job(4);
+  b_steps[1].names[0] = 2;           // softmax_kernel where A runs fill_kernel
+  b_steps[1].hashes[0] = 0x5000;     // another kernel, another digest
+  Trace a = Read(WatchText(Job(4)), "a.jsonl"), b = Read(WatchText(b_steps), "b.jsonl");
+  std::optional<StepsResult> s = FindSteps(a, b);
+  ASSERT_TRUE(s && s->first_differing);
+  EXPECT_EQ(*s->first_differing, 1);
+  EXPECT_TRUE(s->first_is_structure);
+  EXPECT_EQ(s->first_index, 0u);
+  EXPECT_EQ(s->strip[1], StepState::kStructure);
+  EXPECT_EQ(a.strings.View(*s->a_name), "fill_kernel");
+  EXPECT_EQ(b.strings.View(*s->b_name), "softmax_kernel");
+}
+
+// A launch the device could not digest (digest 0, counted in `lost`) is
+// unknown: never a difference, and the comparison says it is incomplete.
+TEST(StepFinderTest, ALostLaunchIsUnknownNeverADifference) {
+  auto b_steps = Job(4);
+  b_steps[2].hashes[1] = 0;
+  b_steps[2].lost = 1;
+  Trace a = Read(WatchText(Job(4)), "a.jsonl"), b = Read(WatchText(b_steps, true, "full", "B"), "b.jsonl");
+  ASSERT_EQ(b.LostDigests(), 1u);
+  std::optional<StepsResult> s = FindSteps(a, b);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->compared, 4u);
+  EXPECT_FALSE(s->first_differing);
+  EXPECT_EQ(s->differing, 0u);
+  EXPECT_EQ(s->strip, std::vector<StepState>(4, StepState::kEqual));
+  ASSERT_EQ(s->notes.size(), 1u);
+  EXPECT_THAT(s->notes[0], HasSubstr("1 launches of B were not digested"));
+  EXPECT_THAT(s->notes[0], HasSubstr("the comparison is incomplete"));
+  // A real difference in another launch of that step is still found.
+  b_steps[2].hashes[2] = 0xdead;
+  Trace c = Read(WatchText(b_steps, true, "full", "B"), "c.jsonl");
+  s = FindSteps(a, c);
+  ASSERT_TRUE(s && s->first_differing);
+  EXPECT_EQ(*s->first_differing, 2);
+  EXPECT_EQ(s->first_index, 2u);
+  EXPECT_FALSE(s->first_is_structure);
 }
 
 TEST(StepFinderTest, DifferentJobsAreSaidInOneLine) {

@@ -5,6 +5,7 @@
 
 #include <bit>
 #include <cmath>
+#include <vector>
 
 #include "test/analyzer/read/debugmode_log_text.h"
 
@@ -123,6 +124,40 @@ TEST(DebugModeReaderTest, NonFiniteValuesAreCounted) {
   EXPECT_EQ(b.ninf, 1u);
   EXPECT_FALSE(b.has_range);
   EXPECT_LE(a.nan + a.inf + a.ninf, a.n);
+}
+
+// Hash-only blocks (no Shape: the tracer logs only hashes of the optimizer's
+// in-place ops) hold exactly the outputs they have hashes for: one for an
+// op that returned its tensor, none for one that returned nothing (its
+// input hashes are then all there is to compare).
+TEST(DebugModeReaderTest, HashOnlyBlocksHaveTheOutputsTheyHaveHashesFor) {
+  std::string log = DebugModeLogText({OpBlock{}});
+  log += "[<none>/op_1_add_]\n"
+         "  Output hash: 1.000000e+00\n"
+         "  Input hashes: 0.000000e+00\n"
+         "  Location: optim/adam.py:415\n"
+         "\n"
+         "[<none>/op_2__foreach_add_]\n"
+         "  Input hashes: 3.000000e+00, 4.000000e+00\n"
+         "  Input producers: ;\n"
+         "  Location: optim/adam.py:877\n"
+         "\n";
+  absl::StatusOr<Trace> t = ReadDebugModeBuffer(log, "x.log");
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_FALSE(t->truncated);
+  ASSERT_EQ(t->kernels.size(), 3u);
+  EXPECT_EQ(t->hash_only, (std::vector<uint8_t>{0, 1, 1}));
+  auto one = t->BuffersOf(t->kernels[1]);
+  ASSERT_EQ(one.size(), 2u);
+  EXPECT_EQ(one[0].role, Role::kOut);
+  EXPECT_EQ(one[0].stats.l1, 1.0);
+  EXPECT_EQ(t->logged[&one[0] - t->buffers.data()].has, LoggedStats::kL1);  // the hash, no stats
+  EXPECT_EQ(one[1].role, Role::kIn);
+  auto none = t->BuffersOf(t->kernels[2]);
+  ASSERT_EQ(none.size(), 2u);
+  EXPECT_EQ(none[0].role, Role::kIn);
+  EXPECT_EQ(none[1].role, Role::kIn);
+  EXPECT_EQ(none[1].stats.l1, 4.0);
 }
 
 TEST(DebugModeReaderTest, DeclaredTotalAboveBlocksMeansTruncated) {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <ostream>
+
 #include "test/shim/engine/engine_test_util.h"
 
 namespace numtrace::shim {
@@ -109,6 +111,10 @@ struct BadCase {
   const char* accepted_fragment;
 };
 
+// The case as its ctest name shows it (without this, a byte dump of the
+// pointers: different at every run, and silent about which value failed).
+void PrintTo(const BadCase& b, std::ostream* os) { *os << b.var << "='" << b.value << "'"; }
+
 class BadValueTest : public ::testing::TestWithParam<BadCase> {};
 
 TEST_P(BadValueTest, OneLineNamingVariableValueAndAcceptedForms) {
@@ -146,7 +152,11 @@ INSTANTIATE_TEST_SUITE_P(
                       BadCase{"NUMTRACE_STRICT", "maybe", "1, true, yes, on"},
                       BadCase{"NUMTRACE_ENABLE", "perhaps", "1, true, yes, on"},
                       BadCase{"NUMTRACE_QUEUE_RECORDS", "0", "N >= 1"},
-                      BadCase{"NUMTRACE_OUTPUT_DIR", "", "directory"}));
+                      BadCase{"NUMTRACE_OUTPUT_DIR", "", "directory"},
+                      BadCase{"NUMTRACE_ALLOCATOR", "bogus", "caching or async"},
+                      BadCase{"NUMTRACE_ACTIVITY", "sometimes", "1, true, yes, on"},
+                      BadCase{"NUMTRACE_HOOKS_LOG", " ", "a file path"},
+                      BadCase{"NUMTRACE_DUMP_DIR", "", "a directory path"}));
 
 }  // namespace
 }  // namespace numtrace::shim
