@@ -17,6 +17,6 @@ while [ "$#" -ge 2 ] && [ "$1" = --target ]; do
   shift 2
 done
 "$root/scripts/install-deps.sh"
-. "$root/scripts/compiler-cache.sh"
+. "$root/scripts/compiler-cache.sh" "$root"
 cmake --no-warn-unused-cli -S "$root" -B "$root/build" -G Ninja -DCMAKE_BUILD_TYPE=Release "${compiler_cache[@]}" "$@" >/dev/null
 cmake --build "$root/build" -j "$(nproc)" "${targets[@]}"

@@ -1,6 +1,7 @@
-# Sourced by build.sh and fuzz.sh: sets `compiler_cache` to the cmake
+# Sourced by build.sh, fuzz.sh and mutants.sh with the checkout as its
+# argument (`. scripts/compiler-cache.sh CHECKOUT`): sets `compiler_cache` to the cmake
 # arguments that put ccache in front of the compilers. Paths inside the
-# checkout ($root, set by the caller) are made relative (CCACHE_BASEDIR), so
+# checkout are made relative (CCACHE_BASEDIR), so
 # a second checkout of the same sources - check-standalone.sh's clone in a
 # temporary folder, a git worktree - reuses the objects instead of compiling
 # the tree again. The base is the checkout, not /: with / the system headers
@@ -13,7 +14,7 @@ compiler_cache=()
 if [ "${NUMTRACE_CCACHE:-1}" = 0 ]; then
   compiler_cache=(-DCMAKE_C_COMPILER_LAUNCHER= -DCMAKE_CXX_COMPILER_LAUNCHER= -DCMAKE_CUDA_COMPILER_LAUNCHER=)
 elif [ -z "${CMAKE_CXX_COMPILER_LAUNCHER:-}" ] && command -v ccache >/dev/null; then
-  export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
+  export CCACHE_BASEDIR="${1:?the checkout}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
   compiler_cache=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
                   -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
 fi

@@ -12,7 +12,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${NUMTRACE_FUZZ_BUILD_DIR:-$root/build-fuzz}"
 san="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 
-. "$root/scripts/compiler-cache.sh"
+. "$root/scripts/compiler-cache.sh" "$root"
 CC=clang CXX=clang++ cmake --no-warn-unused-cli -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${compiler_cache[@]}" \
   -DNUMTRACE_BUILD_FUZZ=ON -DNUMTRACE_BUILD_TESTS=OFF -DNUMTRACE_BUILD_BENCH=OFF \
   -DNUMTRACE_WITH_CUDA=OFF "-DCMAKE_C_FLAGS=$san" "-DCMAKE_CXX_FLAGS=$san" >/dev/null

@@ -210,10 +210,9 @@ for rel in sys.stdin.read().split("\0"):
 ' "$root" "$dir/src"
 src="$dir/src"
 build="$src/build"
-if command -v ccache >/dev/null; then
-  export CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CUDA_COMPILER_LAUNCHER=ccache
-fi
-[ -e "$build/build.ninja" ] || cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >"$dir/configure.log" 2>&1 \
+. "$root/scripts/compiler-cache.sh" "$src"   # the scratch copy reuses build/'s objects
+[ -e "$build/build.ninja" ] || cmake --no-warn-unused-cli -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  "${compiler_cache[@]}" >"$dir/configure.log" 2>&1 \
   || { echo "mutants: cmake failed (see $dir/configure.log)" >&2; exit 2; }
 
 # Applies or reverts one mutant: the old text must be in its file exactly once.
