@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <tuple>
 
+#include "analyzer/model/trace.h"
+
 namespace numtrace::analyzer {
 namespace {
 

@@ -20,10 +20,13 @@
 #include <string_view>
 #include <vector>
 
-#include "analyzer/model/trace.h"
 #include "common/format/environment.h"
 
 namespace numtrace::analyzer {
+
+// Not included: diff_result.h includes this header, and the trace model
+// must not come with every user of a diff result.
+struct Trace;
 
 struct EnvDifference {
   std::string key, a, b;
