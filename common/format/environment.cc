@@ -182,7 +182,7 @@ bool EnvironmentAffectsLaunch(EnvAffects affects, std::string_view name, std::st
       return AnyOf(name, {"flash", "fmha", "attention", "attn"}) ||
              AnyOf(op, {"scaled_dot_product", "attention"});
     case A::kAtomics:
-      return AnyOf(name, {"atomic", "scatter", "index_add", "index_put", "embedding_backward",
+      return AnyOf(name, {"atomic", "scatter", "index_add", "indexFunc", "index_put", "embedding_backward",
                           "embedding_dense_backward", "indexing_backward", "cumsum", "histc", "bincount"}) ||
              AnyOf(op, {"scatter", "index_add", "index_put", "embedding_dense_backward", "cumsum", "histc",
                         "bincount", "_index_put_impl"});

@@ -87,6 +87,7 @@ TEST(EnvironmentTest, AffectedLaunches) {
   EXPECT_FALSE(EnvironmentAffectsLaunch(tf32, "vectorized_elementwise_kernel", "aten::add"));
   const EnvAffects det = FindEnvironmentKey("torch.deterministic_algorithms")->affects;
   EXPECT_TRUE(EnvironmentAffectsLaunch(det, "indexing_backward_kernel", ""));
+  EXPECT_TRUE(EnvironmentAffectsLaunch(det, "void at::native::indexFuncSmallIndex<float, long>", ""));
   EXPECT_TRUE(EnvironmentAffectsLaunch(det, "aten::index_add_", "aten::index_add_"));
   EXPECT_FALSE(EnvironmentAffectsLaunch(det, "ampere_sgemm", ""));
   const EnvAffects nccl = FindEnvironmentKey("env.NCCL_ALGO")->affects;
