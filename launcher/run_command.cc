@@ -33,6 +33,20 @@ RunOptions WithAbsolutePaths(const RunOptions& options) {
   return o;
 }
 
+// The environment's job.git (docs/format.md): the commit of the git work
+// tree the job runs in, "+dirty" when tracked files changed; empty outside
+// a work tree or without git. Asked once here, never by the shim (which
+// must not start processes inside the job).
+std::string JobGitRevision(const Environment& env) {
+  CapturedChild head = RunChildCaptured({"git", "rev-parse", "HEAD"}, env, 10);
+  if (!head.result.started || head.result.exit_code != 0) return {};
+  std::string rev = head.out.substr(0, head.out.find_first_of("\r\n"));
+  if (rev.empty()) return {};
+  CapturedChild status = RunChildCaptured({"git", "status", "--porcelain", "--untracked-files=no"}, env, 10);
+  if (status.result.started && status.result.exit_code == 0 && !status.out.empty()) rev += "+dirty";
+  return rev;
+}
+
 }  // namespace
 
 absl::Status CheckJobSettings(const RunOptions& options, const CommandContext& ctx,
@@ -72,6 +86,9 @@ absl::StatusOr<CaptureOutcome> CaptureJob(const RunOptions& options, const Comma
   if (!dir.ok()) return dir.status();
   std::vector<std::string> unused;
   Environment env = RunEnvironment(WithAbsolutePaths(options), *dir, ctx.env, ctx.layout, &unused);
+  if (env.Find("NUMTRACE_JOB_GIT") == nullptr) {
+    if (std::string rev = JobGitRevision(ctx.env); !rev.empty()) env.Set("NUMTRACE_JOB_GIT", rev);
+  }
   // --force into a used directory: the listing names this run's traces only.
   const std::set<std::string> earlier = TraceFilesIn(*dir);
   for (const std::string& w : warnings) WarnLine(ctx, "run", w);

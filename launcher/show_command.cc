@@ -1,5 +1,6 @@
 #include "launcher/show_command.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cinttypes>
 #include <cstdio>
@@ -10,6 +11,7 @@
 #include "analyzer/read/input.h"
 #include "analyzer/read/line_reader.h"
 #include "analyzer/report/terminal_text.h"
+#include "common/format/environment.h"
 #include "re2/re2.h"
 #include "simdjson.h"
 
@@ -78,6 +80,28 @@ void PrintBuffer(const analyzer::Buffer& b, std::ostream& out) {
   char hash[24];
   std::snprintf(hash, sizeof hash, "%016" PRIx64, s.hash);
   out << "  hash=" << hash << "\n";
+}
+
+// `--env`: the trace's environment (header and `environment` records
+// merged), one key a line in the key table's order, then the keys it does
+// not know.
+int ShowEnvironment(const std::string& path, const CommandContext& ctx) {
+  absl::StatusOr<analyzer::Trace> trace = analyzer::ReadAnyTrace(path);
+  if (!trace.ok()) return FailLine(ctx, "show", trace.status());
+  using analyzer::TerminalSafe;
+  const EnvironmentValues& env = trace->header.environment;
+  if (env.empty()) {
+    ctx.out << TerminalSafe(path) << ": no environment recorded"
+            << (trace->source == analyzer::TraceSource::kDebugMode ? " (a DebugMode log records none)" : "") << "\n";
+    return kExitOk;
+  }
+  std::vector<const std::pair<std::string, std::string>*> order;
+  for (const auto& kv : env) order.push_back(&kv);
+  std::stable_sort(order.begin(), order.end(), [](const auto* x, const auto* y) {
+    return EnvironmentKeyOrder(x->first) < EnvironmentKeyOrder(y->first);
+  });
+  for (const auto* kv : order) ctx.out << TerminalSafe(kv->first) << " = " << TerminalSafe(kv->second) << "\n";
+  return kExitOk;
 }
 
 int ShowReadable(const std::string& path, const Selection& sel, const CommandContext& ctx) {
@@ -209,19 +233,22 @@ std::optional<SeqRange> ParseSeqRange(const std::string& text) {
 
 int ShowCommandMain(const std::vector<std::string>& args, const CommandContext& ctx) {
   std::string path, kernel, seq;
-  bool json = false;
+  bool json = false, env = false;
   CLI::App app{"numtrace show: a trace as a readable listing (kernels, buffers, dtypes, stats)"};
   app.name("numtrace show");
   app.add_option("TRACE", path, "a trace file (rank_R.ntrace.jsonl) or DebugMode log")->required();
   app.add_option("--kernel", kernel, "only kernels whose name or demangled name matches this regex (RE2 syntax)");
   app.add_option("--seq", seq, "only launches with seq N, or in N..M (N.. and ..M too)");
   app.add_flag("--json", json, "print the selected kernel records as the file holds them (JSONL)");
+  app.add_flag("--env", env, "print the trace's environment (settings, libraries, GPU), one key a line");
   app.footer(R"(Examples:
   numtrace show runA/rank_0.ntrace.jsonl
   numtrace show runA/rank_0.ntrace.jsonl --kernel 'sgemm|gemm' --seq 10..40
-  numtrace show runA/rank_0.ntrace.jsonl --seq 412 --json | jq .buffers)");
+  numtrace show runA/rank_0.ntrace.jsonl --seq 412 --json | jq .buffers
+  numtrace show runA/rank_0.ntrace.jsonl --env)");
   int code = 0;
   if (!ParseArgs(app, args, ctx, &code)) return code;
+  if (env) return ShowEnvironment(path, ctx);
   Selection sel;
   if (!seq.empty()) {
     std::optional<SeqRange> r = ParseSeqRange(seq);

@@ -1,5 +1,6 @@
 #include "launcher/twice_command.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -9,6 +10,7 @@
 #include "analyzer/judge/origin_hints.h"
 #include "analyzer/report/terminal_text.h"
 #include "launcher/child_process.h"
+#include "launcher/job_environment.h"
 #include "launcher/output_dir.h"
 #include "launcher/run_command.h"
 #include "launcher/watch_hunt.h"
@@ -31,6 +33,17 @@ void PrintHint(const std::string& name, std::ostream& out) {
     out << "      " << h->family << ": " << h->hint << "\n";
   } else {
     out << "      no known family: look at its tensors with `numtrace run --dump` on that launch\n";
+  }
+}
+
+// The settings of `values` that allow run-to-run differences, each warned
+// once (`warned` keeps the keys said already).
+void WarnRisks(const EnvironmentValues& values, int64_t world_size, std::vector<std::string>* warned,
+               std::string_view when, const CommandContext& ctx) {
+  for (const RunToRunRisk& r : RunToRunRisks(values, /*cuda=*/true, world_size)) {
+    if (std::find(warned->begin(), warned->end(), r.key) != warned->end()) continue;
+    warned->push_back(r.key);
+    WarnLine(ctx, "twice", std::string(when) + r.why + "; the runs may differ for this alone");
   }
 }
 
@@ -119,6 +132,12 @@ Examples:
                                         " is not empty): --force never mixes two hunts' traces; use a fresh -o");
     }
   }
+  // Before any run: what the job's environment already says (variables);
+  // after run 1: what its trace recorded (torch's settings, from the hooks).
+  const int64_t world_size = JobWorldSize(ctx.env, options.command);
+  std::vector<std::string> warned;
+  WarnRisks(RecordedVariables(ctx.env), world_size, &warned, "", ctx);
+  EnvironmentValues recorded;
   for (int i = 0; i < 2; ++i) {
     ctx.err << "== run " << (i + 1) << " of 2: " << analyzer::TerminalSafe(run_dirs[i]) << "\n";
     RunOptions once = options;
@@ -136,6 +155,10 @@ Examples:
                                         " in run " + std::to_string(i + 1) + "; fix it before the hunt");
     }
     if (outcome->traces == 0) return FailLine(ctx, "twice", "run " + std::to_string(i + 1) + " captured nothing");
+    if (i == 0) {
+      recorded = TraceEnvironmentIn(run_dirs[0]);
+      WarnRisks(recorded, world_size, &warned, "run 1 recorded: ", ctx);
+    }
   }
 
   analyzer::DiffCommandOptions diff;
@@ -167,6 +190,20 @@ Examples:
   } else {
     ctx.out << "the two runs differ (" << analyzer::TerminalSafe(summary->verdict) << ")\n";
     PrintOrigins(*summary, ctx.out);
+    // The setting most likely responsible: one that allows run-to-run
+    // differences, preferring one that can change the first origin's kernel.
+    if (recorded.empty()) recorded = RecordedVariables(ctx.env);
+    const std::vector<RunToRunRisk> risks = RunToRunRisks(recorded, /*cuda=*/true, world_size);
+    const std::string origin = !summary->origins.empty()       ? summary->origins.front().a_name
+                               : summary->first_divergence ? summary->first_divergence->a_name
+                                                           : std::string();
+    if (const RunToRunRisk* r = LikelyCause(risks, origin)) {
+      ctx.out << "likely cause: " << r->key << ": " << r->why << "\n";
+    } else if (!risks.empty()) {
+      ctx.out << "settings that allow run-to-run differences (none known to change that kernel):";
+      for (const RunToRunRisk& k : risks) ctx.out << " " << k.key;
+      ctx.out << "\n";
+    }
   }
   ctx.out << "report: " << analyzer::TerminalSafe(diff.html_path) << "  summary: "
           << analyzer::TerminalSafe(diff.json_path) << "\n";

@@ -16,6 +16,9 @@ SimRun RunSimulation(const MlpOptions& options, const shim::GetEnvFn& getenv) {
     sink = runtime.Start(std::make_unique<shim::HostDevice>(), std::nullopt);
     // What the PyTorch hooks do for Triton kernels, whose names carry no dtype.
     runtime.Annotate(kTritonBiasReluName, kTritonBiasReluDTypes);
+    // And for torch's settings (docs/format.md, environment): the atomics
+    // bias gradient is what non-deterministic algorithms allow.
+    runtime.AddEnvironment({{"torch.deterministic_algorithms", options.nondeterministic ? "false" : "true"}});
   }
   // Without a sink the loop still runs, untouched, as a job would.
   class NullSink final : public shim::EventSink {

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "analyzer/align/alignment.h"
+#include "analyzer/judge/environment_diff.h"
 #include "analyzer/judge/steps_result.h"
 #include "common/format/enum_list.h"
 
@@ -131,6 +132,7 @@ struct DiffResult {
   Origins origins;                            // where the differences are born
   std::optional<StepsResult> steps;           // watch mode: which step first differs (step_finder.h)
   Roots roots;                                // where the divergences beyond tolerance are born
+  std::optional<EnvironmentDiff> environment; // what else differed (nullopt: neither side recorded one)
 };
 
 }  // namespace numtrace::analyzer

@@ -96,6 +96,7 @@ DiffResult Judge(const Trace& a, const Trace& b, Alignment alignment, const Judg
   const DataFlow flow_a(a), flow_b(b);
   AnalyzeOrigins(a, flow_a, b, flow_b, options.top_n, &r);
   AnalyzeRoots(a, flow_a, b, options.top_n, options.tolerance, &r);
+  r.environment = CompareEnvironments(a, b);
   return r;
 }
 

@@ -100,7 +100,29 @@ absl::Status ParseCounters(od::value& v, const char* end,
   });
 }
 
+// A flat object of strings (docs/format.md, "The header's environment"),
+// merged into `out`: a later value of a key replaces the earlier one.
+absl::Status ParseEnvironmentValues(od::value& v, std::string_view name, const char* end, EnvironmentValues* out) {
+  return ForEachField(v, name, end, [&](std::string_view key, od::value& x) -> absl::Status {
+    std::string_view s;
+    NT_RETURN_IF_ERROR(json::GetString(x, Cat(name, ".", key.substr(0, 80)), &s));
+    SetEnvironmentValue(out, key, s);
+    return absl::OkStatus();
+  });
+}
+
 }  // namespace
+
+absl::Status ParseEnvironmentRecord(od::object& object, const char* end, EnvironmentValues* out) {
+  for (auto item : object) {
+    od::field f;
+    if (auto e = std::move(item).get(f)) return JsonError(e, "environment", "an object");
+    if (json::RawString(f.key().raw(), end) == "values") {
+      NT_RETURN_IF_ERROR(ParseEnvironmentValues(f.value(), "values", end, out));
+    }
+  }
+  return absl::OkStatus();
+}
 
 absl::Status ParseHeaderRecord(od::object& object, const char* end, TraceHeader* out) {
   bool has_format = false, has_version = false;
@@ -137,6 +159,8 @@ absl::Status ParseHeaderRecord(od::object& object, const char* end, TraceHeader*
       }
     } else if (key == "capture") {
       NT_RETURN_IF_ERROR(ParseCapture(x, end, &out->capture.emplace()));
+    } else if (key == "environment") {
+      NT_RETURN_IF_ERROR(ParseEnvironmentValues(x, "environment", end, &out->environment));
     }
   }
   if (!has_format) return FieldError("format", "missing (MUST field of the header)");

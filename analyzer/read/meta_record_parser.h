@@ -1,7 +1,7 @@
 // File: analyzer/read/meta_record_parser.h
 //
 // Parses the records of trace format v1 that are not kernels: `header`
-// (1.1), `note` and `footer` (1.4). Few and small, so they are read into the
+// (1.1), `note`, `environment` and `footer` (1.4). Few and small, so they are read into the
 // plain structs of common/format/records.h. Known fields are type-checked
 // (a wrong type is an error naming the field); unknown fields are ignored.
 //
@@ -23,6 +23,9 @@ absl::Status ParseHeaderRecord(simdjson::ondemand::object& object, const char* l
                                TraceHeader* out);
 absl::Status ParseNoteRecord(simdjson::ondemand::object& object, const char* line_end,
                              NoteRecord* out);
+// An `environment` record's values, merged into `out` (the header's).
+absl::Status ParseEnvironmentRecord(simdjson::ondemand::object& object, const char* line_end,
+                                    EnvironmentValues* out);
 absl::Status ParseFooterRecord(simdjson::ondemand::object& object, const char* line_end,
                                FooterRecord* out);
 

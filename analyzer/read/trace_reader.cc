@@ -78,6 +78,9 @@ class LineLoop {
       NT_RETURN_IF_ERROR(digests_.ParseDigest(object, end));
     } else if (type == "kernel_name") {
       NT_RETURN_IF_ERROR(digests_.ParseName(object, end));
+    } else if (type == "environment") {
+      NT_RETURN_IF_ERROR(json::Prefixed(
+          ParseEnvironmentRecord(object, end, &trace_->header.environment), "environment "));
     } else if (type == "footer") {
       NT_RETURN_IF_ERROR(json::Prefixed(ParseFooterRecord(object, end, &trace_->footer.emplace()), "footer "));
     } else {

@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "analyzer/report/capture_warnings.h"
 #include "analyzer/report/dump_commands.h"
+#include "analyzer/report/environment_report.h"
 #include "analyzer/report/steps_report.h"
 #include "analyzer/report/html_provenance.h"
 #include "analyzer/report/html_template.h"
@@ -241,6 +242,10 @@ void RankData(const RankDiff& rd, const HtmlOptions& opt, JsonWriter& w) {
   w.Key("methods").BeginArray();
   for (int m = 0; m < kMatchMethodCount; ++m) w.Uint(c.by_method[m]);
   w.EndArray().Key("first").Int(first_row);
+  if (res.environment) WriteEnvironmentJson(*res.environment, w);
+  if (ta.source == TraceSource::kDebugMode || tb.source == TraceSource::kDebugMode) {
+    w.Key("env_note").String(kDebugModeNoEnvironment);
+  }
   if (res.first_divergence) {
     const uint32_t i = *res.first_divergence;
     const PairVerdict& v = res.verdicts[i];
@@ -252,6 +257,12 @@ void RankData(const RankDiff& rd, const HtmlOptions& opt, JsonWriter& w) {
     w.Key("b");
     KernelInfo(tb, al.pairs[i].b, v.b_buffer, names, w);
     w.Key("context").Int(opt.context);
+    w.Key("affected").BeginArray();
+    for (const EnvDifference* e : AffectingFirstDivergence(rd)) {
+      w.BeginObject().Key("key").String(e->key).Key("a").String(e->a).Key("b").String(e->b);
+      w.Key("effect").String(EffectOf(*e)).EndObject();
+    }
+    w.EndArray();
     w.Key("origins").BeginArray();
     for (uint32_t o : res.origins.of_first_divergence) w.Int(pair_row[o]);
     w.EndArray();
@@ -359,6 +370,9 @@ std::string HtmlReport(const DiffReport& report, const HtmlOptions& opt) {
   RolledUp up = RollUpRanks(report);
   w.BeginObject().Key("version").Int(1).Key("a").String(report.path_a).Key("b").String(report.path_b);
   w.Key("verdict").String(VerdictName(up.verdict)).Key("first_rank").Int(up.first_divergence_rank);
+  if (const int e = EnvironmentRank(report); e >= 0) {
+    w.Key("settings").String(VerdictEnvironmentKeys(*report.ranks[e].result->environment));
+  }
   EnumLists(w);
   w.Key("ranks").BeginArray();
   for (const RankDiff& rd : report.ranks) RankData(rd, opt, w);

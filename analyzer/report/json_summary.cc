@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string_view>
 
+#include "analyzer/report/environment_report.h"
 #include "analyzer/report/steps_report.h"
 #include "analyzer/report/roots_report.h"
 #include "common/format/diff_summary.h"
@@ -174,6 +175,7 @@ void RankSummary(const RankDiff& rd, std::string_view path_a, std::string_view p
   Tolerances(res.tolerance, w);
   w.Key("verdict").String(VerdictName(res.verdict));
   w.Key("complete").Bool(ha.complete() && hb.complete() && StepsPaired(rd));
+  if (res.environment) WriteEnvironmentJson(*res.environment, w);
   Counts(res.counts, w);
   FirstDivergence(&rd, -1, w);
   w.Key("first_nonfinite").BeginObject().Key("a");
@@ -228,6 +230,9 @@ std::string JsonSummary(const DiffReport& report) {
   bool paired = true;
   for (const RankDiff& rd : report.ranks) paired = paired && StepsPaired(rd);
   w.Key("complete").Bool(ha.complete() && hb.complete() && paired);
+  // Rolled up: the environment of the rank that diverges first (each rank's
+  // own is in `ranks`).
+  if (const int e = EnvironmentRank(report); e >= 0) WriteEnvironmentJson(*report.ranks[e].result->environment, w);
   Counts(up.counts, w);
   const RankDiff* fd = up.first_divergence_rank >= 0 ? &report.ranks[up.first_divergence_rank] : nullptr;
   FirstDivergence(fd, fd ? fd->rank : -1, w);

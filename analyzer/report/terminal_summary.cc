@@ -9,6 +9,7 @@
 #include "analyzer/report/capture_warnings.h"
 #include "analyzer/judge/provenance.h"
 #include "analyzer/report/dump_commands.h"
+#include "analyzer/report/environment_report.h"
 #include "analyzer/report/roots_report.h"
 #include "analyzer/report/steps_report.h"
 #include "analyzer/report/terminal_text.h"
@@ -140,6 +141,56 @@ void PairBlock(const RankDiff& rd, uint32_t i, Writer& w) {
   w << "  " << BufferText(*rd.b, kb, v.b_buffer) << "\n";
 }
 
+constexpr size_t kMaxEnvValue = 80;
+constexpr size_t kMaxEnvLines = 12;
+
+std::string EnvValue(std::string_view v) {
+  return "'" + TerminalSafe(v.substr(0, kMaxEnvValue)) + (v.size() > kMaxEnvValue ? "...'" : "'");
+}
+
+// What else differed, before any kernel: each differing key with both
+// values and its effect, relevant ones first (judge/environment_diff.h).
+void Environment(const RankDiff& rd, Writer& w) {
+  const DiffResult& res = *rd.result;
+  if (!res.environment) return;
+  const EnvironmentDiff& d = *res.environment;
+  if (!d.a_recorded || !d.b_recorded) {
+    w << "  environment: only " << (d.a_recorded ? "A" : "B") << " recorded one (" << (d.a_recorded ? "B" : "A")
+      << "'s trace has none): not compared\n";
+    return;
+  }
+  w << "  environment: ";
+  if (d.differs.empty() && d.only_a.empty() && d.only_b.empty()) {
+    w << d.same << " keys, all the same\n";
+    return;
+  }
+  w << static_cast<uint64_t>(d.differs.size()) << " differ, " << d.same << " same";
+  if (!d.only_a.empty()) w << ", " << static_cast<uint64_t>(d.only_a.size()) << " only in A";
+  if (!d.only_b.empty()) w << ", " << static_cast<uint64_t>(d.only_b.size()) << " only in B";
+  w << "\n";
+  size_t shown = 0;
+  for (const EnvDifference& e : d.differs) {
+    if (shown++ == kMaxEnvLines) {
+      w << "    ... and " << static_cast<uint64_t>(d.differs.size() - kMaxEnvLines) << " more (--json, --html)\n";
+      break;
+    }
+    w << "    ";
+    w.C(e.relevant() ? kYellow : kDim, TerminalSafe(e.key));
+    w << ": A " << EnvValue(e.a) << ", B " << EnvValue(e.b);
+    if (!EffectOf(e).empty()) w << " - " << EffectOf(e);
+    w << "\n";
+  }
+  auto only = [&](std::string_view side, const std::vector<std::string>& keys) {
+    if (keys.empty()) return;
+    w << "    only in " << side << ": ";
+    for (size_t i = 0; i < keys.size() && i < kMaxEnvLines; ++i) w << (i ? ", " : "") << TerminalSafe(keys[i]);
+    if (keys.size() > kMaxEnvLines) w << ", ...";
+    w << "\n";
+  };
+  only("A", d.only_a);
+  only("B", d.only_b);
+}
+
 void FirstDivergence(const RankDiff& rd, const TerminalOptions& opt, Writer& w) {
   const DiffResult& res = *rd.result;
   if (!res.first_divergence) return;
@@ -151,6 +202,11 @@ void FirstDivergence(const RankDiff& rd, const TerminalOptions& opt, Writer& w) 
   w << " (" << DivergenceKind(v.status) << ", score " << Num(v.score) << ", rel diff " << Num(v.rel_diff)
     << ", cause " << CauseName(v.cause) << ", matched " << MatchMethodName(p.method) << "):\n";
   WhereLine(rd, i, w);
+  for (const EnvDifference* e : AffectingFirstDivergence(rd)) {
+    w << "    affected by ";
+    w.C(kYellow, TerminalSafe(e->key));
+    w << " (A " << EnvValue(e->a) << ", B " << EnvValue(e->b) << "): " << EffectOf(*e) << "\n";
+  }
   PairBlock(rd, i, w);
   // Full names of templated kernels run to thousands of characters; the
   // HTML report and the JSON summary keep them whole.
@@ -330,7 +386,17 @@ std::string TerminalSummary(const DiffReport& report, const TerminalOptions& opt
   w << "numtrace-diff: ";
   w.C(std::string(VerdictColor(up.verdict)) + std::string(kBold), VerdictName(up.verdict));
   w << "  (A: " << TerminalSafe(report.path_a) << ", " << up.kernels_a << " kernels; B: "
-    << TerminalSafe(report.path_b) << ", " << up.kernels_b << " kernels)\n";
+    << TerminalSafe(report.path_b) << ", " << up.kernels_b << " kernels)";
+  // A diverged run whose settings differ where it matters: say so first.
+  if (const int e = EnvironmentRank(report); up.verdict == Verdict::kDiverged && e >= 0) {
+    const std::string keys = VerdictEnvironmentKeys(*report.ranks[e].result->environment);
+    if (!keys.empty()) {
+      w << " - ";
+      w.C(kYellow, "settings differ: " + TerminalSafe(keys));
+    }
+  }
+  w << "\n";
+  if (HasDebugModeSide(report)) w << "  environment: " << kDebugModeNoEnvironment << "\n";
   if (!IncompleteReason(report).empty()) {
     w.C(kYellow, "  incomplete: ");
     w << "a summary of fewer kernels than ran is not a clean bill (see warnings)\n";
@@ -360,6 +426,7 @@ std::string TerminalSummary(const DiffReport& report, const TerminalOptions& opt
     }
     // Where the divergence beyond tolerance starts, which step the runs part
     // at first; the counts and lists after.
+    Environment(rd, w);
     RootsLead(rd, w);
     w << StepsTerminal(rd, opt.color);
     FirstDivergence(rd, opt, w);

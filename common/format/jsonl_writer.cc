@@ -31,6 +31,17 @@ void AppendDim3(const std::array<uint32_t, 3>& d, std::string* out) {
   out->push_back(']');
 }
 
+void AppendStringObject(const EnvironmentValues& values, std::string* out) {
+  out->push_back('{');
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i) out->push_back(',');
+    AppendJsonString(values[i].first, out);
+    out->push_back(':');
+    AppendJsonString(values[i].second, out);
+  }
+  out->push_back('}');
+}
+
 }  // namespace
 
 void AppendJsonInt(int64_t v, std::string* out) { AppendInt(v, out); }
@@ -157,6 +168,10 @@ void AppendJsonLine(const TraceHeader& h, std::string* out) {
     }
     out->append("}}");
   }
+  if (!h.environment.empty()) {
+    out->append(",\"environment\":");
+    AppendStringObject(h.environment, out);
+  }
   out->append("}\n");
 }
 
@@ -270,6 +285,12 @@ void AppendJsonLine(const KernelNameRecord& n, std::string* out) {
   AppendInt(n.id, out);
   out->append(",\"name\":");
   AppendJsonString(n.name, out);
+  out->append("}\n");
+}
+
+void AppendJsonLine(const EnvironmentRecord& e, std::string* out) {
+  out->append("{\"type\":\"environment\",\"values\":");
+  AppendStringObject(e.values, out);
   out->append("}\n");
 }
 

@@ -26,6 +26,7 @@ void AppendJsonLine(const NoteRecord& note, std::string* out);
 void AppendJsonLine(const FooterRecord& footer, std::string* out);
 void AppendJsonLine(const DigestRecord& digest, std::string* out);
 void AppendJsonLine(const KernelNameRecord& name, std::string* out);
+void AppendJsonLine(const EnvironmentRecord& env, std::string* out);
 
 // Building blocks, also used by the analyzer's JSON summary writer.
 // Appends `s` as a quoted JSON string. Bytes that are not valid UTF-8 are

@@ -16,6 +16,7 @@
 
 #include "common/format/dtype.h"
 #include "common/format/enum_list.h"
+#include "common/format/environment.h"
 #include "common/format/provenance.h"
 #include "common/format/stats.h"
 
@@ -67,6 +68,9 @@ struct TraceHeader {
   std::optional<RunInfo> run;
   std::optional<DeviceInfo> device;  // absent for a simulated device
   std::optional<CaptureInfo> capture;
+  // What else decides the numbers (common/format/environment.h), in the
+  // order learned; written as the object "environment" when not empty.
+  EnvironmentValues environment;
 };
 
 struct BufferRecord {
@@ -137,6 +141,12 @@ struct DigestRecord {
   uint64_t lost = 0;                   // launches whose digest the device could not take
   std::vector<uint64_t> kernel_hashes;
   std::vector<uint64_t> names;
+};
+
+// What a layer learned after the header was written (docs/format.md,
+// `environment`): readers merge `values` into the header's environment.
+struct EnvironmentRecord {
+  EnvironmentValues values;
 };
 
 struct KernelNameRecord {

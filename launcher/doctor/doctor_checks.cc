@@ -2,11 +2,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <system_error>
 
+#include "launcher/job_environment.h"
 #include "launcher/run_environment.h"
 #include "re2/re2.h"
 #include "shim/engine/config.h"
@@ -72,6 +74,44 @@ CheckRow OutputDirRow(const std::string& dir) {
 // The NUMTRACE_* settings already in the environment, judged by the shim's
 // own parser: a bad one leaves the shim off in every job; NUMTRACE_ENABLE=0
 // switches it off silently.
+// The settings in this environment that decide whether two runs of a job
+// can match bit for bit (common/format/environment.h, RunToRunRisks), and
+// what a trace will record of them. Never required: a job may not care.
+void DeterminismRows(const Environment& env, std::vector<CheckRow>* rows) {
+  const EnvironmentValues vars = RecordedVariables(env);
+  const int64_t world = JobWorldSize(env, {});
+  const std::vector<RunToRunRisk> risks = RunToRunRisks(vars, /*cuda=*/true, std::max<int64_t>(world, 2));
+  auto risk = [&](std::string_view key) -> const RunToRunRisk* {
+    for (const RunToRunRisk& r : risks) {
+      if (r.key == key) return &r;
+    }
+    return nullptr;
+  };
+  const std::string* ws = env.Find("CUBLAS_WORKSPACE_CONFIG");
+  if (const RunToRunRisk* r = risk("env.CUBLAS_WORKSPACE_CONFIG")) {
+    rows->push_back({"CUBLAS_WORKSPACE_CONFIG", CheckStatus::kWarn, r->why,
+                     "export CUBLAS_WORKSPACE_CONFIG=:4096:8 for run-to-run identical GEMMs", false});
+  } else {
+    rows->push_back({"CUBLAS_WORKSPACE_CONFIG", CheckStatus::kOk, *ws + ": cuBLAS reduces the same way every run", "",
+                     false});
+  }
+  const std::string* algo = env.Find("NCCL_ALGO");
+  if (algo != nullptr) {
+    rows->push_back({"NCCL_ALGO", CheckStatus::kOk, "pinned to " + *algo, "", false});
+  } else {
+    rows->push_back({"NCCL_ALGO", world > 1 ? CheckStatus::kWarn : CheckStatus::kOk,
+                     "unset: matters with several ranks (NCCL may pick another all-reduce algorithm)",
+                     world > 1 ? "export NCCL_ALGO=Ring (or Tree) for run-to-run identical all-reduces" : "", false});
+  }
+  std::string listed;
+  for (const auto& [key, value] : vars) listed += (listed.empty() ? "" : ", ") + key.substr(kEnvVariablePrefix.size()) + "=" + value;
+  rows->push_back({"settings recorded", CheckStatus::kOk,
+                   (listed.empty() ? std::string("no variable that changes numbers is set") : listed) +
+                       "; torch's settings (TF32, deterministic algorithms, cudnn.benchmark) are recorded per "
+                       "job by the hooks: numtrace show TRACE --env",
+                   "", false});
+}
+
 CheckRow SettingsRow(const Environment& env) {
   CheckRow row{"NUMTRACE_* settings", CheckStatus::kOk, "", ""};
   std::string line;
@@ -253,6 +293,7 @@ DoctorReport RunDoctorChecks(SystemProbe& probe, const DoctorInputs& in) {
 
   rows.push_back(OutputDirRow(in.output_dir));
   rows.push_back(SettingsRow(in.env));
+  DeterminismRows(in.env, &rows);
 
   // As `numtrace run` would choose for a Python job with these settings.
   const AllocatorChoice choice = ChooseAllocator(in.env, /*hooks=*/true);

@@ -9,7 +9,10 @@ What the shim cannot see from CUDA alone, supplied without editing the job:
   * provenance: module scope, ATen op and phase of each launch in captured
     steps (numtrace_provenance.py, installed once torch is imported);
   * tensor map: each tensor's address and size from PyTorch's caching
-    allocator (numtrace_tensor_map.py, installed once torch is imported).
+    allocator (numtrace_tensor_map.py, installed once torch is imported);
+  * environment: torch's settings that decide the numbers (TF32, determinism,
+    cuDNN, SDPA, autocast, versions), read once torch is imported and again
+    around captured steps (numtrace_environment.py).
 Each part is one entry of _HOOKS below (module name, installer), installed
 right after that module is first imported.
 Every hook is best effort: any failure leaves the job exactly as it was.
@@ -127,6 +130,8 @@ def _install_step_hook(lib, optimizer_module):
             _provenance_after_step()
         if _tensor_map_after_step is not None:
             _tensor_map_after_step()
+        if _environment_after_step is not None:
+            _environment_after_step()
 
     register(after_step)
 
@@ -149,6 +154,7 @@ def _install_provenance(lib, torch_module):
 
 
 _tensor_map_after_step = None
+_environment_after_step = None
 _hook_modules = {}
 
 
@@ -171,9 +177,16 @@ def _install_tensor_map(lib, torch_module):
         _tensor_map_after_step = tmap.after_step
 
 
+def _install_environment(lib, torch_module):
+    global _environment_after_step
+    env = _hooks_module("numtrace_environment").install(lib, torch_module)
+    if env is not None:
+        _environment_after_step = env.after_step
+
+
 def _install_torch(lib, torch_module):
-    """Both torch installers, each on its own: one failing leaves the other in."""
-    for install in (_install_provenance, _install_tensor_map):
+    """The torch installers, each on its own: one failing leaves the others in."""
+    for install in (_install_provenance, _install_tensor_map, _install_environment):
         try:
             install(lib, torch_module)
         except Exception:  # never disturb the job

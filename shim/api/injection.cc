@@ -95,7 +95,13 @@ EventSink* StartEngine(uint64_t context) {
   static auto* step_ranges = new StepRangeCache(driver_ranges);
   rt.SetRangeOracle(step_ranges);
   raw->SetRangeOracle(step_ranges);
-  EventSink* sink = rt.Start(std::move(device), QueryDeviceInfo(cu, context));
+  // The environment's device and library keys (docs/format.md), asked of
+  // what is loaded already; nothing new is loaded or initialised.
+  EnvironmentValues env;
+  std::optional<DeviceInfo> info = QueryDeviceInfo(cu, context, &env);
+  rt.AddEnvironment(env);
+  rt.AddEnvironment(LoadedLibraryVersions(LoadedLibraryPaths()));
+  EventSink* sink = rt.Start(std::move(device), std::move(info));
   if (sink != nullptr) g_device = raw;
   if (sink != nullptr && PyTorchCachingAllocatorLikely(rt.config())) sink->ExpectTensorMap();
   return sink;

@@ -120,6 +120,16 @@ int numtrace_tensor_event(int action, int device, unsigned long long address,
  * first call counts. Returns 1 when taken, 0 inactive, -1 for a bad state. */
 int numtrace_tensor_map_status(int state, const char* detail);
 
+/* Records one value of the trace's `environment` (docs/format.md, "The
+ * header's environment"): `key` a dotted name ("torch.matmul.allow_tf32"),
+ * `value` a string exactly as read ("true"). May be called before CUDA
+ * starts (the value joins the header) and at any time after (a value that
+ * changed is written in an `environment` record). The PyTorch hooks call it
+ * once torch is imported and again when a captured step starts. Returns 0
+ * kept (or numtrace off: nothing kept), -1 for NULL, an empty key, a key
+ * over 128 bytes or a value over 4096 bytes (one line on stderr). */
+int numtrace_set_environment(const char* key, const char* value);
+
 /* "0.1.0". */
 const char* numtrace_version(void);
 

@@ -124,6 +124,22 @@ NUMTRACE_EXPORT int numtrace_tensor_map_status(int state, const char* detail) {
   return 1;
 }
 
+NUMTRACE_EXPORT int numtrace_set_environment(const char* key, const char* value) {
+  if (!Runtime::Get().Configure()) return 0;
+  if (key == nullptr || value == nullptr || key[0] == '\0') {
+    numtrace::shim::log::Error("numtrace_set_environment: key and value must not be NULL, the key not empty");
+    return -1;
+  }
+  const std::string_view k(key), v(value);
+  if (k.size() > 128 || v.size() > 4096) {
+    numtrace::shim::log::Error("numtrace_set_environment: {} is over the limit (key 128 bytes, value 4096)",
+                               k.substr(0, 128));
+    return -1;
+  }
+  Runtime::Get().AddEnvironment({{std::string(k), std::string(v)}});
+  return 0;
+}
+
 NUMTRACE_EXPORT const char* numtrace_version(void) { return numtrace::kVersion; }
 
 NUMTRACE_EXPORT int numtrace_is_active(void) { return Runtime::Get().sink() != nullptr ? 1 : 0; }

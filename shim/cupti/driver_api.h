@@ -31,6 +31,7 @@ namespace numtrace::shim {
   X(cuDeviceGet)                     \
   X(cuDeviceGetName)                 \
   X(cuDeviceGetAttribute)            \
+  X(cuDeviceGetUuid_v2)              \
   X(cuFuncGetName)                   \
   X(cuFuncGetParamInfo)              \
   X(cuKernelGetName)                 \

@@ -128,4 +128,70 @@ LoadedLibrary OpenFirst(const std::vector<std::string>& candidates) {
   return lib;
 }
 
+std::string CudaRuntimeVersionText(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
+
+std::string NcclVersionText(int v) {
+  // NCCL_VERSION(X,Y,Z): X*1000+Y*100+Z before 2.9, X*10000+Y*100+Z since.
+  const int major = v >= 10000 ? v / 10000 : v / 1000;
+  const int minor = v >= 10000 ? v % 10000 / 100 : v % 1000 / 100;
+  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(v % 100);
+}
+
+namespace {
+
+// The loaded copy of a library whose file name starts with `prefix` that
+// exports `symbol` (cuDNN 9 loads several libcudnn_*.so; the version query
+// is in libcudnn.so itself), or nullptr. RTLD_NOLOAD: never loads one.
+void* LoadedWith(const std::vector<std::string>& loaded, const char* prefix, const char* symbol, void** handle) {
+  for (const std::string& p : loaded) {
+    if (!StartsWith(Basename(p), prefix)) continue;
+    void* h = dlopen(p.c_str(), RTLD_LAZY | RTLD_NOLOAD);
+    if (h == nullptr) continue;
+    if (void* fn = dlsym(h, symbol)) {
+      *handle = h;
+      return fn;
+    }
+    dlclose(h);
+  }
+  return nullptr;
+}
+
+// cublasGetProperty and cudnnGetProperty share this shape:
+// (libraryPropertyType MAJOR_VERSION=0, MINOR_VERSION=1, PATCH_LEVEL=2, int*).
+std::string PropertyVersion(void* fn) {
+  using GetProperty = int (*)(int, int*);
+  auto get = reinterpret_cast<GetProperty>(fn);
+  int part[3] = {};
+  for (int i = 0; i < 3; ++i) {
+    if (get(i, &part[i]) != 0) return {};
+  }
+  return std::to_string(part[0]) + "." + std::to_string(part[1]) + "." + std::to_string(part[2]);
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> LoadedLibraryVersions(const std::vector<std::string>& loaded) {
+  std::vector<std::pair<std::string, std::string>> out;
+  void* handle = nullptr;
+  if (void* fn = LoadedWith(loaded, "libcudart.so", "cudaRuntimeGetVersion", &handle)) {
+    int v = 0;
+    if (reinterpret_cast<int (*)(int*)>(fn)(&v) == 0 && v > 0) out.emplace_back("cuda.runtime", CudaRuntimeVersionText(v));
+    dlclose(handle);
+  }
+  if (void* fn = LoadedWith(loaded, "libcublas.so", "cublasGetProperty", &handle)) {
+    if (std::string v = PropertyVersion(fn); !v.empty()) out.emplace_back("cublas.version", v);
+    dlclose(handle);
+  }
+  if (void* fn = LoadedWith(loaded, "libcudnn", "cudnnGetProperty", &handle)) {
+    if (std::string v = PropertyVersion(fn); !v.empty()) out.emplace_back("cudnn.version", v);
+    dlclose(handle);
+  }
+  if (void* fn = LoadedWith(loaded, "libnccl.so", "ncclGetVersion", &handle)) {
+    int v = 0;
+    if (reinterpret_cast<int (*)(int*)>(fn)(&v) == 0 && v > 0) out.emplace_back("nccl.version", NcclVersionText(v));
+    dlclose(handle);
+  }
+  return out;
+}
+
 }  // namespace numtrace::shim

@@ -24,6 +24,7 @@
 #define NUMTRACE_SHIM_CUPTI_LIBRARY_FINDER_H_
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace numtrace::shim {
@@ -54,6 +55,18 @@ struct LoadedLibrary {
 
 // dlopens the first candidate that loads (RTLD_NOW | RTLD_LOCAL).
 LoadedLibrary OpenFirst(const std::vector<std::string>& candidates);
+
+// The versions of the CUDA libraries already loaded among `loaded`
+// (environment keys cuda.runtime, cublas.version, cudnn.version,
+// nccl.version, "12.9.1"), each asked of the loaded copy through its own
+// version query (cudaRuntimeGetVersion, cublasGetProperty, cudnnGetProperty,
+// ncclGetVersion), which creates no context or handle; a library not
+// loaded is never loaded (RTLD_NOLOAD) and its key stays absent.
+std::vector<std::pair<std::string, std::string>> LoadedLibraryVersions(const std::vector<std::string>& loaded);
+// The version numbers as the libraries encode them: 12040 -> "12.4";
+// NCCL's 22703 -> "2.27.3" (and 2.8's 2804 -> "2.8.4").
+std::string CudaRuntimeVersionText(int v);
+std::string NcclVersionText(int v);
 
 // True when a shared object whose file name starts with `prefix` (e.g.
 // "libcuda.so") is already loaded; never loads anything.

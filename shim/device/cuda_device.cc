@@ -144,7 +144,18 @@ void ByteRing::ReleaseNewest() {
   if (!live_.empty()) live_.pop_back();
 }
 
-std::optional<DeviceInfo> QueryDeviceInfo(const DriverApi& api, uint64_t context) {
+std::string GpuUuidText(const unsigned char bytes[16]) {
+  std::string out = "GPU-";
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out.push_back('-');
+    out.push_back(kHex[bytes[i] >> 4]);
+    out.push_back(kHex[bytes[i] & 15]);
+  }
+  return out;
+}
+
+std::optional<DeviceInfo> QueryDeviceInfo(const DriverApi& api, uint64_t context, EnvironmentValues* env) {
   SelfCallGuard guard;
   bool pushed = false;
   if (context != 0) {
@@ -165,6 +176,19 @@ std::optional<DeviceInfo> QueryDeviceInfo(const DriverApi& api, uint64_t context
     info.cc = std::to_string(major) + "." + std::to_string(minor);
     info.cuda = std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
     info.driver = DriverVersionFromProc();
+    if (env != nullptr) {
+      SetEnvironmentValue(env, "gpu.name", info.name);
+      CUuuid uuid{};
+      if (api.cuDeviceGetUuid_v2(&uuid, dev) == CUDA_SUCCESS) {
+        SetEnvironmentValue(env, "gpu.uuid", GpuUuidText(reinterpret_cast<const unsigned char*>(uuid.bytes)));
+      }
+      int sms = 0;
+      if (api.cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev) == CUDA_SUCCESS) {
+        SetEnvironmentValue(env, "gpu.sm_count", std::to_string(sms));
+      }
+      SetEnvironmentValue(env, "gpu.cc", info.cc);
+      if (!info.driver.empty()) SetEnvironmentValue(env, "driver.version", info.driver);
+    }
   }
   if (pushed) {
     CUcontext popped = nullptr;

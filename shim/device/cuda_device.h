@@ -120,8 +120,14 @@ class ByteRing {
 std::string ParseNvidiaDriverVersion(std::string_view line);
 
 // Fills a DeviceInfo for `context`'s device (name, compute capability,
-// CUDA version; driver version from /proc/driver/nvidia/version).
-std::optional<DeviceInfo> QueryDeviceInfo(const DriverApi& api, uint64_t context);
+// CUDA version; driver version from /proc/driver/nvidia/version), and when
+// `env` is given the environment's gpu.* and driver.version keys
+// (common/format/environment.h): name, UUID, SM count, compute capability.
+std::optional<DeviceInfo> QueryDeviceInfo(const DriverApi& api, uint64_t context,
+                                          EnvironmentValues* env = nullptr);
+
+// "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", as nvidia-smi spells a UUID.
+std::string GpuUuidText(const unsigned char bytes[16]);
 
 class CudaDevice : public Device {
  public:

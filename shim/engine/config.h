@@ -119,6 +119,7 @@ struct Config {
   OutputsMode outputs = OutputsMode::kChanged;    // NUMTRACE_OUTPUTS
   std::string log_level = "warn";                 // NUMTRACE_LOG_LEVEL
   std::string label;                              // NUMTRACE_LABEL
+  std::string job_git;                            // NUMTRACE_JOB_GIT (environment job.git)
   uint64_t device_memory = 64ull << 20;           // NUMTRACE_DEVICE_MEMORY
   uint64_t ring_max = kDefaultRingMax;            // NUMTRACE_RING_MAX
   std::string cupti_lib;                          // NUMTRACE_CUPTI_LIB

@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -45,6 +46,35 @@ int64_t WorldSizeFromEnv(const GetEnvFn& getenv) {
 }
 
 }  // namespace
+
+extern "C" char** environ;
+
+EnvironmentValues Runtime::StartEnvironment() const {
+  EnvironmentValues env;
+  // The variables the table names exactly, through getenv_ (a test's fake
+  // environment too); then the families (NCCL_*CHANNELS*, NVTE_*, ...) by
+  // name from the process environment, their values again through getenv_.
+  for (std::string_view name : RecordedVariableNames()) {
+    if (const char* v = getenv_(std::string(name).c_str())) {
+      SetEnvironmentValue(&env, std::string(kEnvVariablePrefix) + std::string(name), v);
+    }
+  }
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    std::string_view entry(*e);
+    const size_t eq = entry.find('=');
+    if (eq == std::string_view::npos) continue;
+    const std::string name(entry.substr(0, eq));
+    if (!IsRecordedVariable(name)) continue;
+    if (const char* v = getenv_(name.c_str())) {
+      SetEnvironmentValue(&env, std::string(kEnvVariablePrefix) + name, v);
+    }
+  }
+  if (!config_.job_git.empty()) SetEnvironmentValue(&env, "job.git", config_.job_git);
+  char cwd[PATH_MAX];
+  if (getcwd(cwd, sizeof cwd) != nullptr) SetEnvironmentValue(&env, "job.cwd", cwd);
+  SetEnvironmentValue(&env, "job.world_size", std::to_string(WorldSizeFromEnv(getenv_)));
+  return env;
+}
 
 // A configuration error is the same in every process of a job (children
 // inherit the environment): the first process prints it and marks the
@@ -127,6 +157,7 @@ TraceHeader Runtime::MakeHeader(std::optional<DeviceInfo> info) const {
     if (const char* v = getenv_(std::string(s.variable).c_str())) capture.settings.emplace_back(s.variable, v);
   }
   h.capture = std::move(capture);
+  h.environment = StartEnvironment();
   return h;
 }
 
@@ -139,6 +170,9 @@ EventSink* Runtime::Start(std::unique_ptr<Device> device, std::optional<DeviceIn
   options.output_dir = config_.output_dir;
   options.rank = RankFromEnv(getenv_);
   options.header = MakeHeader(std::move(info));
+  // The layers' values (device, libraries, hooks) after the shim's own.
+  MergeEnvironment(&options.header.environment, environment_);
+  environment_ = options.header.environment;
   options.queue_records = config_.queue_records;
   device_ = std::move(device);
   writer_ = std::make_unique<TraceWriter>(std::move(options));
@@ -193,6 +227,22 @@ bool Runtime::Annotate(std::string_view kernel_name, std::string_view dtypes, st
   if (!check.Add(kernel_name, dtypes, error)) return false;
   early_annotations_.emplace_back(std::string(kernel_name), std::string(dtypes));
   return true;
+}
+
+void Runtime::AddEnvironment(const EnvironmentValues& values) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (writer_ == nullptr) {
+    MergeEnvironment(&environment_, values);
+    return;
+  }
+  EnvironmentRecord changed;
+  for (const auto& [key, value] : values) {
+    const std::string* was = FindEnvironmentValue(environment_, key);
+    if (was != nullptr && *was == value) continue;
+    SetEnvironmentValue(&changed.values, key, value);
+    SetEnvironmentValue(&environment_, key, value);
+  }
+  if (!changed.values.empty() && !shut_down_.load()) writer_->Push(std::move(changed));
 }
 
 void Runtime::Shutdown() {

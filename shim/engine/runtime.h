@@ -94,6 +94,13 @@ class Runtime {
   // CUDA layer enables its activity records (first tick) and flushes them.
   void SetWriterTick(void (*fn)(bool step_ended)) { writer_tick_ = fn; }
 
+  // Environment values (common/format/environment.h) learned by a layer:
+  // the CUDA layer's device and library versions before Start, the hooks'
+  // framework settings (numtrace_set_environment) at any time. Before
+  // Start they join the header's `environment`; after, a value that
+  // differs from the one recorded goes into an `environment` record.
+  void AddEnvironment(const EnvironmentValues& values);
+
   // Path of the trace file once one was written (tests, logs).
   std::string trace_path() const;
 
@@ -108,6 +115,8 @@ class Runtime {
 
  private:
   TraceHeader MakeHeader(std::optional<DeviceInfo> info) const;
+  // What the shim itself knows at start-up: env.* variables, job.*.
+  EnvironmentValues StartEnvironment() const;
   void ReportOncePerProcessTree(const std::string& message);
 
   GetEnvFn getenv_;
@@ -116,6 +125,9 @@ class Runtime {
   Config config_;
   std::vector<std::pair<std::string, std::string>> early_annotations_;
   int64_t early_marks_ = 0;  // guarded by mu_
+  // Guarded by mu_: values added before Start, then every value recorded
+  // so far (header and records), so an unchanged value is not repeated.
+  EnvironmentValues environment_;
   std::unique_ptr<Device> device_;
   std::unique_ptr<TraceWriter> writer_;
   std::unique_ptr<Engine> engine_;

@@ -110,6 +110,13 @@ constexpr Setting kSettings[] = {
        c->label = std::string(v);
        return true;
      }},
+    {.variable = "NUMTRACE_JOB_GIT",
+     .accepted = "any text",
+     .help = "the job's git commit (+dirty), set by numtrace run; written as the environment's job.git",
+     .parse = [](string_view v, Config* c) {
+       c->job_git = std::string(v);
+       return true;
+     }},
     {.variable = "NUMTRACE_STEP_MODE",
      .option = "--step-mark",
      .value_name = "MODE",

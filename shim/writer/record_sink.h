@@ -33,6 +33,8 @@ class RecordSink {
   // digests drop them.
   virtual bool Push(DigestRecord digest) { return false; }
   virtual bool Push(KernelNameRecord name) { return false; }
+  // What a layer learned after the header (docs/format.md, `environment`).
+  virtual bool Push(EnvironmentRecord env) { return false; }
   // Makes everything pushed so far reach the file soon (step end).
   virtual void Flush() = 0;
   // Writes what is left and the footer; `dropped` adds the producer's own

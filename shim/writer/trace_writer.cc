@@ -107,6 +107,7 @@ bool TraceWriter::Push(KernelRecord record) { return Enqueue(std::move(record));
 bool TraceWriter::Push(NoteRecord note) { return Enqueue(std::move(note)); }
 bool TraceWriter::Push(DigestRecord digest) { return Enqueue(std::move(digest)); }
 bool TraceWriter::Push(KernelNameRecord name) { return Enqueue(std::move(name)); }
+bool TraceWriter::Push(EnvironmentRecord env) { return Enqueue(std::move(env)); }
 
 void TraceWriter::Flush() {
   {
@@ -158,6 +159,8 @@ void TraceWriter::Cycle() {
     if (auto* k = std::get_if<KernelRecord>(&item)) {
       ++kernels_;  // numbered by the engine (record_sink.h)
       AppendJsonLine(*k, &buffer_);
+    } else if (auto* e = std::get_if<EnvironmentRecord>(&item); e != nullptr && fd_ < 0) {
+      MergeEnvironment(&header_environment_, e->values);  // the header is not written yet
     } else {
       // Notes and watch mode's digest and kernel_name records: written as queued.
       std::visit(
@@ -195,7 +198,13 @@ void TraceWriter::WriteBytes(std::string_view bytes) {
       path_ = path;
     }
     std::string header;
-    AppendJsonLine(options_.header, &header);
+    if (header_environment_.empty()) {
+      AppendJsonLine(options_.header, &header);
+    } else {
+      TraceHeader h = options_.header;
+      MergeEnvironment(&h.environment, header_environment_);
+      AppendJsonLine(h, &header);
+    }
     if (!WriteAll(fd_, header)) {
       failed_.store(true);
       log::Error("writing {} failed ({}); the trace ends here", path_, std::strerror(errno));

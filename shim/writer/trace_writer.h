@@ -74,6 +74,9 @@ class TraceWriter : public RecordSink {
   bool Push(NoteRecord note) override;
   bool Push(DigestRecord digest) override;
   bool Push(KernelNameRecord name) override;
+  // Before the file exists the values join its header (written with the
+  // first record); after, an `environment` record. Alone it creates no file.
+  bool Push(EnvironmentRecord env) override;
   void Flush() override;
   void Finish(uint64_t launches, uint64_t dropped) override;
   void SetFooterExtras(uint64_t unmeasured,
@@ -93,7 +96,7 @@ class TraceWriter : public RecordSink {
   void AfterForkChild();
 
  private:
-  using Item = std::variant<KernelRecord, NoteRecord, DigestRecord, KernelNameRecord>;
+  using Item = std::variant<KernelRecord, NoteRecord, DigestRecord, KernelNameRecord, EnvironmentRecord>;
   bool Enqueue(Item item);
   void Loop();
   // One cycle: pump, take the queue, serialise, write. Writer thread only
@@ -117,6 +120,7 @@ class TraceWriter : public RecordSink {
   uint64_t kernels_ = 0;  // kernel records written
   uint64_t reported_drops_ = 0;
   std::string buffer_;
+  EnvironmentValues header_environment_;  // merged into the header when the file is created
   uint64_t footer_unmeasured_ = 0;  // guarded by mu_
   std::vector<std::pair<std::string, uint64_t>> footer_counters_;  // guarded by mu_
 

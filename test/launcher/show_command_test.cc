@@ -137,6 +137,27 @@ TEST(ShowCommand, AWatchTraceSaysHowManyStepsWereDigested) {
                                      "first NaN/Inf: step 5, launch 0"));
 }
 
+TEST(ShowCommand, EnvPrintsTheMergedEnvironmentInTheKeyTablesOrder) {
+  TempDir tmp;
+  const std::string trace = tmp / "e.ntrace.jsonl";
+  {
+    std::ofstream f(trace);
+    f << R"({"type":"header","format":"numtrace-trace","version":1,)"
+         R"("environment":{"gpu.name":"NVIDIA H200","zz.unknown":"1","torch.float32_matmul_precision":"highest"}})" "\n"
+      << R"({"type":"environment","values":{"torch.float32_matmul_precision":"high","env.NCCL_ALGO":"Tree\u001b[2J"}})" "\n";
+  }
+  TestContext t;
+  ASSERT_EQ(ShowCommandMain({"show", trace, "--env"}, t.ctx), 0) << t.err.str();
+  EXPECT_EQ(t.out.str(),
+            "torch.float32_matmul_precision = high\n"
+            "env.NCCL_ALGO = Tree^[[2J\n"
+            "gpu.name = NVIDIA H200\n"
+            "zz.unknown = 1\n");
+  TestContext none;
+  ASSERT_EQ(ShowCommandMain({"show", kTrace, "--env"}, none.ctx), 0) << none.err.str();
+  EXPECT_THAT(none.out.str(), HasSubstr("no environment recorded"));
+}
+
 TEST(ShowCommand, HelpShowsExamples) {
   TestContext t;
   EXPECT_EQ(ShowCommandMain({"show", "--help"}, t.ctx), 0);

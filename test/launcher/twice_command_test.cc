@@ -143,6 +143,39 @@ TEST(TwiceCommand, NondeterministicRunsDifferAndTheOriginIsTheAtomicsKernel) {
                                      "order: torch.use_deterministic_algorithms(True)"));
 }
 
+// Settings that allow run-to-run differences: warned before the job runs
+// (the environment's variables) and after run 1 (what its trace recorded),
+// and after the divergence the one that can change the origin's kernel is
+// named: non-deterministic algorithms for the atomics kernel.
+TEST(TwiceCommand, WarnsOnANonDeterministicConfigurationAndNamesTheLikelyCause) {
+  TempDir tmp;
+  TestContext t;
+  t.ctx.env.Unset("CUBLAS_WORKSPACE_CONFIG");
+  std::vector<std::string> args = {"twice", "-o", tmp / "hunt", "--steps", "all"};
+  for (const std::string& a : SimCommand(true)) args.push_back(a);
+  EXPECT_EQ(TwiceCommandMain(args, t.ctx), 1) << t.err.str();
+  const std::string err = t.err.str();
+  const size_t workspace = err.find("numtrace twice: CUBLAS_WORKSPACE_CONFIG is unset");
+  const size_t run1 = err.find("== run 1 of 2");
+  const size_t det = err.find("run 1 recorded: deterministic algorithms are off");
+  const size_t run2 = err.find("== run 2 of 2");
+  ASSERT_NE(workspace, std::string::npos) << err;
+  ASSERT_NE(det, std::string::npos) << err;
+  EXPECT_LT(workspace, run1) << "before any job ran";
+  EXPECT_LT(det, run2) << "before run 2";
+  EXPECT_THAT(t.out.str(), HasSubstr("likely cause: torch.deterministic_algorithms: deterministic algorithms are off"));
+
+  // Pinned: no warning at all.
+  TempDir tmp2;
+  TestContext quiet;
+  quiet.ctx.env.Set("CUBLAS_WORKSPACE_CONFIG", ":4096:8");
+  std::vector<std::string> same = {"twice", "-o", tmp2 / "hunt", "--steps", "all"};
+  for (const std::string& a : SimCommand(false)) same.push_back(a);
+  EXPECT_EQ(TwiceCommandMain(same, quiet.ctx), 0) << quiet.err.str();
+  EXPECT_THAT(quiet.err.str(), ::testing::Not(HasSubstr("CUBLAS_WORKSPACE_CONFIG")));
+  EXPECT_THAT(quiet.err.str(), ::testing::Not(HasSubstr("deterministic")));
+}
+
 // The whole hunt in one command: digests of every step, the first differing
 // step, both runs again with that step in full, its origins with hints.
 TEST(TwiceCommand, WatchHuntNamesTheStepAndTheAtomicsKernel) {

@@ -6,6 +6,8 @@
 
 #include "analyzer/align/aligner.h"
 #include "analyzer/judge/judge.h"
+#include "analyzer/report/json_summary.h"
+#include "analyzer/report/terminal_summary.h"
 #include "test/sim/sim_test_util.h"
 
 namespace numtrace::sim {
@@ -36,6 +38,47 @@ uint64_t NthKernel(const Trace& t, std::string_view name, int n) {
   }
   ADD_FAILURE() << name << " not found";
   return ~0ull;
+}
+
+// Two runs whose environments differ in NCCL_ALGO and CUBLAS_WORKSPACE_CONFIG
+// (read by the shim at start-up) and whose numbers diverge: the summary names
+// both differences with their effects, the terminal shows them before the
+// first divergence and its verdict line names them.
+TEST(SimDiffTest, DifferingEnvironmentIsNamedBeforeAnyKernel) {
+  MlpOptions ref;
+  ref.steps = 3;
+  MlpOptions changed = ref;
+  changed.perturb_layer = 1;
+  changed.perturb_step = 1;
+  Diffed d;
+  d.a = ReadRun(RunWithEnv(ref, {{"NUMTRACE_STEPS", "1"}, {"NCCL_ALGO", "Ring"},
+                                 {"CUBLAS_WORKSPACE_CONFIG", ":4096:8"}, {"OMP_NUM_THREADS", "4"}},
+                           FreshDir("env_a")));
+  d.b = ReadRun(RunWithEnv(changed, {{"NUMTRACE_STEPS", "1"}, {"NCCL_ALGO", "Tree"}, {"OMP_NUM_THREADS", "4"}},
+                           FreshDir("env_b")));
+  d.result = analyzer::Judge(d.a, d.b, analyzer::Align(d.a, d.b));
+  ASSERT_EQ(d.result.verdict, Verdict::kDiverged);
+  ASSERT_TRUE(d.result.environment.has_value());
+  analyzer::DiffReport report{.path_a = d.a.path, .path_b = d.b.path};
+  report.ranks.push_back({.rank = 0, .a = &d.a, .b = &d.b, .result = &d.result});
+
+  const std::string json = analyzer::JsonSummary(report);
+  EXPECT_NE(json.find(R"("differs":[{"key":"env.NCCL_ALGO","a":"Ring","b":"Tree","effect":")"), std::string::npos)
+      << json;
+  EXPECT_NE(json.find(R"("only_a":["env.CUBLAS_WORKSPACE_CONFIG"])"), std::string::npos) << json;
+
+  const std::string text = analyzer::TerminalSummary(report, {});
+  const size_t nccl = text.find("env.NCCL_ALGO: A 'Ring', B 'Tree' - another collective algorithm");
+  const size_t workspace = text.find("only in A: env.CUBLAS_WORKSPACE_CONFIG");
+  const size_t first = text.find("first divergence");
+  ASSERT_NE(nccl, std::string::npos) << text;
+  ASSERT_NE(workspace, std::string::npos) << text;
+  ASSERT_NE(first, std::string::npos) << text;
+  EXPECT_LT(nccl, first);
+  EXPECT_LT(workspace, first);
+  const std::string verdict_line = text.substr(0, text.find('\n'));
+  EXPECT_NE(verdict_line.find("settings differ: env.NCCL_ALGO, env.CUBLAS_WORKSPACE_CONFIG"), std::string::npos)
+      << verdict_line;
 }
 
 TEST(SimDiffTest, IdenticalRunsAreIdentical) {

@@ -40,6 +40,29 @@ void ExpectStatsEqual(const BufferStats& want, const BufferStats& got, DType dty
   EXPECT_EQ(Bits(got.l2), Bits(want.l2));
 }
 
+// The header's environment and every later `environment` record, merged:
+// a later value of a key replaces the earlier one (docs/format.md).
+TEST(TraceReaderTest, EnvironmentRecordsMergeIntoTheHeaders) {
+  TraceHeader h = MakeHeader();
+  h.environment = {{"gpu.name", "NVIDIA H200"}, {"torch.float32_matmul_precision", "highest"}};
+  std::string text;
+  AppendJsonLine(h, &text);
+  AppendJsonLine(MakeKernel(0), &text);
+  AppendJsonLine(EnvironmentRecord{{{"torch.float32_matmul_precision", "high"}, {"torch.version", "2.9.0"}}}, &text);
+  absl::StatusOr<Trace> t = ReadTraceBuffer(text, "a.ntrace.jsonl");
+  ASSERT_TRUE(t.ok()) << t.status();
+  EnvironmentValues want = {{"gpu.name", "NVIDIA H200"}, {"torch.float32_matmul_precision", "high"},
+                            {"torch.version", "2.9.0"}};
+  EXPECT_EQ(t->header.environment, want);
+  EXPECT_EQ(t->ignored_lines, 0u);
+  // A value that is not a string: one line naming the key and where.
+  std::string bad = text + "{\"type\":\"environment\",\"values\":{\"gpu.sm_count\":132}}\n";
+  absl::StatusOr<Trace> b = ReadTraceBuffer(bad, "b.ntrace.jsonl");
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.status().message().find("values.gpu.sm_count"), std::string::npos) << b.status();
+  EXPECT_NE(b.status().message().find("b.ntrace.jsonl:4"), std::string::npos) << b.status();
+}
+
 TEST(TraceReaderTest, RoundTripsEveryFieldBitExact) {
   std::vector<KernelRecord> kernels = MakeKernels(3);
   // Awkward values: doubles that need all 17 digits, extremes, a

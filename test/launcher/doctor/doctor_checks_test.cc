@@ -126,6 +126,30 @@ TEST(DoctorChecks, SettingsInTheEnvironmentHaveARow) {
   EXPECT_THAT(Row(off, "NUMTRACE_* settings").found, HasSubstr("NUMTRACE_ENABLE=0 in the environment: capture is switched off"));
 }
 
+// The settings that decide whether two runs can match, as rows (never
+// required: capture works either way).
+TEST(DoctorChecks, RunToRunSettingsHaveRows) {
+  TempDir tmp;
+  FakeProbe probe;
+  DoctorInputs in = Inputs(tmp.path());
+  in.env.Unset("CUBLAS_WORKSPACE_CONFIG");
+  in.env.Unset("NCCL_ALGO");
+  in.env.Set("WORLD_SIZE", "8");
+  in.env.Set("NCCL_MIN_NCHANNELS", "4");
+  DoctorReport r = RunDoctorChecks(probe, in);
+  EXPECT_EQ(Row(r, "CUBLAS_WORKSPACE_CONFIG").status, CheckStatus::kWarn);
+  EXPECT_THAT(Row(r, "CUBLAS_WORKSPACE_CONFIG").found, HasSubstr("is unset"));
+  EXPECT_EQ(Row(r, "NCCL_ALGO").status, CheckStatus::kWarn);
+  EXPECT_THAT(Row(r, "settings recorded").found, HasSubstr("NCCL_MIN_NCHANNELS=4"));
+  EXPECT_TRUE(r.can_capture);
+  in.env.Set("CUBLAS_WORKSPACE_CONFIG", ":4096:8");
+  in.env.Set("NCCL_ALGO", "Ring");
+  DoctorReport pinned = RunDoctorChecks(probe, in);
+  EXPECT_EQ(Row(pinned, "CUBLAS_WORKSPACE_CONFIG").status, CheckStatus::kOk);
+  EXPECT_EQ(Row(pinned, "NCCL_ALGO").status, CheckStatus::kOk);
+  EXPECT_THAT(Row(pinned, "NCCL_ALGO").found, HasSubstr("pinned to Ring"));
+}
+
 TEST(DoctorChecks, NoDriverSaysExactlyThatAndCannotCapture) {
   TempDir tmp;
   FakeProbe probe;

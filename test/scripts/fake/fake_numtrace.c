@@ -17,9 +17,23 @@ void numtrace_annotate_kernel(const char* name, const char* dtypes) {
   snprintf(buf, sizeof buf, "%s %s", name, dtypes);
   log_line("annotate", buf);
 }
-/* Provenance calls: kept inert (no step is captured), except the kernel ops
- * the Triton hook announces, which are logged. */
-int numtrace_step_captured(long long step) { (void)step; return 0; }
+/* Provenance calls: kept inert (no step is captured unless
+ * $FAKE_NUMTRACE_CAPTURED names one), except the kernel ops the Triton hook
+ * announces, which are logged. */
+int numtrace_step_captured(long long step) {
+  const char* v = getenv("FAKE_NUMTRACE_CAPTURED");
+  return v != NULL && atoll(v) == step ? 1 : 0;
+}
+/* Environment values, logged as "env KEY VALUE" only with
+ * $FAKE_NUMTRACE_ENV=1 (the other cases' logs stay as they were). */
+int numtrace_set_environment(const char* key, const char* value) {
+  const char* on = getenv("FAKE_NUMTRACE_ENV");
+  if (on == NULL || on[0] != '1') return 0;
+  char buf[1024];
+  snprintf(buf, sizeof buf, "%s %s", key, value);
+  log_line("env", buf);
+  return 0;
+}
 int numtrace_scope_push(const char* fqn) { (void)fqn; return 0; }
 int numtrace_scope_pop(void) { return 0; }
 int numtrace_op_push(const char* op) { (void)op; return 0; }

@@ -20,6 +20,10 @@ Cases:
     same for a torch.compile'd model with no recompile or graph break added;
     a hook that raises costs one stderr line and nothing else; non-ASCII
     module names;
+  * environment: the settings torch reports (versions, TF32, determinism,
+    cuDNN, SDPA) reach numtrace_set_environment once torch is imported, and a
+    setting the script changes after the import is sent as the captured step
+    saw it (not as it was at the import, nor as changed after the step);
   * tensor map: the allocator bridge built against the real torch headers
     maps real TraceEntry values to the expected numtrace_tensor_event calls;
     snapshot translation; in a job: built, loaded, attached and fed from the
@@ -806,6 +810,47 @@ def test_tensor_map_compiled():
                    f"hooks {dict(got, losses='...')}, none {dict(want, losses='...')}, calls {calls[:4]}")
 
 
+ENVIRONMENT_JOB = """
+import torch
+model = torch.nn.Linear(4, 4)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+torch.set_float32_matmul_precision("high")          # after the import: before captured step 2
+torch.use_deterministic_algorithms(True, warn_only=True)
+for step in range(5):
+    if step == 3:
+        torch.set_float32_matmul_precision("medium")  # after the captured step
+        torch.use_deterministic_algorithms(False)
+    model(torch.randn(2, 4)).sum().backward()
+    opt.step()
+    opt.zero_grad()
+print("done")
+"""
+
+
+def test_environment():
+    proc, lines = run_python(ENVIRONMENT_JOB, env_extra={"FAKE_NUMTRACE_ENV": "1", "FAKE_NUMTRACE_CAPTURED": "2"})
+    name = "environment: torch's settings, as captured step 2 saw them"
+    if proc.returncode != 0 or "done" not in proc.stdout:
+        report(name, "failed", proc.stderr.strip()[-400:])
+        return
+    values = {}
+    history = {}
+    for line in lines:
+        if line.startswith("env "):
+            _, key, value = line.split(" ", 2)
+            values[key] = value
+            history.setdefault(key, []).append(value)
+    import torch
+    want = {"torch.version": torch.__version__, "torch.float32_matmul_precision": "high",
+            "torch.deterministic_algorithms": "warn_only", "torch.matmul.allow_tf32": None,
+            "torch.cudnn.benchmark": "false", "torch.sdp.math": "true", "python.version": None}
+    bad = [f"{k}={values.get(k)!r}" for k, v in want.items()
+           if k not in values or (v is not None and values[k] != v)]
+    if history.get("torch.float32_matmul_precision", [None])[0] != "highest":
+        bad.append(f"at import {history.get('torch.float32_matmul_precision')}")
+    report(name, "failed" if bad else "passed", "; ".join(bad) + f" (of {sorted(values)})" if bad else "")
+
+
 if __name__ == "__main__":
     import torch, triton, numpy  # noqa: E401 - the real ones, from the venv
     print(f"torch {torch.__version__}, triton {triton.__version__}, numpy {numpy.__version__}")
@@ -826,5 +871,6 @@ if __name__ == "__main__":
     test_tensor_map_attached()
     test_tensor_map_failures()
     test_tensor_map_compiled()
+    test_environment()
     print(f"torch_test: {results['passed']} passed, {results['failed']} failed, {results['skipped']} skipped")
     sys.exit(1 if results["failed"] else 0)

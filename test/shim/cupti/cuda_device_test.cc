@@ -960,6 +960,12 @@ TEST(ParseNvidiaDriverVersion, ProprietaryAndOpenModules) {
   EXPECT_EQ(ParseNvidiaDriverVersion("something else 580.1"), "");
 }
 
+TEST(GpuUuidText, SpelledAsNvidiaSmiDoes) {
+  const unsigned char bytes[16] = {0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0,
+                                   0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef};
+  EXPECT_EQ(GpuUuidText(bytes), "GPU-12345678-9abc-def0-0123-456789abcdef");
+}
+
 TEST(ByteRing, FifoWrapAround) {
   ByteRing r(1024);
   EXPECT_EQ(r.Allocate(400, 1), 0u);

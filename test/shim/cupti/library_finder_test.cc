@@ -107,5 +107,17 @@ TEST(LoadedLibraryPaths, ListsThisProcess) {
   EXPECT_TRUE(IsLoaded(paths, "libc.so")) << "libc is always loaded";
 }
 
+TEST(LoadedLibraryVersions, DecodesAndNeverLoads) {
+  EXPECT_EQ(CudaRuntimeVersionText(12040), "12.4");
+  EXPECT_EQ(CudaRuntimeVersionText(13000), "13.0");
+  EXPECT_EQ(NcclVersionText(22703), "2.27.3");
+  EXPECT_EQ(NcclVersionText(2804), "2.8.4");
+  // A library that is not loaded (here: a path nothing loaded) is not loaded
+  // by the query, and its key stays absent.
+  const std::string missing = ::testing::TempDir() + "/libcublas.so.12";
+  EXPECT_TRUE(LoadedLibraryVersions({missing, "libnccl.so.2", "libcudnn.so.9", "libcudart.so.12"}).empty());
+  EXPECT_FALSE(IsLoaded(LoadedLibraryPaths(), "libcublas.so"));
+}
+
 }  // namespace
 }  // namespace numtrace::shim

@@ -102,6 +102,36 @@ TEST(RuntimeTest, StartCaptureShutdownWritesACompleteTrace) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(RuntimeTest, HeaderEnvironmentHoldsVariablesJobAndLayersValues) {
+  const std::string dir = TempDir("env");
+  Runtime rt(MapEnv({{"NUMTRACE_OUTPUT_DIR", dir}, {"NUMTRACE_STEPS", "0"}, {"WORLD_SIZE", "4"},
+                     {"NCCL_ALGO", "Tree"}, {"CUBLAS_WORKSPACE_CONFIG", ":4096:8"},
+                     {"NUMTRACE_JOB_GIT", "0123abc+dirty"}, {"HOME", "/root"}}));
+  rt.AddEnvironment({{"gpu.name", "Simulated"}, {"cublas.version", "12.9.1"}});  // the CUDA layer, before Start
+  rt.AddEnvironment({{"torch.matmul.allow_tf32", "false"}});                     // the hooks, before CUDA
+  EventSink* sink = rt.Start(std::make_unique<HostDevice>(), std::nullopt);
+  ASSERT_NE(sink, nullptr);
+  rt.AddEnvironment({{"gpu.name", "Simulated"}});  // unchanged: not repeated
+  std::vector<float> buf(16, 1.0f);
+  sink->OnAlloc({reinterpret_cast<uint64_t>(buf.data()), buf.size() * 4, AllocKind::kPlain, 0});
+  LaunchBuilder b("_Z5scalePf", 7);
+  b.Pointer(buf.data());
+  sink->OnLaunch(b.event());
+  rt.Shutdown();
+  rt.AddEnvironment({{"torch.matmul.allow_tf32", "true"}});  // after the footer: nothing written
+  auto lines = Lines(rt.trace_path());
+  ASSERT_EQ(lines.size(), 3u);
+  const std::string& h = lines[0];
+  for (const char* want :
+       {R"("env.CUBLAS_WORKSPACE_CONFIG":":4096:8")", R"("env.NCCL_ALGO":"Tree")", R"("job.git":"0123abc+dirty")",
+        R"("job.world_size":"4")", R"("job.cwd":")", R"("gpu.name":"Simulated")", R"("cublas.version":"12.9.1")",
+        R"("torch.matmul.allow_tf32":"false")"}) {
+    EXPECT_NE(h.find(want), std::string::npos) << want << " in " << h;
+  }
+  EXPECT_EQ(h.find("HOME"), std::string::npos) << "only the variables that change numbers";
+  std::filesystem::remove_all(dir);
+}
+
 TEST(RuntimeTest, StepMarksBeforeStartAreReplayed) {
   // A job that marks two steps before its first kernel: the launch after
   // Start belongs to step 2, not step 0.

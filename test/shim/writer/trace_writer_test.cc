@@ -109,6 +109,31 @@ TEST_F(TraceWriterTest, HeaderRecordsFooterInOrder) {
   EXPECT_NE(last.find("\"runtime_without_driver\":2"), std::string::npos) << last;
 }
 
+TEST_F(TraceWriterTest, EnvironmentBeforeTheFileJoinsTheHeaderAfterItIsARecord) {
+  std::string path;
+  {
+    TraceWriterOptions o = Options();
+    o.header.environment = {{"gpu.name", "G"}};
+    TraceWriter w(o);
+    EXPECT_TRUE(w.Push(EnvironmentRecord{{{"torch.version", "2.9.0"}, {"gpu.name", "H"}}}));
+    w.WaitWritten();
+    EXPECT_EQ(w.path(), "") << "an environment alone creates no file";
+    EXPECT_TRUE(w.Push(Kernel(1)));
+    w.WaitWritten();
+    EXPECT_TRUE(w.Push(EnvironmentRecord{{{"torch.matmul.allow_tf32", "true"}}}));
+    w.Finish(1, 0);
+    path = w.path();
+  }
+  EXPECT_EQ(Types(path), (std::vector<std::string>{"header", "kernel", "environment", "footer"}));
+  std::ifstream in(path);
+  std::string header, kernel, env;
+  std::getline(in, header);
+  std::getline(in, kernel);
+  std::getline(in, env);
+  EXPECT_NE(header.find(R"("environment":{"gpu.name":"H","torch.version":"2.9.0"})"), std::string::npos) << header;
+  EXPECT_EQ(env, R"({"type":"environment","values":{"torch.matmul.allow_tf32":"true"}})");
+}
+
 TEST_F(TraceWriterTest, FullQueueDropsCountsAndSaysSo) {
   // A long period and no wake-ups: nothing drains while we push.
   TraceWriter w(Options(/*queue=*/5, /*period_ms=*/60000));

@@ -1,0 +1,53 @@
+// File: analyzer/report/environment_report.h
+//
+// How every report says what else differed between the runs
+// (judge/environment_diff.h): the summary's `environment` section
+// (docs/format.md section 2), the words the verdict line adds when the runs
+// diverged and a known-relevant setting differs, and the rank whose
+// environment a rolled-up report shows. Renderers (terminal, HTML) escape
+// the trace's text themselves.
+//
+// Example:
+//   WriteEnvironmentJson(*result.environment, w);  // "environment":{...}
+//   VerdictEnvironmentKeys(*result.environment);   // "torch.matmul.allow_tf32, env.NCCL_ALGO"
+#ifndef NUMTRACE_ANALYZER_REPORT_ENVIRONMENT_REPORT_H_
+#define NUMTRACE_ANALYZER_REPORT_ENVIRONMENT_REPORT_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analyzer/judge/environment_diff.h"
+#include "analyzer/report/rank_diff.h"
+#include "common/format/json_writer.h"
+
+namespace numtrace::analyzer {
+
+// Writes the key "environment" and its object (differs, only_a, only_b, same).
+void WriteEnvironmentJson(const EnvironmentDiff& d, JsonWriter& w);
+
+// The relevant differing keys, comma-separated, at most `max` then
+// "and N more" - with the relevant env.* variables set on one side only;
+// empty when no relevant key differs.
+std::string VerdictEnvironmentKeys(const EnvironmentDiff& d, size_t max = 4);
+
+// The effect line of a difference ("" for a key the table does not know).
+std::string_view EffectOf(const EnvDifference& e);
+
+// The rank whose environment a rolled-up report shows: the one that
+// diverges first, else the first with an environment; -1 when none has.
+int EnvironmentRank(const DiffReport& report);
+
+// The relevant differences that can change the first divergence's kernel
+// (A's name, demangled name and operator): a GEMM under TF32, an atomics
+// kernel under non-deterministic algorithms. Empty without either.
+std::vector<const EnvDifference*> AffectingFirstDivergence(const RankDiff& rd);
+
+// True when either side of some rank is a DebugMode log (no environment).
+bool HasDebugModeSide(const DiffReport& report);
+inline constexpr std::string_view kDebugModeNoEnvironment =
+    "not compared: a DebugMode log records no environment";
+
+}  // namespace numtrace::analyzer
+
+#endif  // NUMTRACE_ANALYZER_REPORT_ENVIRONMENT_REPORT_H_
