@@ -1,8 +1,8 @@
 #include "launcher/environment.h"
 
-#include <cstring>
+#include <unistd.h>  // environ (declared there under _GNU_SOURCE, which g++ sets)
 
-extern char** environ;
+#include <cstring>
 
 namespace numtrace::launcher {
 
