@@ -627,6 +627,17 @@ TEST_F(CudaDeviceTest, NoLaunchAllocatesMemoryOnceTheContextIsPrepared) {
   EXPECT_GT(gpu_.mem_allocs, 2);
 }
 
+// Enqueues launches [from, to) of `item`, polling after every tenth as the
+// writer's thread does; returns how many were refused.
+int EnqueueWithPolls(CudaDevice& dev, const MeasureItem& item, int from, int to) {
+  int refused = 0;
+  for (int i = from; i < to; ++i) {
+    refused += dev.Enqueue(0x5, {&item, 1}, i) ? 0 : 1;
+    if (i % 10 == 9) dev.Poll([](uint64_t, std::span<const BufferStats>) {});
+  }
+  return refused;
+}
+
 // Finding 4: the budget was an eighth of the free memory when the context
 // was prepared, up to 16 GiB - on an H200 always 16 GiB. Now at most
 // NUMTRACE_RING_MAX (2 GiB) and a 32nd of the GPU, read again at each growth.
@@ -637,10 +648,7 @@ TEST_F(CudaDeviceTest, TheRingStaysUnderItsCapOnABigGpu) {
   CudaDevice dev(api_, kFatbin, {.device_memory = 64 << 20});
   MeasureItem item{0x7f00'0000'0000ull, 100'000'000, DType::kBF16};
   ::testing::internal::CaptureStderr();
-  for (int i = 0; i < 6000; ++i) {
-    (void)dev.Enqueue(0x5, {&item, 1}, i);
-    if (i % 10 == 9) dev.Poll([](uint64_t, std::span<const BufferStats>) {});
-  }
+  (void)EnqueueWithPolls(dev, item, 0, 6000);
   std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_LE(gpu_.peak_bytes, kDefaultRingMax) << "2 GiB, not 16";
   EXPECT_GT(gpu_.peak_bytes, kDefaultRingMax / 2) << "it did grow to near the cap";
@@ -657,10 +665,7 @@ TEST_F(CudaDeviceTest, RingMaxBoundsTheRing) {
   CudaDevice dev(api_, kFatbin, {.device_memory = 64 << 20, .ring_max = 256 << 20});
   MeasureItem item{0x7f00'0000'0000ull, 100'000'000, DType::kBF16};
   ::testing::internal::CaptureStderr();
-  for (int i = 0; i < 3000; ++i) {
-    (void)dev.Enqueue(0x5, {&item, 1}, i);
-    if (i % 10 == 9) dev.Poll([](uint64_t, std::span<const BufferStats>) {});
-  }
+  (void)EnqueueWithPolls(dev, item, 0, 3000);
   (void)::testing::internal::GetCapturedStderr();
   EXPECT_LE(gpu_.peak_bytes, 256u << 20);
   EXPECT_EQ(CaptureCounters::Get().value(Counter::kRingBytes), gpu_.peak_bytes);
@@ -677,19 +682,12 @@ TEST_F(CudaDeviceTest, TheBudgetIsReadAgainBeforeEachGrowth) {
   gpu_.events_ready = false;
   CudaDevice dev(api_, kFatbin, {.device_memory = 64 << 20});
   MeasureItem item{0x7f00'0000'0000ull, 100'000'000, DType::kBF16};
-  for (int i = 0; i < 60; ++i) {
-    (void)dev.Enqueue(0x5, {&item, 1}, i);
-    if (i % 10 == 9) dev.Poll([](uint64_t, std::span<const BufferStats>) {});
-  }
+  (void)EnqueueWithPolls(dev, item, 0, 60);
   ASSERT_GT(dev.stats().grown.load(), 0u);
   const uint64_t ring = gpu_.live_bytes;
   gpu_.job_bytes = gpu_.gpu_bytes - ring - (8ull << 30);  // 8 GiB free: under a tenth
   ::testing::internal::CaptureStderr();
-  int refused = 0;
-  for (int i = 60; i < 2000; ++i) {
-    refused += dev.Enqueue(0x5, {&item, 1}, i) ? 0 : 1;
-    if (i % 10 == 9) dev.Poll([](uint64_t, std::span<const BufferStats>) {});
-  }
+  const int refused = EnqueueWithPolls(dev, item, 60, 2000);
   std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(gpu_.live_bytes, ring) << "no growth while the GPU is nearly full";
   EXPECT_GT(refused, 0);
@@ -708,10 +706,7 @@ TEST_F(CudaDeviceTest, IdleGrownChunksAreGivenBack) {
   gpu_.events_ready = false;
   CudaDevice dev(api_, kFatbin, {.device_memory = 64 << 20});
   MeasureItem item{0x7f00'0000'0000ull, 100'000'000, DType::kBF16};
-  for (int i = 0; i < 1000; ++i) {
-    (void)dev.Enqueue(0x5, {&item, 1}, i);
-    if (i % 10 == 9) dev.Poll([](uint64_t, std::span<const BufferStats>) {});
-  }
+  (void)EnqueueWithPolls(dev, item, 0, 1000);
   gpu_.catch_up = 2;  // the GPU finishes while Drain polls
   dev.Drain();
   const uint64_t grown = dev.stats().grown.load();
