@@ -22,7 +22,7 @@ namespace {
 using analyzer::StepsResult;
 using analyzer::Trace;
 
-constexpr uint64_t kKernelsPerStep = 15;
+constexpr uint64_t kWatchKernelsPerStep = 15;
 
 Trace Watch(const MlpOptions& o, const std::string& dir, const std::string& mode = "full") {
   return ReadRun(RunWithEnv(o, {{"NUMTRACE_WATCH", mode}}, FreshDir(dir)));
@@ -40,7 +40,7 @@ TEST(SimWatchTest, EveryStepGetsOneDigestOfEveryLaunchAndNoKernelRecords) {
   ASSERT_EQ(t.digests.size(), 5u);
   for (size_t i = 0; i < t.digests.size(); ++i) {
     EXPECT_EQ(t.digests[i].step, static_cast<int64_t>(i));
-    EXPECT_EQ(t.digests[i].kernels, kKernelsPerStep);
+    EXPECT_EQ(t.digests[i].kernels, kWatchKernelsPerStep);
     EXPECT_EQ(t.digests[i].lost, 0u);
     EXPECT_FALSE(t.digests[i].nonfinite.has_value());
   }
@@ -48,18 +48,18 @@ TEST(SimWatchTest, EveryStepGetsOneDigestOfEveryLaunchAndNoKernelRecords) {
   EXPECT_EQ(t.header.capture->watch, "full");
   EXPECT_FALSE(t.truncated);
   // The first launch of each step is the loss fill; the weights change, so steps differ.
-  EXPECT_EQ(t.strings.View(t.digest_names[0]), t.strings.View(t.digest_names[kKernelsPerStep]));
+  EXPECT_EQ(t.strings.View(t.digest_names[0]), t.strings.View(t.digest_names[kWatchKernelsPerStep]));
   EXPECT_NE(t.digests[0].hash, t.digests[1].hash);
 }
 
 TEST(SimWatchTest, FullDigestsAreTheKernelRecordsBufferHashesFolded) {
   // Step 1 in full and digested: each launch's digest is KernelDigest of its record's buffer hashes.
   Trace t = ReadRun(RunWithEnv(Steps(3), {{"NUMTRACE_WATCH", "full"}, {"NUMTRACE_STEPS", "1"}}, FreshDir("a")));
-  ASSERT_EQ(t.kernels.size(), kKernelsPerStep);
+  ASSERT_EQ(t.kernels.size(), kWatchKernelsPerStep);
   ASSERT_EQ(t.digests.size(), 3u);
   const analyzer::StepDigest& d = t.digests[1];
-  ASSERT_EQ(d.kernels, kKernelsPerStep);
-  for (uint64_t i = 0; i < kKernelsPerStep; ++i) {
+  ASSERT_EQ(d.kernels, kWatchKernelsPerStep);
+  for (uint64_t i = 0; i < kWatchKernelsPerStep; ++i) {
     std::vector<uint64_t> hashes;
     for (const analyzer::Buffer& b : t.BuffersOf(t.kernels[i])) hashes.push_back(b.stats.hash);
     EXPECT_EQ(t.digest_hashes[d.first + i], KernelDigest(hashes)) << "launch " << i;
@@ -126,7 +126,7 @@ TEST(SimWatchTest, TheWatchTraceStaysUnder64BytesPerLaunch) {
   const std::string dir = FreshDir("a");
   SimRun run = RunWithEnv(Steps(300), {{"NUMTRACE_WATCH", "full"}}, dir);
   const uint64_t bytes = std::filesystem::file_size(run.trace_path);
-  const uint64_t launches = 300 * kKernelsPerStep;
+  const uint64_t launches = 300 * kWatchKernelsPerStep;
   EXPECT_LE(bytes, 64 * launches) << bytes << " bytes for " << launches << " launches";
   RecordProperty("bytes_per_launch", std::to_string(double(bytes) / double(launches)));
 }
@@ -176,7 +176,7 @@ TEST(SimWatchTest, ATraceCutMidRunComparesTheStepsBeforeTheCut) {
   ASSERT_GE(pid, 0);
   if (pid == 0) {
     MlpOptions o = Steps(50);
-    o.kill_after_launches = 30 * kKernelsPerStep + 3;
+    o.kill_after_launches = 30 * kWatchKernelsPerStep + 3;
     RunWithEnv(o, {{"NUMTRACE_WATCH", "full"}}, dir);
     _exit(0);  // not reached
   }

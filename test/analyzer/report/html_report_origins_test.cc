@@ -40,7 +40,7 @@ RankFixture Flow() {
   return f;
 }
 
-constexpr const char* kProbe = R"js(
+constexpr const char* kOriginsProbe = R"js(
 <script>
 (function () {
   const $ = (id) => document.getElementById(id);
@@ -82,7 +82,7 @@ TEST(HtmlReportOriginsTest, PanelSelectsAnOriginAndHighlightsWhatItReaches) {
   ASSERT_EQ(f.result().origins.count, 2u);
   DiffReport report{"flow_a.jsonl", "flow_b.jsonl", false, {f.Diff()}};
   std::string html = HtmlReport(report, {});
-  html.insert(html.rfind("</body>"), kProbe);
+  html.insert(html.rfind("</body>"), kOriginsProbe);
   const std::string file = "html_report_origins_" + std::to_string(::getpid()) + ".html";
   std::string dom = DumpDom(html, file);
   std::filesystem::remove(std::filesystem::path(NUMTRACE_BINARY_DIR) / file);

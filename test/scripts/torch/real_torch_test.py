@@ -42,6 +42,10 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import threading
+import time
+import traceback
+from concurrent.futures import ThreadPoolExecutor
 
 HOOKS = os.environ["NUMTRACE_TEST_HOOKS"]
 NUMTRACE = os.environ["NUMTRACE_TEST_NUMTRACE_BIN"]
@@ -49,9 +53,15 @@ FAKE_LIB = os.environ["NUMTRACE_TEST_FAKE_LIB"]
 results = {"passed": 0, "failed": 0, "skipped": 0}
 
 
+# The cases run side by side (CASES, main): one lock keeps the tally and the
+# lines whole.
+report_lock = threading.Lock()
+
+
 def report(name, status, detail=""):
-    results[status] += 1
-    print(f"{status.upper():7} {name}" + (f": {detail}" if detail else ""), flush=True)
+    with report_lock:
+        results[status] += 1
+        print(f"{status.upper():7} {name}" + (f": {detail}" if detail else ""), flush=True)
 
 
 def run_python(code, extra_path=(), timeout=900, env_extra=None, hooks=True):
@@ -851,26 +861,35 @@ def test_environment():
     report(name, "failed" if bad else "passed", "; ".join(bad) + f" (of {sorted(values)})" if bad else "")
 
 
+# Every case runs its interpreters in its own temporary directory with its
+# own copy of the environment, so cases are independent and run side by side
+# (NUMTRACE_TORCH_JOBS at a time, default one per core): the wall time is
+# about that of the longest cases, not of all of them.
+CASES = [test_optimizers, test_compiled_step, test_chained_sitecustomize, test_triton_dtypes,
+         test_triton_inductor_ops, test_numtrace_command, test_provenance_log, test_provenance_compiled,
+         test_provenance_hook_raises, test_provenance_checkpointing, test_hooks_log_not_a_file,
+         test_tensor_map_bridge, test_tensor_map_snapshot, test_tensor_map_cpu_job, test_tensor_map_attached,
+         test_tensor_map_failures, test_tensor_map_compiled, test_environment]
+
+
+def run_case(case):
+    """Runs one case; a case that raises is a failure, never a lost line."""
+    start = time.monotonic()
+    try:
+        case()
+    except Exception:
+        report(case.__name__, "failed", "raised: " + traceback.format_exc()[-600:])
+    return time.monotonic() - start
+
+
 if __name__ == "__main__":
     import torch, triton, numpy  # noqa: E401 - the real ones, from the venv
     print(f"torch {torch.__version__}, triton {triton.__version__}, numpy {numpy.__version__}")
-    test_optimizers()
-    test_compiled_step()
-    test_chained_sitecustomize()
-    test_triton_dtypes()
-    test_triton_inductor_ops()
-    test_numtrace_command()
-    test_provenance_log()
-    test_provenance_compiled()
-    test_provenance_hook_raises()
-    test_provenance_checkpointing()
-    test_hooks_log_not_a_file()
-    test_tensor_map_bridge()
-    test_tensor_map_snapshot()
-    test_tensor_map_cpu_job()
-    test_tensor_map_attached()
-    test_tensor_map_failures()
-    test_tensor_map_compiled()
-    test_environment()
-    print(f"torch_test: {results['passed']} passed, {results['failed']} failed, {results['skipped']} skipped")
+    jobs = int(os.environ.get("NUMTRACE_TORCH_JOBS") or os.cpu_count() or 1)
+    start = time.monotonic()
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        seconds = dict(zip((c.__name__ for c in CASES), pool.map(run_case, CASES)))
+    slowest = ", ".join(f"{n} {s:.0f} s" for n, s in sorted(seconds.items(), key=lambda kv: -kv[1])[:3])
+    print(f"torch_test: {results['passed']} passed, {results['failed']} failed, {results['skipped']} skipped"
+          f" in {time.monotonic() - start:.0f} s, {jobs} at a time (slowest: {slowest})")
     sys.exit(1 if results["failed"] else 0)

@@ -46,7 +46,7 @@ CUresult FakeIsCapturing(CUstream s, CUstreamCaptureStatus* st) {
   return CUDA_SUCCESS;
 }
 
-DriverApi FakeApi() {
+DriverApi QueriesFakeApi() {
   DriverApi api;
   api.cuFuncGetParamInfo = &FakeFuncParamInfo;
   api.cuKernelGetParamInfo = &FakeKernelParamInfo;
@@ -57,7 +57,7 @@ DriverApi FakeApi() {
 }
 
 TEST(LiveDriverQueries, FunctionLayout) {
-  DriverApi api = FakeApi();
+  DriverApi api = QueriesFakeApi();
   LiveDriverQueries q(api);
   KernelDescription k;
   ASSERT_TRUE(q.Describe(kFunction, &k));
@@ -68,7 +68,7 @@ TEST(LiveDriverQueries, FunctionLayout) {
 }
 
 TEST(LiveDriverQueries, KernelHandleFallsBack) {
-  DriverApi api = FakeApi();
+  DriverApi api = QueriesFakeApi();
   LiveDriverQueries q(api);
   KernelDescription k;
   ASSERT_TRUE(q.Describe(kKernel, &k));
@@ -78,7 +78,7 @@ TEST(LiveDriverQueries, KernelHandleFallsBack) {
 }
 
 TEST(LiveDriverQueries, EmptyLayoutIsAnAnswerNotAHandleKindError) {
-  DriverApi api = FakeApi();
+  DriverApi api = QueriesFakeApi();
   LiveDriverQueries q(api);
   KernelDescription k;
   g_kernel_queries = 0;
@@ -92,7 +92,7 @@ TEST(LiveDriverQueries, EmptyLayoutIsAnAnswerNotAHandleKindError) {
 // Fails before the fix: INVALID_VALUE at index 0 was taken as "no
 // parameters" and every buffer of a CUkernel-launched kernel was lost.
 TEST(LiveDriverQueries, KernelHandleAnsweredInvalidValueStillGetsItsLayout) {
-  DriverApi api = FakeApi();
+  DriverApi api = QueriesFakeApi();
   LiveDriverQueries q(api);
   KernelDescription k;
   ASSERT_TRUE(q.Describe(kKernelQuiet, &k));
@@ -103,7 +103,7 @@ TEST(LiveDriverQueries, KernelHandleAnsweredInvalidValueStillGetsItsLayout) {
 }
 
 TEST(LiveDriverQueries, BrokenHandleHasNoLayout) {
-  DriverApi api = FakeApi();
+  DriverApi api = QueriesFakeApi();
   LiveDriverQueries q(api);
   KernelDescription k;
   EXPECT_FALSE(q.Describe(kBroken, &k));
@@ -111,7 +111,7 @@ TEST(LiveDriverQueries, BrokenHandleHasNoLayout) {
 }
 
 TEST(LiveDriverQueries, Capturing) {
-  DriverApi api = FakeApi();
+  DriverApi api = QueriesFakeApi();
   LiveDriverQueries q(api);
   EXPECT_TRUE(q.IsCapturing(0x2));
   EXPECT_FALSE(q.IsCapturing(0x1));

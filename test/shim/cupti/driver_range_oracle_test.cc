@@ -39,7 +39,7 @@ CUresult Attrs(unsigned n, CUpointer_attribute* attrs, void** data, CUdeviceptr 
 
 // cuMemGetAddressRange: all of kStart's range is mapped except its last
 // quarter; the reserved kUnmapped range has nothing mapped.
-CUresult AddressRange(CUdeviceptr* base, size_t* size, CUdeviceptr p) {
+CUresult OracleAddressRange(CUdeviceptr* base, size_t* size, CUdeviceptr p) {
   EXPECT_TRUE(SelfCallGuard::Active());
   if (p >= kStart && p < kStart + kSize / 4 * 3) {
     *base = kStart;
@@ -52,7 +52,7 @@ CUresult AddressRange(CUdeviceptr* base, size_t* size, CUdeviceptr p) {
 TEST(DriverRangeOracle, ConfirmsOnlyMappedRangesTheDriverKnows) {
   DriverApi api;
   api.cuPointerGetAttributes = &Attrs;
-  api.cuMemGetAddressRange_v2 = &AddressRange;
+  api.cuMemGetAddressRange_v2 = &OracleAddressRange;
   DriverRangeOracle oracle(api);
   auto a = oracle.Confirm(kStart + 100);
   ASSERT_TRUE(a.has_value());
