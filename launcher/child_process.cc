@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <sstream>
 
 namespace numtrace::launcher {
@@ -22,38 +23,82 @@ namespace {
 
 constexpr int kForwarded[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP};
 std::atomic<pid_t> g_job{0};
+// A forwarded signal the rest of the job's process tree has yet to get, and
+// whether the job was sent one (forwarded, or from the terminal).
+std::atomic<int> g_tree_signal{0};
+std::atomic<bool> g_forwarded{false};
 // SIGPIPE as numtrace was started with (ignored under some shells).
 bool g_sigpipe_was_ignored = false;
 
 // A signal sent to numtrace by a process (kill, a scheduler) goes on to the
-// job. One the kernel sent (si_code > 0: Ctrl-C, a terminal hangup) went to
-// the whole foreground process group, the job included: not sent twice.
+// job at once, and to the rest of the job's processes from the waiting
+// thread (walking /proc is not async-signal-safe): SignalJobTree. One the
+// kernel sent (si_code > 0: Ctrl-C, a terminal hangup) went to the whole
+// foreground process group, the job included: not sent twice.
 void ForwardToJob(int sig, siginfo_t* info, void*) {
+  g_forwarded.store(true);
   if (info != nullptr && info->si_code > 0) return;
   const pid_t pid = g_job.load();
   if (pid > 0) kill(pid, sig);
+  g_tree_signal.store(sig);
 }
 
-// How many processes have this one as parent (/proc; 0 without it).
-int CountChildren() {
-  int n = 0;
+// The live (not zombie) processes in /proc: parent and process group by pid.
+struct ProcessEntry {
+  pid_t ppid;
+  pid_t pgrp;
+};
+std::map<pid_t, ProcessEntry> ReadProcesses() {
+  std::map<pid_t, ProcessEntry> procs;
   std::error_code ec;
-  const std::string me = std::to_string(getpid());
   for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
     const std::string name = entry.path().filename().string();
     if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
     std::ifstream in(entry.path() / "stat");
     std::string stat;
     std::getline(in, stat);
-    // pid (comm) state ppid ...: comm may hold spaces and parentheses.
+    // pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses.
     const size_t close = stat.rfind(')');
     if (close == std::string::npos) continue;
     std::istringstream rest(stat.substr(close + 1));
-    std::string state, ppid;
-    rest >> state >> ppid;
-    if (ppid == me && state != "Z") ++n;
+    std::string state;
+    long ppid = 0, pgrp = 0;
+    if (!(rest >> state >> ppid >> pgrp) || state == "Z") continue;
+    procs[static_cast<pid_t>(std::stol(name))] = {static_cast<pid_t>(ppid), static_cast<pid_t>(pgrp)};
   }
+  return procs;
+}
+
+// How many processes have this one as parent (0 without /proc).
+int CountChildren() {
+  int n = 0;
+  for (const auto& [pid, p] : ReadProcesses()) n += p.ppid == getpid();
   return n;
+}
+
+// Sends `sig` to every descendant of this process that is in its process
+// group, except `skip` (the job, which the handler signalled): what the
+// signal would have reached had it been sent to the process group from a
+// terminal. A shell job (`run -- sh -c 'python train.py; ...'`) dies of a
+// TERM while its python child would run on, orphaned; a descendant that
+// left the group (setsid, a daemon) is not the job's to stop.
+void SignalJobTree(int sig, pid_t skip) {
+  const std::map<pid_t, ProcessEntry> procs = ReadProcesses();
+  const pid_t self = getpid(), group = getpgrp();
+  for (const auto& [pid, p] : procs) {
+    if (pid == self || pid == skip || p.pgrp != group) continue;
+    pid_t up = p.ppid;
+    for (int depth = 0; up > 1 && up != self && depth < 256; ++depth) {
+      auto it = procs.find(up);
+      up = it == procs.end() ? 0 : it->second.ppid;
+    }
+    if (up == self) kill(pid, sig);
+  }
+}
+
+// Passes a signal forwarded while waiting on to the job's other processes.
+void ForwardPendingToJobTree(pid_t skip) {
+  if (const int sig = g_tree_signal.exchange(0)) SignalJobTree(sig, skip);
 }
 
 int ShellStatus(int status, int* signal) {
@@ -105,7 +150,11 @@ ChildResult RunChild(const std::vector<std::string>& argv, const Environment& en
   sigprocmask(SIG_BLOCK, &forwarded, &old_mask);
   struct sigaction forward {}, old[std::size(kForwarded)];
   forward.sa_sigaction = ForwardToJob;
-  forward.sa_flags = SA_SIGINFO | SA_RESTART;
+  // No SA_RESTART: a forwarded signal interrupts the wait below, which then
+  // passes it on to the rest of the job's processes.
+  forward.sa_flags = SA_SIGINFO;
+  g_tree_signal.store(0);
+  g_forwarded.store(false);
   sigemptyset(&forward.sa_mask);
   bool ignored[std::size(kForwarded)] = {};
   for (size_t i = 0; i < std::size(kForwarded); ++i) {
@@ -143,9 +192,16 @@ ChildResult RunChild(const std::vector<std::string>& argv, const Environment& en
     } while (n < 0 && errno == EINTR);
     close(pipe_fds[0]);
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) ForwardPendingToJobTree(pid);
+    g_job.store(0);  // reaped: its pid may be reused, nothing more is forwarded to it
+    // The job was sent a signal: it is over only when the processes of it
+    // that got the signal too are (children of this subreaper once their
+    // parents died, in this process group); one forwarded now reaches them
+    // too.
+    if (g_forwarded.load()) {
+      ForwardPendingToJobTree(0);
+      while (waitpid(-getpgrp(), nullptr, 0) > 0 || errno == EINTR) ForwardPendingToJobTree(0);
     }
-    g_job.store(0);  // reaped: its pid may be reused, nothing more is forwarded
     if (n == static_cast<ssize_t>(sizeof exec_errno)) {
       result.error = argv[0] + ": " + std::strerror(exec_errno);
       result.exit_code = exec_errno == ENOENT ? 127 : 126;

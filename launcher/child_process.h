@@ -7,8 +7,13 @@
 //     (same process group) and this process survives them, to report what
 //     was captured;
 //   * SIGINT, SIGQUIT, SIGTERM and SIGHUP sent to this process alone (kill
-//     PID, a batch system's timeout) are forwarded to the job, which would
-//     otherwise run on orphaned;
+//     PID, a batch system's timeout) are forwarded to the job and to its
+//     descendants in this process group (what the terminal's signal would
+//     reach: `run -- sh -c 'python train.py'` stops the python too), which
+//     would otherwise run on orphaned;
+//   * after such a signal, or one from the terminal, RunChild returns only
+//     once those descendants have ended too, not when the job's first
+//     process has;
 //   * this process is the subreaper of the job's descendants, so that a
 //     process that outlives the job (a daemonised worker) is seen and said.
 // The job starts with the signal dispositions numtrace was started with

@@ -69,6 +69,21 @@ kill -HUP "$pid"; wait "$pid"; rc=$?
 [ "$rc" = 0 ] && [ -e "$tmp/done" ] && ok || bad "under nohup a SIGHUP ended the job ($rc)"
 grep -q "the job was killed by signal 15 (SIGTERM)" "$tmp/k.err" && ok || bad "signal death words: $(cat "$tmp/k.err")"
 
+# A shell job's child gets the signal too (`run -- sh -c 'python train.py;
+# ...'` once left the python running after numtrace exited 143), and
+# numtrace returns only once that child has ended: here it takes half a
+# second over its TERM trap, and its mark is there when numtrace is gone.
+rm -f "$tmp/ready" "$tmp/child_done"
+printf '%s\n' "trap 'sleep 0.5; touch $tmp/child_done; exit 0' TERM" 'echo $$ > '"$tmp/jobpid.child" \
+  "touch $tmp/ready" 'while :; do sleep 0.05; done' >"$tmp/child.sh"
+"$nt" run -o "$tmp/t" -- sh -c "sh $tmp/child.sh; echo after" >"$tmp/t.out" 2>"$tmp/t.err" &
+pid=$!
+for _ in $(seq 100); do [ -e "$tmp/ready" ] && break; sleep 0.05; done
+kill -TERM "$pid"; wait "$pid"; rc=$?
+[ -e "$tmp/child_done" ] && ok || bad "the shell job's child did not get SIGTERM, or numtrace ended before it did"
+kill -0 "$(cat "$tmp/jobpid.child")" 2>/dev/null && bad "the shell job's child still runs after numtrace ended" || ok
+[ "$rc" = 143 ] && ! grep -q after "$tmp/t.out" && ok || bad "the shell job: numtrace exited $rc, output '$(cat "$tmp/t.out")'"
+
 set +m
 
 # 5. A process that outlives the job (a forked daemon) is said, not "nothing".
