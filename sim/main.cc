@@ -28,6 +28,14 @@ int main(int argc, char** argv) {
   app.add_flag("--reorder-gemm", o.reorder_gemm, "sum every GEMM in reverse order (reduction-order noise)");
   app.add_option("--nan-at-step", o.nan_at_step,
                  "the bias add of layer 2 leaves a NaN in its output at this step (the NaN path end to end)");
+  app.add_option("--batch", o.batch, "samples per step (per rank with --dp)")->check(CLI::Range(1, 4096));
+  app.add_option("--dp", o.dp,
+                 "data-parallel ranks: this process is rank $RANK, trains on its own data, and averages "
+                 "gradients with NCCL's all-reduce kernel (the other ranks' gradients recomputed here)")
+      ->check(CLI::Range(1, 4096));
+  app.add_option("--flip-bit", o.flip_bit_step,
+                 "at this step the SGD update (after the all-reduce) flips one bit of one weight on this "
+                 "rank: silent data corruption");
   app.add_option("--profile-step", o.profile_step, "cuProfilerStart/Stop around this step");
   app.add_option("--kill-after", o.kill_after_launches,
                  "SIGKILL this process after N launches (a trace cut mid-capture)");
@@ -41,6 +49,23 @@ int main(int argc, char** argv) {
       ->transform(CLI::CheckedTransformer(layouts, CLI::ignore_case));
   app.set_version_flag("--version", std::string("numtrace-sim ") + numtrace::kVersion);
   CLI11_PARSE(app, argc, argv);
+  if (o.perturb_ulps > 0 && o.batch * o.classes <= numtrace::sim::kPerturbedElements[2]) {
+    std::fprintf(stderr, "numtrace-sim: --perturb-ulps moves element %d of a layer's output: --batch must be at least %d\n",
+                 numtrace::sim::kPerturbedElements[2], numtrace::sim::kPerturbedElements[2] / o.classes + 1);
+    return 2;
+  }
+  if (o.dp > 1) {
+    // The rank as torchrun and the shim read it (trace format section 1).
+    const char* rank = std::getenv("RANK");
+    char* end = nullptr;
+    const long r = rank != nullptr ? std::strtol(rank, &end, 10) : -1;
+    if (rank == nullptr || *rank == '\0' || *end != '\0' || r < 0 || r >= o.dp) {
+      std::fprintf(stderr, "numtrace-sim: --dp %d needs RANK set to a rank in 0..%d (RANK=%s)\n", o.dp, o.dp - 1,
+                   rank != nullptr ? rank : "unset");
+      return 2;
+    }
+    o.data_shard = static_cast<int>(r);
+  }
 
   auto run = numtrace::sim::RunSimulation(o, [](const char* n) { return std::getenv(n); });
   for (size_t i = 0; i < run.result.losses.size(); ++i) {

@@ -4,12 +4,14 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "shim/engine/provenance.h"
+#include "sim/null_sink.h"
 #include "sim/sim_launcher.h"
 #include "sim/sim_memory.h"
 
@@ -34,10 +36,12 @@ constexpr const char* kIndexAddName =
     "at::cuda::detail::TensorInfo<long, unsigned int>, int, int, unsigned int, long, float)";
 constexpr const char* kThresholdBackwardName =
     "_ZN2at6native25threshold_backward_kernelIfEEviNS_6detail5ArrayIPcLi3EEE";
-constexpr const char* kSgdName =
-    "_ZN2at6native25multi_tensor_apply_kernelILi2ENS0_18TensorListMetadataIfLi2EEENS0_10SGDFunctorIfEEEEvT0_T1_f";
+constexpr const char* kSgdName = kSgdKernelName;
 constexpr const char* kGemmTnName = "ampere_sgemm_64x32_sliced1x4_tn";
 constexpr const char* kGemmNtName = "ampere_sgemm_64x32_sliced1x4_nt";
+// NCCL's ring all-reduce of float gradients, as PyTorch 2.x profiles name it
+// (test/data/kernel-names/5_nccl_kernels.txt).
+constexpr const char* kAllReduceName = "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)";
 
 // at::detail::Array<char*, N>: pointers inside a by-value struct parameter.
 template <int N>
@@ -139,7 +143,9 @@ class Mlp {
 
  private:
   void LoadBatch(int step) {
-    std::mt19937_64 rng(o_.seed * 7919 + step);
+    // Each data-parallel rank reads its own shard; shard 0 is the
+    // single-process run's data, so --dp leaves rank 0's batches as they were.
+    std::mt19937_64 rng(o_.seed * 7919 + step + uint64_t(o_.data_shard) * 1000003);
     std::uniform_real_distribution<float> u(-1.0f, 1.0f);
     for (int i = 0; i < o_.batch * o_.inputs; ++i) t_.x[i] = u(rng);
     for (int b = 0; b < o_.batch; ++b) t_.target[b] = static_cast<int64_t>(rng() % o_.classes);
@@ -197,6 +203,64 @@ class Mlp {
   }
 
   float Step(int step) {
+    const float loss = ForwardBackward(step);
+    if (o_.dp > 1) AllReduce(step);
+    Sgd(step);
+    return loss;
+  }
+
+  // The gradient all-reduce of data-parallel training (DDP's bucket hook,
+  // NCCL's ring): each gradient becomes the mean over the ranks, summed in
+  // rank order, so every rank holds the same bytes afterwards. There is no
+  // network here: the other ranks' gradients are recomputed on this
+  // process from the same weights and their data shards by peer replicas
+  // whose launches nobody sees - what the ring would have delivered.
+  void AllReduce(int step) {
+    if (peers_.empty()) {
+      for (int q = 0; q < o_.dp; ++q) {
+        if (q == o_.data_shard) {
+          peers_.emplace_back();
+          continue;
+        }
+        MlpOptions p = o_;
+        p.dp = 1;
+        p.data_shard = q;
+        p.flip_bit_step = p.nan_at_step = p.profile_step = -1;
+        p.kill_after_launches = -1;
+        p.memory = SimMemory::Layout::kTensors;
+        peers_.push_back(std::make_unique<Mlp>(p, &null_sink_));
+      }
+    }
+    const int D = o_.inputs, H = o_.hidden, C = o_.classes;
+    for (int q = 0; q < o_.dp; ++q) {
+      if (!peers_[q]) continue;
+      Tensors& pt = peers_[q]->t_;
+      std::copy(t_.w1, t_.w1 + D * H, pt.w1);
+      std::copy(t_.b1, t_.b1 + H, pt.b1);
+      std::copy(t_.w2, t_.w2 + H * C, pt.w2);
+      std::copy(t_.b2, t_.b2 + C, pt.b2);
+      peers_[q]->LoadBatch(step);
+      peers_[q]->ForwardBackward(step);
+    }
+    float* grads[4] = {t_.dw1, t_.db1, t_.dw2, t_.db2};
+    const int64_t sizes[4] = {D * H, H, H * C, C};
+    Announce at("", "c10d::allreduce_", kBwd);
+    for (int i = 0; i < 4; ++i) {
+      launch_.Kernel(kAllReduceName, {uint32_t(o_.dp), 1, 1}, {256, 1, 1})
+          .Param(grads[i]).Param(sizes[i])
+          .Run([&] {
+            std::vector<float> sum(sizes[i], 0.0f);
+            for (int q = 0; q < o_.dp; ++q) {
+              const Tensors& src = peers_[q] ? peers_[q]->t_ : t_;
+              const float* g[4] = {src.dw1, src.db1, src.dw2, src.db2};
+              for (int64_t j = 0; j < sizes[i]; ++j) sum[j] += g[i][j];
+            }
+            for (int64_t j = 0; j < sizes[i]; ++j) grads[i][j] = sum[j] / float(o_.dp);
+          });
+    }
+  }
+
+  float ForwardBackward(int step) {
     const int B = o_.batch, D = o_.inputs, H = o_.hidden, C = o_.classes;
     auto perturb = [&](int layer) {
       return o_.perturb_layer == layer && (o_.perturb_step < 0 || o_.perturb_step == step);
@@ -284,6 +348,13 @@ class Mlp {
     Gemm(kGemmTnName, t_.x, t_.dh, t_.dw1, D, H, B, true, false, false);
     at.reset(); at.emplace(kModuleFc1, "aten::sum", kBwd);
     ReduceRows(t_.dh, t_.db1, B, H);
+    at.reset();
+    return t_.loss[0];
+  }
+
+  void Sgd(int step) {
+    const int D = o_.inputs, H = o_.hidden, C = o_.classes;
+    std::optional<Announce> at;
     // The optimizer updates the root module's parameters.
     at.reset(); at.emplace("", "aten::_foreach_add_", Phase::kOptimizer);
     // SGD over all four parameters in one multi-tensor-apply launch.
@@ -303,9 +374,15 @@ class Mlp {
           for (int i = 0; i < 4; ++i) {
             for (int64_t j = 0; j < sizes[i]; ++j) params[i][j] -= o_.lr * grads[i][j];
           }
+          // Silent data corruption: one bit of the updated weights flips.
+          if (step == o_.flip_bit_step) {
+            uint32_t bits;
+            std::memcpy(&bits, &t_.w1[kFlippedElement], 4);
+            bits ^= 1u << kFlippedBit;
+            std::memcpy(&t_.w1[kFlippedElement], &bits, 4);
+          }
         });
     at.reset();
-    return t_.loss[0];
   }
 
   MlpOptions o_;
@@ -313,6 +390,9 @@ class Mlp {
   SimMemory mem_;
   SimLauncher launch_;
   Tensors t_{};
+  // --dp: the other ranks' replicas (null at this rank's own index).
+  NullSink null_sink_;
+  std::vector<std::unique_ptr<Mlp>> peers_;
 };
 
 }  // namespace

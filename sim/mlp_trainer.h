@@ -18,6 +18,16 @@
 //   reorder_gemm   sums every GEMM in reverse k order: reduction-order noise.
 //   nondeterministic  bias gradients as an atomics-based index_add kernel: rows
 //                  summed in a random order, so two identical runs differ there.
+//   flip_bit_step  silent data corruption: the SGD update of that step flips
+//                  bit kFlippedBit of w1[kFlippedElement] after it ran.
+//
+// Data parallel (dp > 1, rank data_shard): each rank reads its own batches
+// (shard 0's are the single-process run's); after the backward pass NCCL's
+// ring all-reduce (kernel ncclKernel_AllReduce_RING_LL_Sum_float, one launch
+// per gradient, op c10d::allreduce_) makes every gradient the mean over the
+// ranks, so from there on - the all-reduce's and the SGD update's bytes -
+// every replica must agree. The other ranks' gradients are recomputed here
+// (no network): a step costs dp times a single rank's.
 //
 // Provenance: every launch is announced (shim/engine/provenance.h) the way
 // the PyTorch hooks announce the kernels of the equivalent module tree
@@ -57,6 +67,9 @@ struct MlpOptions {
   int perturb_ulps = 0;     // 0: scale the whole output; N > 0: N ULPs at kPerturbedElements
   bool reorder_gemm = false;
   bool nondeterministic = false;  // bias gradients summed in a random row order per launch
+  int dp = 1;               // data-parallel ranks (1: none)
+  int data_shard = 0;       // this rank: which shard of the data it reads
+  int flip_bit_step = -1;   // the SGD update flips one weight bit at this step (-1: never)
   int nan_at_step = -1;     // the bias add leaves a NaN in logits[0] at this step (-1: never)
   int profile_step = -1;    // cuProfilerStart/Stop around this step (-1: none)
   int64_t kill_after_launches = -1;  // SIGKILL the process after this many launches
@@ -81,6 +94,13 @@ inline constexpr int kPerturbedElements[] = {5, 17, 300};
 inline constexpr const char* kModuleFc1 = "fc1";
 inline constexpr const char* kModuleFc2 = "fc2";
 inline constexpr const char* kModuleLoss = "loss";
+
+// The bit --flip-bit flips: a low mantissa bit of one first-layer weight,
+// a change no loss curve shows.
+inline constexpr int kFlippedElement = 123;
+inline constexpr int kFlippedBit = 7;
+inline constexpr const char* kSgdKernelName =
+    "_ZN2at6native25multi_tensor_apply_kernelILi2ENS0_18TensorListMetadataIfLi2EEENS0_10SGDFunctorIfEEEEvT0_T1_f";
 
 // Names of the forward GEMM of each layer, for tests that look for them.
 inline constexpr const char* kForwardGemmName = "ampere_sgemm_64x32_sliced1x4_nn";

@@ -4,6 +4,7 @@
 
 #include "shim/device/host_device.h"
 #include "shim/engine/runtime.h"
+#include "sim/null_sink.h"
 
 namespace numtrace::sim {
 
@@ -21,20 +22,7 @@ SimRun RunSimulation(const MlpOptions& options, const shim::GetEnvFn& getenv) {
     runtime.AddEnvironment({{"torch.deterministic_algorithms", options.nondeterministic ? "false" : "true"}});
   }
   // Without a sink the loop still runs, untouched, as a job would.
-  class NullSink final : public shim::EventSink {
-    void OnLaunch(const shim::LaunchEvent&) override {}
-    void OnAlloc(const shim::AllocEvent&) override {}
-    void OnFree(const shim::FreeEvent&) override {}
-    void OnGraphLaunch(const shim::GraphLaunchEvent&) override {}
-    void OnStepMark() override {}
-    void OnCaptureBegin() override {}
-    void OnCaptureEnd() override {}
-    void OnProfilerStart() override {}
-    void OnProfilerStop() override {}
-    void OnRangePush(std::string_view) override {}
-    void OnRangePop() override {}
-    void Shutdown() override {}
-  } null_sink;
+  NullSink null_sink;
   run.result = TrainMlp(options, sink ? sink : &null_sink);
   runtime.Shutdown();
   run.trace_path = runtime.trace_path();
