@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <filesystem>
 #include <memory>
+#include <thread>
 
 #include "analyzer/cli/output_file.h"
 #include "analyzer/cli/diff_command.h"
 #include "analyzer/report/cross_rank_report.h"
+#include "analyzer/ranks/odd_rank.h"
 #include "analyzer/read/input.h"
 
 namespace numtrace::analyzer {
@@ -29,6 +31,35 @@ absl::StatusOr<std::vector<std::string>> RankTraceFiles(const std::string& dir) 
   return paths;
 }
 
+namespace {
+
+int RunOddRankOut(const AcrossRanksOptions& opt, const std::vector<std::string>& files, std::ostream& out,
+                  std::ostream& err) {
+  const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  absl::StatusOr<OddRankResult> result = FindOddRankOut(files, threads);
+  if (!result.ok()) return FailLine(err, result.status());
+  if (!opt.json_path.empty()) {
+    if (absl::Status s = WriteOutput(opt.json_path, OddRankJson(*result, opt.dir), opt.force, out); !s.ok()) {
+      return FailLine(err, s);
+    }
+  }
+  if (!opt.html_path.empty()) {
+    if (absl::Status s = WriteOutput(opt.html_path, OddRankHtml(*result, opt.dir), opt.force, out); !s.ok()) {
+      return FailLine(err, s);
+    }
+  }
+  const bool stdout_taken = opt.json_path == kStdoutPath || opt.html_path == kStdoutPath;
+  if (!opt.quiet && !stdout_taken) {
+    out << OddRankTerminal(*result, opt.dir, std::max(opt.top, 0));
+    if (!opt.json_path.empty()) out << "summary written to " << opt.json_path << "\n";
+    if (!opt.html_path.empty()) out << "report written to " << opt.html_path << "\n";
+  }
+  out.flush();
+  return result->odd_total == 0 ? kExitSame : kExitDiverged;
+}
+
+}  // namespace
+
 int RunAcrossRanks(const AcrossRanksOptions& opt, std::ostream& out, std::ostream& err) {
   // The same rule as numtrace-diff A B (output_file.h): never an input, a
   // device or a file that appeared meanwhile.
@@ -37,6 +68,10 @@ int RunAcrossRanks(const AcrossRanksOptions& opt, std::ostream& out, std::ostrea
   const bool stdout_taken = opt.json_path == kStdoutPath || opt.html_path == kStdoutPath;
   absl::StatusOr<std::vector<std::string>> files = RankTraceFiles(opt.dir);
   if (!files.ok()) return FailLine(err, files.status());
+  // Watch traces: every launch's digest, compared step by step, streaming.
+  absl::StatusOr<bool> watch = IsWatchTrace(files->front());
+  if (!watch.ok()) return FailLine(err, watch.status());
+  if (*watch) return RunOddRankOut(opt, *files, out, err);
   std::vector<std::unique_ptr<Trace>> traces;
   std::vector<const Trace*> views;
   for (const std::string& path : *files) {

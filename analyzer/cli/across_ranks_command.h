@@ -4,7 +4,9 @@
 // rank's trace in one run's directory and runs the cross-rank check
 // (analyzer/ranks/cross_rank.h). Exit 0 when replicas agree, 1 when some kernel's inputs
 // are bitwise equal across ranks while its outputs are not, 2 on bad input
-// (one line naming the file).
+// (one line naming the file). Watch traces (rank 0's header says
+// capture.watch) are compared by digest instead, streaming
+// (analyzer/ranks/odd_rank.h): exit 1 when the odd_rank_out list is not empty.
 //
 // Example:
 //   numtrace-diff --across-ranks runA --json ranks.json -o ranks.html

@@ -4,6 +4,7 @@
 
 #include "analyzer/report/html_escape.h"
 #include "analyzer/report/terminal_text.h"
+#include "common/format/diff_summary.h"
 #include "common/format/json_writer.h"
 
 namespace numtrace::analyzer {
@@ -18,6 +19,24 @@ void Nonfinite(const std::optional<NonfiniteAt>& n, JsonWriter& w) {
   }
   w.BeginObject().Key("rank").Int(n->rank).Key("seq").Uint(n->seq).Key("ref_seq").Uint(n->order);
   w.Key("arg").Uint(n->arg).Key("name").String(n->name).EndObject();
+}
+
+// Script-safe JSON inside the page: "</script>" cannot close the block.
+std::string ScriptSafe(const std::string& json) {
+  std::string safe;
+  for (char c : json) {
+    if (c == '<') safe += "\\u003c"; else safe += c;
+  }
+  return safe;
+}
+
+std::string Where(const std::string& host, const std::string& gpu) {
+  if (host.empty() && gpu.empty()) return "";
+  std::string s = " (";
+  if (!host.empty()) s += "host " + TerminalSafe(host);
+  if (!host.empty() && !gpu.empty()) s += ", ";
+  if (!gpu.empty()) s += "GPU " + TerminalSafe(gpu);
+  return s + ")";
 }
 
 }  // namespace
@@ -109,11 +128,7 @@ std::string CrossRankJson(const CrossRankResult& r, const std::string& dir) {
 std::string CrossRankHtml(const CrossRankResult& r, const std::string& dir) {
   // Data in one JSON block, drawn by a few lines of script: the rank selector
   // shows that rank's roll-up and its mismatches. No external resource.
-  std::string json = CrossRankJson(r, dir);
-  std::string safe;
-  for (char c : json) {
-    if (c == '<') safe += "\\u003c"; else safe += c;
-  }
+  const std::string safe = ScriptSafe(CrossRankJson(r, dir));
   std::string out = R"(<!DOCTYPE html><html><head><meta charset="utf-8"><title>numtrace cross-rank: )" +
                     HtmlEscape(dir) + R"(</title><style>
 body{font-family:system-ui,sans-serif;margin:1.5em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left}
@@ -146,6 +161,118 @@ show();
 </script></body></html>
 )";
   return out;
+}
+
+std::string OddRankVerdict(const OddRankResult& r) { return r.odd_total == 0 ? "consistent" : "replicas_differ"; }
+
+std::string OddRankTerminal(const OddRankResult& r, const std::string& dir, int top) {
+  std::string out = "numtrace-diff --across-ranks " + TerminalSafe(dir) + ": " + Num(r.ranks.size()) + " ranks, " +
+                    Num(r.steps_compared) + " steps compared by digest (steps " + std::to_string(r.first_step) +
+                    ".." + std::to_string(r.last_step) + ")\n";
+  out += "launches: " + Num(r.launches_agreeing) + " where every rank agrees, " + Num(r.launches_own_data) +
+         " on each rank's own data (no majority), " + Num(r.launches_odd) + " with an odd rank out\n";
+  for (const std::string& n : r.notes) out += "note: " + TerminalSafe(n) + "\n";
+  if (r.odd_total == 0) {
+    out += "replicas agree: wherever a majority of ranks agrees, every rank does\n";
+  } else {
+    const OddRankOut& first = r.odd.front();
+    out += "odd rank out: rank " + std::to_string(first.rank) + Where(first.host, first.gpu) + " at step " +
+           std::to_string(first.step) + ", launch " + Num(first.index) + " " + TerminalSafe(first.name) + ": " +
+           Num(first.majority) + " of " + Num(first.ranks) + " ranks agree, it does not\n";
+    out += Num(r.odd_total) + " departures, earliest first";
+    if (r.odd_total > r.odd.size()) out += " (the first " + Num(r.odd.size()) + " listed in the JSON)";
+    out += ":\n";
+    int shown = 0;
+    for (const OddRankOut& o : r.odd) {
+      if (shown++ >= top) {
+        out += "  ... " + Num(r.odd_total - top) + " more (--top, or the JSON)\n";
+        break;
+      }
+      out += "  rank " + std::to_string(o.rank) + " step " + std::to_string(o.step) + " launch " + Num(o.index) + " (" +
+             Num(o.majority) + "/" + Num(o.ranks) + " agree)  " + TerminalSafe(o.name) + "\n";
+    }
+    out += "ranks that departed:";
+    for (const OddRankRank& k : r.ranks) {
+      if (k.odd == 0) continue;
+      out += " " + std::to_string(k.rank) + Where(k.host, k.gpu) + " from step " + std::to_string(k.first_odd_step) +
+             " (" + Num(k.odd) + ")";
+    }
+    out += "\n";
+  }
+  out += "verdict: " + OddRankVerdict(r) + "\n";
+  return out;
+}
+
+std::string OddRankJson(const OddRankResult& r, const std::string& dir) {
+  namespace key = summary_key;
+  std::string out;
+  JsonWriter w(&out);
+  w.BeginObject().Key("format").String("numtrace-cross-rank").Key("version").Int(1).Key("dir").String(dir);
+  w.Key("mode").String("digests").Key("verdict").String(OddRankVerdict(r));
+  w.Key("steps").BeginObject().Key("compared").Uint(r.steps_compared).Key("first").Int(r.first_step);
+  w.Key("last").Int(r.last_step).EndObject();
+  w.Key("launches").BeginObject().Key("agreeing").Uint(r.launches_agreeing).Key("own_data").Uint(r.launches_own_data);
+  w.Key("odd").Uint(r.launches_odd).EndObject();
+  w.Key(key::kRanks).BeginArray();
+  for (const OddRankRank& k : r.ranks) {
+    w.BeginObject().Key(key::kRank).Int(k.rank).Key("path").String(k.path);
+    if (!k.host.empty()) w.Key(key::kHost).String(k.host);
+    if (!k.gpu.empty()) w.Key(key::kGpu).String(k.gpu);
+    w.Key("steps").Uint(k.steps).Key("truncated").Bool(k.truncated).Key("odd").Uint(k.odd).Key("first_odd_step");
+    k.first_odd_step < 0 ? w.Null() : w.Int(k.first_odd_step);
+    w.EndObject();
+  }
+  w.EndArray().Key(key::kOddRankOut).BeginArray();
+  for (const OddRankOut& o : r.odd) {
+    w.BeginObject().Key(key::kRank).Int(o.rank).Key(key::kStep).Int(o.step).Key(key::kIndex).Uint(o.index);
+    w.Key(key::kName).String(o.name).Key(key::kMajority).Uint(o.majority).Key(key::kRanks).Uint(o.ranks);
+    if (!o.host.empty()) w.Key(key::kHost).String(o.host);
+    if (!o.gpu.empty()) w.Key(key::kGpu).String(o.gpu);
+    w.EndObject();
+  }
+  w.EndArray().Key(key::kOddRankOutTotal).Uint(r.odd_total).Key("notes").BeginArray();
+  for (const std::string& n : r.notes) w.String(n);
+  w.EndArray().EndObject();
+  out += "\n";
+  return out;
+}
+
+std::string OddRankHtml(const OddRankResult& r, const std::string& dir) {
+  // The strip: one row per rank, one column per step (steps grouped into at
+  // most 800 columns); a cell is red where that rank departed from the
+  // majority in one of its steps. Drawn on a canvas from the JSON block.
+  return R"(<!DOCTYPE html><html><head><meta charset="utf-8"><title>numtrace odd rank out: )" + HtmlEscape(dir) +
+         R"(</title><style>
+body{font-family:system-ui,sans-serif;margin:1.5em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left}
+.bad{background:#fdd}.ok{background:#dfd}code{font-size:90%}canvas{border:1px solid #ccc;image-rendering:pixelated}</style></head><body>
+<h1>Odd rank out: <code>)" + HtmlEscape(dir) + R"(</code></h1>
+<p id="verdict"></p><p id="counts"></p>
+<h2>Ranks x steps</h2><p>Rows are ranks, columns steps; red: the rank's kernels departed from an agreeing majority there.</p>
+<canvas id="strip"></canvas><p id="hover">&nbsp;</p>
+<h2>Departures, earliest first</h2><table id="odd"></table>
+<script id="data" type="application/json">)" + ScriptSafe(OddRankJson(r, dir)) + R"(</script>
+<script>
+const d = JSON.parse(document.getElementById('data').textContent);
+const esc = s => String(s).replace(/[&<>]/g, c => ({'&':'&amp;','<':'&lt;','>':'&gt;'})[c]);
+const v = document.getElementById('verdict');
+v.innerHTML = 'Verdict: <b>' + d.verdict + '</b>, ' + d.ranks.length + ' ranks, ' + d.steps.compared + ' steps compared by digest';
+v.className = d.verdict === 'consistent' ? 'ok' : 'bad';
+document.getElementById('counts').textContent = 'Launches: ' + d.launches.agreeing + ' where every rank agrees, ' + d.launches.own_data + ' on each rank's own data, ' + d.launches.odd + ' with an odd rank out.';
+const steps = d.steps.last - d.steps.first + 1, cols = Math.min(Math.max(steps, 1), 800), per = steps / cols;
+const cw = Math.max(1, Math.floor(800 / cols)), rh = Math.max(2, Math.min(12, Math.floor(600 / d.ranks.length)));
+const cv = document.getElementById('strip'), g = cv.getContext('2d');
+cv.width = cols * cw; cv.height = d.ranks.length * rh;
+g.fillStyle = '#dfd'; g.fillRect(0, 0, cv.width, cv.height);
+const row = new Map(d.ranks.map((k, i) => [k.rank, i]));
+g.fillStyle = '#d00';
+for (const o of d.odd_rank_out) g.fillRect(Math.floor((o.step - d.steps.first) / per) * cw, row.get(o.rank) * rh, cw, rh);
+cv.onmousemove = e => { const i = Math.floor(e.offsetY / rh), k = d.ranks[i]; if (!k) return;
+  const s = d.steps.first + Math.floor(Math.floor(e.offsetX / cw) * per);
+  document.getElementById('hover').textContent = 'rank ' + k.rank + (k.host ? ' host ' + k.host : '') + (k.gpu ? ' GPU ' + k.gpu : '') + ', step ' + s + (k.odd ? ' - departed ' + k.odd + ' times from step ' + k.first_odd_step : ''); };
+document.getElementById('odd').innerHTML = '<tr><th>rank</th><th>step</th><th>launch</th><th>kernel</th><th>agree</th><th>host</th><th>GPU</th></tr>' +
+  (d.odd_rank_out.length ? d.odd_rank_out.slice(0, 500).map(o => '<tr class="bad"><td>' + o.rank + '</td><td>' + o.step + '</td><td>' + o.index + '</td><td><code>' + esc(o.name) + '</code></td><td>' + o.majority + '/' + o.ranks + '</td><td>' + esc(o.host || '') + '</td><td>' + esc(o.gpu || '') + '</td></tr>').join('') : '<tr><td colspan="7">none: the replicas agree</td></tr>');
+</script></body></html>
+)";
 }
 
 }  // namespace numtrace::analyzer

@@ -7,6 +7,8 @@
 // renders: the JSON through JsonWriter, names on the terminal through
 // TerminalSafe, text in the page through the one HtmlEscape.
 //
+// Watch traces give an `odd_rank_out` list instead (OddRank*).
+//
 // Example:
 //   std::cout << CrossRankTerminal(result, "run", /*top=*/10);
 //   WriteOutput("ranks.json", CrossRankJson(result, "run"), force, std::cout);
@@ -16,6 +18,7 @@
 #include <string>
 
 #include "analyzer/ranks/cross_rank.h"
+#include "analyzer/ranks/odd_rank.h"
 
 namespace numtrace::analyzer {
 
@@ -25,6 +28,14 @@ std::string CrossRankVerdict(const CrossRankResult& r);
 std::string CrossRankTerminal(const CrossRankResult& r, const std::string& dir, int top);
 std::string CrossRankJson(const CrossRankResult& r, const std::string& dir);
 std::string CrossRankHtml(const CrossRankResult& r, const std::string& dir);
+
+// The same three for watch traces (digests compared across ranks): the odd
+// rank out. The HTML draws a rank x step strip in which the cells of a rank
+// that departed from the majority at that step stand out.
+std::string OddRankVerdict(const OddRankResult& r);
+std::string OddRankTerminal(const OddRankResult& r, const std::string& dir, int top);
+std::string OddRankJson(const OddRankResult& r, const std::string& dir);
+std::string OddRankHtml(const OddRankResult& r, const std::string& dir);
 
 }  // namespace numtrace::analyzer
 

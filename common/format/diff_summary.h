@@ -30,6 +30,24 @@ namespace numtrace {
 inline constexpr std::string_view kDiffSummaryFormat = "numtrace-diff-summary";
 inline constexpr int kDiffSummaryVersion = 1;
 
+// The JSON spellings of the summaries' cross-rank fields (docs/format.md,
+// "The odd rank out" and "Sharded summaries"), written and read only
+// through these names.
+namespace summary_key {
+inline constexpr std::string_view kOddRankOut = "odd_rank_out";  // list of departures
+inline constexpr std::string_view kOddRankOutTotal = "odd_rank_out_total";  // departures found (the list is capped)
+inline constexpr std::string_view kRank = "rank";
+inline constexpr std::string_view kStep = "step";
+inline constexpr std::string_view kIndex = "index";
+inline constexpr std::string_view kName = "name";
+inline constexpr std::string_view kMajority = "majority";
+inline constexpr std::string_view kRanks = "ranks";
+inline constexpr std::string_view kHost = "host";
+inline constexpr std::string_view kGpu = "gpu";
+inline constexpr std::string_view kShard = "shard";   // {"ranks":[...],"of":N}
+inline constexpr std::string_view kShardOf = "of";
+}  // namespace summary_key
+
 
 struct OriginView {
   int64_t rank = -1;       // -1 for a file pair

@@ -1,0 +1,312 @@
+#include "analyzer/ranks/odd_rank.h"
+
+#include <algorithm>
+#include <memory>
+#include <new>
+#include <thread>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "analyzer/model/trace.h"
+#include "analyzer/read/digest_record_parser.h"
+#include "analyzer/read/json_fields.h"
+#include "analyzer/read/line_reader.h"
+#include "analyzer/read/meta_record_parser.h"
+#include "analyzer/read/text_util.h"
+#include "analyzer/read/trace_file_name.h"
+#include "common/format/environment.h"
+#include "simdjson.h"
+
+namespace numtrace::analyzer {
+namespace {
+
+namespace od = simdjson::ondemand;
+
+// A digest of 0 marks a launch the shim could not digest (format 1.4, `lost`).
+constexpr uint64_t kLostDigest = 0;
+
+// One rank's watch trace, a window of digest records at a time. Only the
+// records that matter here are parsed (header, environment, kernel_name,
+// digest, footer); kernel records and unknown types are skipped unparsed
+// beyond their `type`.
+class DigestStream {
+ public:
+  static absl::StatusOr<std::unique_ptr<DigestStream>> Open(const std::string& path) {
+    absl::StatusOr<std::unique_ptr<LineReader>> reader = LineReader::Open(path);
+    if (!reader.ok()) return reader.status();
+    return std::unique_ptr<DigestStream>(new DigestStream(*std::move(reader)));
+  }
+
+  // Drops the records consumed, then reads until `budget` launches (and at
+  // least one step) are buffered or the file ends.
+  // `header_only`: stop once the header is read.
+  absl::Status Fill(uint64_t budget, bool header_only = false) {
+    Compact();
+    try {
+      LineReader::Line line;
+      while (!eof_ && (!have_header_ || (!header_only && (empty() || Buffered() < budget)))) {
+        absl::StatusOr<bool> more = reader_->Next(&line);
+        if (!more.ok()) return more.status();
+        if (!*more) {
+          eof_ = true;
+          break;
+        }
+        if (absl::Status s = ParseLine(line); !s.ok()) {
+          if (!line.terminated) {  // a killed process's last, partial line
+            eof_ = true;
+            break;
+          }
+          return LineError(reader_->path(), line.number, Message(s));
+        }
+      }
+    } catch (const std::bad_alloc&) {
+      return reader_->OutOfMemoryError();
+    }
+    if (eof_ && !have_header_) return absl::InvalidArgumentError(Cat(reader_->path(), ": empty trace"));
+    return absl::OkStatus();
+  }
+
+  bool empty() const { return head_ == trace_.digests.size(); }
+  bool ended() const { return eof_; }
+  const StepDigest& Head() const { return trace_.digests[head_]; }
+  uint64_t Digest(uint64_t i) const { return trace_.digest_hashes[Head().first + i]; }
+  std::string_view Name(uint64_t i) const { return trace_.strings.View(trace_.digest_names[Head().first + i]); }
+  void Pop() { ++head_; }
+
+  uint64_t steps() const { return steps_; }
+  bool truncated() const { return !trace_.footer.has_value(); }
+  const TraceHeader& header() const { return trace_.header; }
+  const std::string& path() const { return reader_->path(); }
+
+ private:
+  explicit DigestStream(std::unique_ptr<LineReader> reader)
+      : reader_(std::move(reader)), digests_(&trace_) {}
+
+  uint64_t Buffered() const { return trace_.digest_hashes.size() - (empty() ? trace_.digest_hashes.size() : Head().first); }
+
+  void Compact() {
+    if (head_ == 0) return;
+    const uint64_t drop = empty() ? trace_.digest_hashes.size() : Head().first;
+    trace_.digests.erase(trace_.digests.begin(), trace_.digests.begin() + head_);
+    for (StepDigest& d : trace_.digests) d.first -= drop;
+    trace_.digest_hashes.erase(trace_.digest_hashes.begin(), trace_.digest_hashes.begin() + drop);
+    trace_.digest_names.erase(trace_.digest_names.begin(), trace_.digest_names.begin() + drop);
+    head_ = 0;
+  }
+
+  absl::Status ParseLine(const LineReader::Line& line) {
+    const char* p = line.text.data();
+    const size_t n = line.text.size();
+    const char* end = p + n;
+    if (std::all_of(p, end, [](char c) { return c == ' ' || c == '\t' || c == '\r'; })) return absl::OkStatus();
+    od::document doc;
+    if (auto e = parser_.iterate(p, n, line.readable).get(doc)) {
+      if (e == simdjson::MEMALLOC) throw std::bad_alloc();
+      return absl::InvalidArgumentError(Cat("bad JSON (", simdjson::error_message(e), ")"));
+    }
+    od::object object;
+    if (auto e = doc.get_object().get(object)) return json::JsonError(e, "record", "a JSON object");
+    od::value type_value;
+    if (auto e = object.find_field_unordered("type").get(type_value)) {
+      return e == simdjson::NO_SUCH_FIELD ? json::FieldError("type", "missing (MUST field)")
+                                          : json::JsonError(e, "type", "a string");
+    }
+    std::string_view type;
+    NT_RETURN_IF_ERROR(json::GetRawString(type_value, "type", end, &type));
+    if (auto e = object.reset().error()) return json::JsonError(e, "type", "a string");
+    if (!have_header_) {
+      if (type != "header") {
+        return absl::InvalidArgumentError(Cat("the first record must be the header, got type \"",
+                                                       type.substr(0, 40), "\""));
+      }
+      NT_RETURN_IF_ERROR(json::Prefixed(ParseHeaderRecord(object, end, &trace_.header), "header "));
+      have_header_ = true;
+    } else if (type == "digest") {
+      NT_RETURN_IF_ERROR(digests_.ParseDigest(object, end));
+      ++steps_;
+    } else if (type == "kernel_name") {
+      NT_RETURN_IF_ERROR(digests_.ParseName(object, end));
+    } else if (type == "environment") {
+      NT_RETURN_IF_ERROR(json::Prefixed(ParseEnvironmentRecord(object, end, &trace_.header.environment),
+                                        "environment "));
+    } else if (type == "footer") {
+      NT_RETURN_IF_ERROR(json::Prefixed(ParseFooterRecord(object, end, &trace_.footer.emplace()), "footer "));
+    }
+    return absl::OkStatus();
+  }
+
+  std::unique_ptr<LineReader> reader_;
+  Trace trace_;  // the header, the names, the window's digests
+  DigestRecordParser digests_;
+  od::parser parser_;
+  size_t head_ = 0;
+  uint64_t steps_ = 0;
+  bool have_header_ = false, eof_ = false;
+};
+
+// Runs fill(i) for every i in `which`, on up to `threads` threads.
+absl::Status FillAll(std::vector<std::unique_ptr<DigestStream>>& streams, const std::vector<size_t>& which,
+                     int threads) {
+  std::vector<absl::Status> status(which.size());
+  const size_t workers = std::clamp<size_t>(threads, 1, which.size());
+  auto work = [&](size_t w) {
+    for (size_t j = w; j < which.size(); j += workers) status[j] = streams[which[j]]->Fill(kWindowLaunches);
+  };
+  if (workers == 1) {
+    work(0);
+  } else {
+    std::vector<std::thread> pool;
+    for (size_t w = 0; w < workers; ++w) pool.emplace_back(work, w);
+    for (std::thread& t : pool) t.join();
+  }
+  for (const absl::Status& s : status) {
+    if (!s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+// The vote on one step: `voters` are indices into `streams` whose head is that step.
+void CompareStep(const std::vector<std::unique_ptr<DigestStream>>& streams, const std::vector<size_t>& voters,
+                 OddRankResult* r) {
+  uint64_t launches = 0;
+  for (size_t v : voters) launches = std::max(launches, streams[v]->Head().kernels);
+  using Key = std::pair<uint64_t, std::string_view>;  // digest, name; {0, ""}: no launch there
+  absl::flat_hash_map<Key, uint64_t> votes;
+  std::vector<std::pair<size_t, Key>> cast;
+  for (uint64_t i = 0; i < launches; ++i) {
+    votes.clear();
+    cast.clear();
+    for (size_t v : voters) {
+      const DigestStream& s = *streams[v];
+      Key key{0, std::string_view()};
+      if (i < s.Head().kernels) {
+        key = {s.Digest(i), s.Name(i)};
+        if (key.first == kLostDigest) continue;  // not digested: no vote
+      }
+      ++votes[key];
+      cast.emplace_back(v, key);
+    }
+    if (votes.size() <= 1) {
+      if (cast.size() >= 2) ++r->launches_agreeing;
+      continue;
+    }
+    auto best = std::max_element(votes.begin(), votes.end(),
+                                 [](const auto& x, const auto& y) { return x.second < y.second; });
+    if (2 * best->second <= cast.size()) {
+      ++r->launches_own_data;
+      continue;
+    }
+    ++r->launches_odd;
+    const Key majority = best->first;
+    const uint64_t m = best->second;
+    for (const auto& [v, key] : cast) {
+      if (key == majority) continue;
+      OddRankRank& rank = r->ranks[v];
+      ++rank.odd;
+      if (rank.first_odd_step < 0) rank.first_odd_step = streams[v]->Head().step;
+      if (r->odd_total++ >= kMaxOddListed) continue;
+      r->odd.push_back({rank.rank, streams[v]->Head().step, i,
+                        std::string(key.second.empty() ? majority.second : key.second), m, cast.size(), "", ""});
+    }
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<bool> IsWatchTrace(const std::string& path) {
+  absl::StatusOr<std::unique_ptr<DigestStream>> s = DigestStream::Open(path);
+  if (!s.ok()) return s.status();
+  if (absl::Status st = (*s)->Fill(0, /*header_only=*/true); !st.ok()) return st;
+  return (*s)->header().capture.has_value() && !(*s)->header().capture->watch.empty();
+}
+
+absl::StatusOr<OddRankResult> FindOddRankOut(const std::vector<std::string>& paths, int threads) {
+  OddRankResult r;
+  std::vector<std::unique_ptr<DigestStream>> streams;
+  for (const std::string& path : paths) {
+    absl::StatusOr<std::unique_ptr<DigestStream>> s = DigestStream::Open(path);
+    if (!s.ok()) return s.status();
+    streams.push_back(*std::move(s));
+  }
+  // The first window of every rank, then each rank as its header says
+  // (as the trace reader decides: run.rank, else the file name, else 0).
+  std::vector<size_t> all(streams.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  if (absl::Status s = FillAll(streams, all, threads); !s.ok()) return s;
+  for (size_t i = 0; i < streams.size(); ++i) {
+    const TraceHeader& h = streams[i]->header();
+    OddRankRank& rank = r.ranks.emplace_back();
+    rank.path = paths[i];
+    rank.rank = h.run ? h.run->rank : RankFromFileName(paths[i]).value_or(0);
+    if (h.run) rank.host = h.run->host;
+  }
+  uint64_t single_steps = 0;
+  while (true) {
+    std::vector<size_t> starving;
+    for (size_t i = 0; i < streams.size(); ++i) {
+      if (streams[i]->empty() && !streams[i]->ended()) starving.push_back(i);
+    }
+    if (!starving.empty()) {
+      if (absl::Status s = FillAll(streams, starving, threads); !s.ok()) return s;
+      continue;
+    }
+    // Every rank has a step buffered or has ended: vote on the lowest step.
+    int64_t step = 0;
+    bool any = false;
+    for (const auto& s : streams) {
+      if (s->empty()) continue;
+      step = any ? std::min(step, s->Head().step) : s->Head().step;
+      any = true;
+    }
+    if (!any) break;
+    std::vector<size_t> voters;
+    for (size_t i = 0; i < streams.size(); ++i) {
+      if (!streams[i]->empty() && streams[i]->Head().step == step) voters.push_back(i);
+    }
+    if (voters.size() >= 2) {
+      CompareStep(streams, voters, &r);
+      if (r.steps_compared++ == 0) r.first_step = step;
+      r.last_step = std::max(r.last_step, step);
+    } else {
+      ++single_steps;
+    }
+    for (size_t v : voters) streams[v]->Pop();
+  }
+  for (size_t i = 0; i < streams.size(); ++i) {
+    const DigestStream& s = *streams[i];
+    OddRankRank& rank = r.ranks[i];
+    // An environment record may come late (the hooks start after the shim).
+    if (const std::string* gpu = FindEnvironmentValue(s.header().environment, "gpu.uuid")) rank.gpu = *gpu;
+    rank.steps = s.steps();
+    rank.truncated = s.truncated();
+    if (rank.steps == 0) {
+      return absl::FailedPreconditionError(
+          Cat("nothing was compared: ", s.path(),
+                       " holds no digest records (capture every rank with numtrace run --watch)"));
+    }
+    if (rank.truncated) r.notes.push_back(Cat("rank ", rank.rank, " (", s.path(), ") was cut short after ",
+                                                       rank.steps, " steps: its later steps were not compared"));
+  }
+  if (r.steps_compared == 0) {
+    return absl::FailedPreconditionError("nothing was compared: no step number is held by two ranks");
+  }
+  if (streams.size() == 2) {
+    r.notes.push_back("2 ranks: neither can be outvoted, so a launch where they differ counts as each rank's own "
+                      "data (3 or more ranks name an odd one out; diff the two traces with numtrace diff A B)");
+  }
+  if (single_steps > 0) {
+    r.notes.push_back(Cat(single_steps, " step(s) held by one rank only were not compared"));
+  }
+  for (OddRankOut& o : r.odd) {
+    for (const OddRankRank& k : r.ranks) {
+      if (k.rank == o.rank) {
+        o.host = k.host;
+        o.gpu = k.gpu;
+        break;
+      }
+    }
+  }
+  return r;
+}
+
+}  // namespace numtrace::analyzer
