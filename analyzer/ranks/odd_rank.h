@@ -1,6 +1,6 @@
 // File: analyzer/ranks/odd_rank.h
 //
-// The odd rank out (docs/diffing.md, "Which GPU is bad"): data-parallel
+// The odd rank out (docs/walkthroughs.md section 7, docs/format.md 7.1): data-parallel
 // replicas hold the same parameters after their gradient all-reduce, so from
 // there on every rank's kernels must produce the same bytes. Watch mode
 // digests every launch of every step on every rank; this compares those
