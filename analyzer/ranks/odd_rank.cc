@@ -32,7 +32,7 @@ constexpr uint64_t kLostDigest = 0;
 class DigestStream {
  public:
   static absl::StatusOr<std::unique_ptr<DigestStream>> Open(const std::string& path) {
-    absl::StatusOr<std::unique_ptr<LineReader>> reader = LineReader::Open(path);
+    absl::StatusOr<std::unique_ptr<LineReader>> reader = LineReader::Open(path, kReaderBufferBytes);
     if (!reader.ok()) return reader.status();
     return std::unique_ptr<DigestStream>(new DigestStream(*std::move(reader)));
   }

@@ -14,8 +14,9 @@
 // LineReader, a window of steps at a time (at most kWindowLaunches launches
 // buffered per rank, at least one step), the ranks of a window read in
 // parallel; steps are paired by step number (a rank without that step sits
-// it out). Memory is the readers' buffers (one per rank) plus the window,
-// whatever the number of steps; kernel records in the traces are skipped.
+// it out). Memory is per rank a 64 KiB reader buffer (grown only for a
+// longer line) and the window, whatever the number of steps (about 20 MB
+// for 256 ranks, docs/benchmarks.md); kernel records are skipped.
 //
 // Example:
 //   absl::StatusOr<OddRankResult> r = FindOddRankOut(paths, /*threads=*/4);
@@ -23,6 +24,7 @@
 #ifndef NUMTRACE_ANALYZER_RANKS_ODD_RANK_H_
 #define NUMTRACE_ANALYZER_RANKS_ODD_RANK_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -63,7 +65,9 @@ struct OddRankResult {
   std::vector<std::string> notes;   // what limits the comparison (one line each)
 };
 
-inline constexpr uint64_t kWindowLaunches = 1 << 16;
+// Per rank: launches buffered (12 bytes each), the line reader's buffer.
+inline constexpr uint64_t kWindowLaunches = 1 << 12;
+inline constexpr size_t kReaderBufferBytes = 64 << 10;
 inline constexpr uint64_t kMaxOddListed = 10000;
 
 // `paths`: one watch trace per rank, in rank order. Errors name the file

@@ -52,10 +52,11 @@ LineReader::~LineReader() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-absl::StatusOr<std::unique_ptr<LineReader>> LineReader::Open(const std::string& path) {
+absl::StatusOr<std::unique_ptr<LineReader>> LineReader::Open(const std::string& path, size_t buffer_bytes) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return OpenError(errno, path);
   std::unique_ptr<LineReader> r(new LineReader(path, fd));
+  r->initial_cap_ = buffer_bytes == 0 ? kInitialBuffer : std::clamp(buffer_bytes, size_t{4096}, kInitialBuffer);
   struct stat st;
   if (::fstat(fd, &st) != 0) return OpenError(errno, path);
   if (S_ISDIR(st.st_mode)) return absl::InvalidArgumentError(Cat(path, ": is a directory, not a trace file"));
@@ -147,7 +148,7 @@ absl::Status LineReader::ReadRaw(char* dst, size_t cap, size_t* got) {
 absl::Status LineReader::Fill() {
   if (!buf_) {
     // Bytes in memory (tests, fuzzers) need no more than their size to start.
-    cap_ = fd_ >= 0 ? kInitialBuffer : std::clamp(memory_.size() + 1, size_t{4096}, kInitialBuffer);
+    cap_ = fd_ >= 0 ? initial_cap_ : std::clamp(memory_.size() + 1, size_t{4096}, kInitialBuffer);
     buf_.reset(new char[cap_ + kPadding]);
   }
   if (begin_ > 0) {  // keep the unfinished line at the front

@@ -61,7 +61,11 @@ class LineReader {
 
   // Errors name the path: NotFound, PermissionDenied, InvalidArgument (a
   // directory, a symlink loop), Unknown.
-  [[nodiscard]] static absl::StatusOr<std::unique_ptr<LineReader>> Open(const std::string& path);
+  // `buffer_bytes`: the buffer to start with (0: 4 MiB); a reader of many
+  // files at once (--across-ranks, one per rank) starts small, and a long
+  // line still grows it up to kMaxLineBytes.
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<LineReader>> Open(const std::string& path,
+                                                                        size_t buffer_bytes = 0);
   // Lines of bytes already in memory (tests, fuzzers); same checks.
   static std::unique_ptr<LineReader> FromBytes(std::string_view bytes, std::string path_for_messages);
 
@@ -106,6 +110,7 @@ class LineReader {
   size_t memory_pos_ = 0;
   std::unique_ptr<char[]> buf_;
   size_t cap_ = 0;                 // data capacity; the allocation is cap_ + padding
+  size_t initial_cap_ = 0;         // Open's buffer_bytes (0: the default)
   size_t begin_ = 0, end_ = 0;     // unconsumed bytes
   size_t scan_ = 0;                // no '\n' in [begin_, scan_)
   uint64_t size_hint_ = 0, consumed_ = 0, line_no_ = 0, offset_ = 0;

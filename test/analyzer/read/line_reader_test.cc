@@ -76,6 +76,19 @@ TEST(LineReaderTest, FileLinesComeBackExactlyAcrossRefills) {
   fs::remove_all(dir);
 }
 
+// A small starting buffer (one reader per rank, --across-ranks): the same
+// lines, a line longer than the buffer grows it.
+TEST(LineReaderTest, ASmallStartingBufferGivesTheSameLines) {
+  fs::path dir = FreshTestDir("lines");
+  std::vector<std::string> want;
+  WriteFileText(dir / "t.jsonl", ManyLines(3000, &want) + std::string(20000, 'z') + "\n");
+  want.push_back(std::string(20000, 'z'));
+  auto r = LineReader::Open((dir / "t.jsonl").string(), 4096);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(AllLines(**r, nullptr, nullptr), want);
+  fs::remove_all(dir);
+}
+
 TEST(LineReaderTest, GzipIsReadThroughZlibAlsoConcatenatedMembers) {
   fs::path dir = FreshTestDir("lines");
   std::vector<std::string> want;
