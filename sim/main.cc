@@ -60,8 +60,7 @@ int main(int argc, char** argv) {
     char* end = nullptr;
     const long r = rank != nullptr ? std::strtol(rank, &end, 10) : -1;
     if (rank == nullptr || *rank == '\0' || *end != '\0' || r < 0 || r >= o.dp) {
-      std::fprintf(stderr, "numtrace-sim: --dp %d needs RANK set to a rank in 0..%d (RANK=%s)\n", o.dp, o.dp - 1,
-                   rank != nullptr ? rank : "unset");
+      std::fprintf(stderr, "numtrace-sim: --dp %d needs RANK set to a rank in 0..%d\n", o.dp, o.dp - 1);
       return 2;
     }
     o.data_shard = static_cast<int>(r);

@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "analyzer/model/trace.h"
 #include "analyzer/read/digest_record_parser.h"
+#include "analyzer/read/input.h"
 #include "analyzer/read/json_fields.h"
 #include "analyzer/read/line_reader.h"
 #include "analyzer/read/meta_record_parser.h"
@@ -214,6 +215,13 @@ void CompareStep(const std::vector<std::unique_ptr<DigestStream>>& streams, cons
 }  // namespace
 
 absl::StatusOr<bool> IsWatchTrace(const std::string& path) {
+  {  // A DebugMode log has no header, and no digests.
+    absl::StatusOr<std::unique_ptr<LineReader>> reader = LineReader::Open(path, kReaderBufferBytes);
+    if (!reader.ok()) return reader.status();
+    absl::StatusOr<std::string_view> head = (*reader)->Peek();
+    if (!head.ok()) return head.status();
+    if (DetectTraceFormat(*head) != TraceFormat::kNumtraceJsonl) return false;
+  }
   absl::StatusOr<std::unique_ptr<DigestStream>> s = DigestStream::Open(path);
   if (!s.ok()) return s.status();
   if (absl::Status st = (*s)->Fill(0, /*header_only=*/true); !st.ok()) return st;

@@ -257,7 +257,7 @@ const esc = s => String(s).replace(/[&<>]/g, c => ({'&':'&amp;','<':'&lt;','>':'
 const v = document.getElementById('verdict');
 v.innerHTML = 'Verdict: <b>' + d.verdict + '</b>, ' + d.ranks.length + ' ranks, ' + d.steps.compared + ' steps compared by digest';
 v.className = d.verdict === 'consistent' ? 'ok' : 'bad';
-document.getElementById('counts').textContent = 'Launches: ' + d.launches.agreeing + ' where every rank agrees, ' + d.launches.own_data + ' on each rank's own data, ' + d.launches.odd + ' with an odd rank out.';
+document.getElementById('counts').textContent = 'Launches: ' + d.launches.agreeing + ' where every rank agrees, ' + d.launches.own_data + ' on each rank\'s own data, ' + d.launches.odd + ' with an odd rank out.';
 const steps = d.steps.last - d.steps.first + 1, cols = Math.min(Math.max(steps, 1), 800), per = steps / cols;
 const cw = Math.max(1, Math.floor(800 / cols)), rh = Math.max(2, Math.min(12, Math.floor(600 / d.ranks.length)));
 const cv = document.getElementById('strip'), g = cv.getContext('2d');

@@ -25,6 +25,12 @@ job() {  # DIR FLIP_RANK
   done
   wait
 }
+# Hostile: --dp without a usable RANK is one line, exit 2.
+for bad in "" 4 -1 x; do
+  rc=0; RANK="$bad" "$sim" --dp 4 --steps 1 >o.txt 2>e.txt || rc=$?
+  [ "$rc" = 2 ] && [ "$(wc -l <e.txt)" = 1 ] && grep -q "needs RANK set to a rank in 0..3" e.txt \
+    || fail "RANK='$bad': exit $rc: $(cat e.txt)"
+done
 job healthy -1
 job sdc "$bad_rank"
 [ "$(ls sdc | wc -l)" = "$ranks" ] || fail "expected $ranks traces: $(ls sdc)"
@@ -42,6 +48,11 @@ grep -q "odd rank out: rank $bad_rank (host [^)]*) at step $bad_step, launch 18 
 [ "$(field s.json "sorted({o['rank'] for o in d['odd_rank_out']})")" = "[$bad_rank]" ] || fail "another rank listed"
 [ "$(field s.json "min(o['step'] for o in d['odd_rank_out'])")" = "$bad_step" ] || fail "a departure before the flip"
 grep -q '<canvas id="strip">' s.html || fail "no strip in the HTML"
+# The page's script parses (where node is installed).
+if command -v node >/dev/null; then
+  python3 -c "import re,sys; print(re.findall(r'<script>(.*?)</script>', open('s.html').read(), re.S)[0])" >strip.js
+  node --check strip.js 2>js.txt || fail "the HTML's script does not parse: $(head -5 js.txt)"
+fi
 if [ -f time.txt ]; then
   kb="$(sed -n 's/.*Maximum resident set size (kbytes): //p' time.txt)"
   [ "$kb" -lt $((1024 * 1024)) ] || fail "max RSS $kb kB for $ranks ranks x $steps steps"

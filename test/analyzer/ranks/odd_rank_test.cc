@@ -207,6 +207,11 @@ TEST(OddRank, IsWatchTraceReadsTheHeaderOnly) {
   w = IsWatchTrace((dir / "plain.jsonl").string());
   ASSERT_TRUE(w.ok()) << w.status();
   EXPECT_FALSE(*w);
+  // A torchtitan DebugMode log: not a watch trace (the kernel-record check takes it).
+  WriteFileText(dir / "rank_0_activations.log", "Total captured activations: 0\n");
+  w = IsWatchTrace((dir / "rank_0_activations.log").string());
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_FALSE(*w);
 }
 
 }  // namespace
