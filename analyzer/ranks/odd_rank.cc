@@ -148,8 +148,9 @@ class DigestStream {
 // Runs fill(i) for every i in `which`, on up to `threads` threads.
 absl::Status FillAll(std::vector<std::unique_ptr<DigestStream>>& streams, const std::vector<size_t>& which,
                      int threads) {
+  if (which.empty()) return absl::OkStatus();
   std::vector<absl::Status> status(which.size());
-  const size_t workers = std::clamp<size_t>(threads, 1, which.size());
+  const size_t workers = std::clamp<size_t>(std::max(threads, 1), 1, which.size());
   auto work = [&](size_t w) {
     for (size_t j = w; j < which.size(); j += workers) status[j] = streams[which[j]]->Fill(kWindowLaunches);
   };
