@@ -19,6 +19,7 @@
 #include "analyzer/align/aligner.h"
 #include "analyzer/align/override_file.h"
 #include "analyzer/cli/across_ranks_command.h"
+#include "analyzer/cli/rank_list.h"
 #include "analyzer/cli/output_file.h"
 #include "analyzer/cli/tensor_command.h"
 #include "analyzer/judge/judge.h"
@@ -100,6 +101,25 @@ int RunDiffCommand(const DiffCommandOptions& opt, std::ostream& out, std::ostrea
   absl::StatusOr<std::vector<RankPair>> pairs = PairInputs(opt.a, opt.b);
   if (!pairs.ok()) return FailLine(err, pairs.status());
   if (pairs->empty()) return FailLine(err, opt.a + ": no traces to compare");
+  std::optional<uint64_t> shard_of;
+  if (opt.ranks) {
+    std::error_code ec;
+    if (!fs::is_directory(opt.a, ec)) {
+      return FailLine(err, "--ranks needs two run directories (rank_<R>.ntrace.jsonl files), not " + opt.a);
+    }
+    shard_of = pairs->size();
+    std::vector<RankPair> kept;
+    for (int64_t rank : *opt.ranks) {
+      auto it = std::find_if(pairs->begin(), pairs->end(), [rank](const RankPair& p) { return p.rank == rank; });
+      if (it == pairs->end()) {
+        return FailLine(err, "--ranks: rank " + std::to_string(rank) + " is not in " + opt.a + " (" +
+                                 std::to_string(pairs->size()) + " ranks, " + std::to_string(pairs->front().rank) +
+                                 " to " + std::to_string(pairs->back().rank) + ")");
+      }
+      kept.push_back(std::move(*it));
+    }
+    *pairs = std::move(kept);
+  }
 
   JudgeOptions judge_options;
   judge_options.tolerance = {opt.rtol, opt.atol};
@@ -157,7 +177,7 @@ int RunDiffCommand(const DiffCommandOptions& opt, std::ostream& out, std::ostrea
   }
 
   std::error_code ec;
-  DiffReport report{opt.a, opt.b, fs::is_directory(opt.a, ec), {}};
+  DiffReport report{opt.a, opt.b, fs::is_directory(opt.a, ec), {}, shard_of};
   for (const auto& r : ranks) report.ranks.push_back({r->rank, &r->a, &r->b, &r->result});
 
   std::string json;
@@ -187,6 +207,10 @@ int RunDiffCommand(const DiffCommandOptions& opt, std::ostream& out, std::ostrea
     term.top = std::max(opt.top, 0);
     term.verbose = opt.verbose;
     out << TerminalSummary(report, term);
+    if (shard_of) {
+      out << "shard: " << report.ranks.size() << " of " << *shard_of
+          << " ranks compared (--ranks); the verdict covers these ranks only\n";
+    }
     if (!opt.json_path.empty()) out << "summary written to " << opt.json_path << "\n";
     if (!opt.html_path.empty()) out << "report written to " << opt.html_path << "\n";
   }
@@ -222,6 +246,10 @@ int DiffMain(int argc, const char* const* argv, std::ostream& out, std::ostream&
   app.add_option("B", opt.b, "trace file or directory of run B");
   app.add_option("--across-ranks", across_ranks,
                  "instead of A B: check one run's ranks against rank 0 (replicas must agree)");
+  std::string ranks;
+  app.add_option("--ranks", ranks,
+                 "compare only these ranks of two run directories (0-15, 3,7,9): a shard of the diff, "
+                 "its summary marked `shard`");
   app.add_option("--json", opt.json_path, "write the JSON diff summary to FILE (- for standard output)");
   app.add_option("-o,--html", opt.html_path, "write the self-contained HTML report to FILE (- for standard output)");
   app.add_option("--rtol", opt.rtol, "least relative threshold of every statistic (default 1e-5; the "
@@ -251,6 +279,7 @@ Examples:
   numtrace-diff runA/rank_0.ntrace.jsonl runB/rank_0.ntrace.jsonl --rtol 1e-3
   numtrace-diff a_activations.log b_activations.log        # torchtitan DebugMode logs
   numtrace-diff runA runB --strict --json summary.json      # CI gate: incomplete traces fail
+  numtrace-diff runA runB --ranks 0-15 --json shard0.json   # a shard: ranks 0 to 15 only
   numtrace-diff --across-ranks runA --json ranks.json -o ranks.html
   numtrace-diff --tensors dumpA dumpB -o tensors.html           # element view of one dumped launch)");
   // The program's own name: numtrace-diff, or `numtrace diff` through the command.
@@ -275,6 +304,11 @@ Examples:
     return RunAcrossRanks({across_ranks, opt.json_path, opt.html_path, opt.top, opt.force, opt.quiet}, out, err);
   }
   if (opt.a.empty() || opt.b.empty()) return FailLine(err, "A and B are required (see --help)");
+  if (!ranks.empty()) {
+    absl::StatusOr<std::vector<int64_t>> list = ParseRankList(ranks);
+    if (!list.ok()) return FailLine(err, list.status());
+    opt.ranks = *std::move(list);
+  }
   opt.color = color == "always" ? ColorMode::kAlways : color == "never" ? ColorMode::kNever : ColorMode::kAuto;
   // Reading reports running out of memory itself (naming the file); this
   // catches what comes after: aligning, judging, the reports.

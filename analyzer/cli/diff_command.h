@@ -18,8 +18,11 @@
 #ifndef NUMTRACE_ANALYZER_CLI_DIFF_COMMAND_H_
 #define NUMTRACE_ANALYZER_CLI_DIFF_COMMAND_H_
 
+#include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "analyzer/cli/error_line.h"
 #include "analyzer/report/terminal_summary.h"
@@ -39,6 +42,9 @@ struct DiffCommandOptions {
   bool strict = false;            // --strict: exit 1 when the comparison is incomplete
   bool verbose = false;           // --verbose: capture counters at 0 too
   ColorMode color = ColorMode::kAuto;
+  // --ranks: compare only these ranks of two directories; the summary is
+  // then a shard (`shard`: these ranks of how many).
+  std::optional<std::vector<int64_t>> ranks;
   // In process (`numtrace twice`): when set, receives the rolled-up summary
   // of this comparison, the one --json writes, without reading a file back.
   DiffSummaryView* summary = nullptr;

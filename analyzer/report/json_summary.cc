@@ -221,6 +221,11 @@ std::string JsonSummary(const DiffReport& report) {
   }
   w.BeginObject();
   Header(w);
+  if (report.shard_of) {  // --ranks: which ranks of how many
+    w.Key(summary_key::kShard).BeginObject().Key(summary_key::kRanks).BeginArray();
+    for (const RankDiff& rd : report.ranks) w.Int(rd.rank);
+    w.EndArray().Key(summary_key::kShardOf).Uint(*report.shard_of).EndObject();
+  }
   w.Key("a");
   Side(report.path_a, CommonLabel(report, true), up.kernels_a, ha, nullptr, w);
   w.Key("b");

@@ -34,6 +34,8 @@ struct DiffReport {
   std::string path_a, path_b;  // as given on the command line (file or directory)
   bool per_rank = false;       // directory inputs: the summary carries `ranks`
   std::vector<RankDiff> ranks;  // ascending rank; exactly one when !per_rank
+  // --ranks: the ranks compared (those of `ranks`) of `shard_of` the run has.
+  std::optional<uint64_t> shard_of = std::nullopt;
 };
 
 // The roll-up over ranks that the top level of every report shows: the worst
