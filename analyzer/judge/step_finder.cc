@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "common/format/digest.h"
+#include "shim/engine/config.h"  // ParseByteSize: the parser the setting was read with
 
 namespace numtrace::analyzer {
 namespace {
@@ -31,6 +32,13 @@ std::string MinBytes(const Trace& t) {
     }
   }
   return "0";
+}
+
+// Whether the two recorded limits differ in bytes ("4k" and "4096" do not);
+// as text where either does not parse.
+bool MinBytesDiffer(const Trace& a, const Trace& b) {
+  const std::optional<uint64_t> x = shim::ParseByteSize(MinBytes(a)), y = shim::ParseByteSize(MinBytes(b));
+  return x && y ? *x != *y : MinBytes(a) != MinBytes(b);
 }
 
 // A digest of 0 marks a launch the shim could not digest (`lost`).
@@ -88,7 +96,7 @@ std::optional<StepsResult> FindSteps(const Trace& a, const Trace& b) {
   }
   // Buffers below --min-bytes are neither measured nor folded into a digest,
   // so two runs computing the same numbers digest differently.
-  if (MinBytes(a) != MinBytes(b)) {
+  if (MinBytesDiffer(a, b)) {
     r.notes.push_back(absl::StrCat("A was captured with --min-bytes ", MinBytes(a), ", B with --min-bytes ",
                                    MinBytes(b), ": the buffers below it are left out of the digests, which "
                                    "therefore cannot match; capture both with the same --min-bytes"));

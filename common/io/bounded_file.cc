@@ -50,6 +50,8 @@ std::string ByteCount(uint64_t bytes) {
   char buf[48];
   if (bytes < 1024) {
     std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
+  } else if (bytes < (uint64_t{1} << 20)) {
+    std::snprintf(buf, sizeof buf, "%.1f KiB", static_cast<double>(bytes) / 1024);
   } else if (bytes < (uint64_t{1} << 30)) {
     std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
   } else {

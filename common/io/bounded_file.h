@@ -35,7 +35,7 @@ namespace numtrace {
 [[nodiscard]] absl::StatusOr<std::string> ReadBoundedFile(const std::string& path, std::string_view what,
                                                           uint64_t max_bytes);
 
-// Byte counts in messages: "512 B", "3.0 MiB", "2.5 GiB".
+// Byte counts in messages: "512 B", "2.0 KiB", "3.0 MiB", "2.5 GiB".
 std::string ByteCount(uint64_t bytes);
 
 }  // namespace numtrace

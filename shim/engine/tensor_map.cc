@@ -19,12 +19,15 @@ bool TensorMap::Apply(const TensorEvent& e) {
     case TensorAction::kSegmentFree:
       // The blocks of a freed segment are gone with it (expandable segments
       // unmap a tail: only the bytes named).
-      if (e.bytes != 0) {
-        segments_.EraseRange(e.address, e.bytes);
-        blocks_.EraseRange(e.address, e.bytes);
-      } else {
-        segments_.Erase(e.address);
+      // A free without a size frees the whole segment that starts there.
+      uint64_t bytes = e.bytes;
+      if (bytes == 0) {
+        const std::optional<Allocation> segment = segments_.Find(e.address);
+        if (!segment || segment->start != e.address) return false;
+        bytes = segment->bytes;
       }
+      segments_.EraseRange(e.address, bytes);
+      blocks_.EraseRange(e.address, bytes);
       return true;
   }
   return false;

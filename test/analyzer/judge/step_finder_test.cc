@@ -85,6 +85,29 @@ TEST(StepFinderTest, ReadsDigestsAndNamesById) {
   EXPECT_EQ(t.header.capture->watch, "full");
 }
 
+// --min-bytes is compared in bytes: "4k" and "4096" leave out the same
+// buffers (no note), "4k" and the default 0 do not (a note).
+TEST(StepFinderTest, MinBytesIsComparedInBytesNotAsText) {
+  auto with = [](Trace t, std::string value) {
+    if (!value.empty()) t.header.capture->settings.push_back({"NUMTRACE_MIN_BYTES", value});
+    return t;
+  };
+  const Trace plain = Read(WatchText(Job(2)), "a/rank_0.ntrace.jsonl");
+  auto notes = [&](const std::string& va, const std::string& vb) {
+    std::optional<StepsResult> r = FindSteps(with(Read(WatchText(Job(2)), "a/rank_0.ntrace.jsonl"), va),
+                                             with(Read(WatchText(Job(2)), "b/rank_0.ntrace.jsonl"), vb));
+    EXPECT_TRUE(r.has_value());
+    std::string all;
+    for (const std::string& n : r->notes) all += n + "\n";
+    return all;
+  };
+  ASSERT_TRUE(plain.header.capture.has_value());
+  EXPECT_THAT(notes("4k", "4096"), ::testing::Not(HasSubstr("min-bytes")));
+  EXPECT_THAT(notes("0", ""), ::testing::Not(HasSubstr("min-bytes")));
+  EXPECT_THAT(notes("4k", ""), HasSubstr("A was captured with --min-bytes 4k, B with --min-bytes 0"));
+  EXPECT_THAT(notes("1MiB", "1m"), ::testing::Not(HasSubstr("min-bytes")));
+}
+
 TEST(StepFinderTest, FindsTheFirstDifferingStepAndLaunch) {
   auto b_steps = Job(10);
   b_steps[6].hashes[2] = 0xdead;

@@ -136,8 +136,36 @@ TEST_F(BoundedFileTest, OutOfMemoryNamesTheFileAndTheStage) {
   EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
+// Each caller's cap binds one byte past it, before anything is read (sparse
+// files: the sizes cost no disk). Only the summary's cap was exercised before.
+TEST_F(BoundedFileTest, EachCallersCapRefusesOneBytePast) {
+  auto sparse = [&](const std::string& name, uint64_t bytes) {
+    int fd = ::open(P(name).c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    EXPECT_GE(fd, 0);
+    EXPECT_EQ(::ftruncate(fd, static_cast<off_t>(bytes)), 0);
+    ::close(fd);
+    return P(name);
+  };
+  absl::StatusOr<Overrides> over = ReadOverrideFile(sparse("o.txt", kMaxOverrideFileBytes + 1));
+  ASSERT_FALSE(over.ok());
+  EXPECT_NE(Message(over.status()).find("is 16.0 MiB, more than the 16.0 MiB"), std::string::npos) << over.status();
+  absl::StatusOr<NpyArray> npy = ReadNpy(sparse("huge.npy", kMaxNpyBytes + 1));
+  ASSERT_FALSE(npy.ok());
+  EXPECT_NE(Message(npy.status()).find("more than the 16.0 GiB"), std::string::npos) << npy.status();
+  // The dump sidecar's cap (64 MiB) is file-local to the dump reader.
+  absl::StatusOr<DumpSide> side = ReadDumpSide(sparse("dump_0_9.json", (uint64_t{64} << 20) + 1), std::nullopt);
+  ASSERT_FALSE(side.ok());
+  EXPECT_NE(Message(side.status()).find("more than the 64.0 MiB"), std::string::npos) << side.status();
+  // Below the cap the override file is read (and judged on its text).
+  absl::StatusOr<Overrides> at = ReadOverrideFile(sparse("o2.txt", 1024));
+  if (!at.ok()) EXPECT_EQ(Message(at.status()).find("more than the"), std::string::npos) << at.status();
+}
+
 TEST(ByteCount, ReadableUnits) {
   EXPECT_EQ(ByteCount(512), "512 B");
+  EXPECT_EQ(ByteCount(1023), "1023 B");
+  EXPECT_EQ(ByteCount(2000), "2.0 KiB");  // was "0.0 MiB"
+  EXPECT_EQ(ByteCount((1u << 20) - 1), "1024.0 KiB");
   EXPECT_EQ(ByteCount(3u << 20), "3.0 MiB");
   EXPECT_EQ(ByteCount(uint64_t{5} << 29), "2.5 GiB");
 }

@@ -10,6 +10,7 @@
 
 #include "shim/device/host_device.h"
 #include "shim/engine/capture_counters.h"
+#include "shim/engine/tensor_map.h"
 #include "test/shim/engine/engine_test_util.h"
 
 namespace numtrace::shim {
@@ -496,6 +497,23 @@ TEST_F(TensorMapEngineTest, AnUnmappedSegmentTakesItsBlocksAlong) {
   ASSERT_EQ(sink.kernels.size(), 1u);
   ASSERT_EQ(sink.kernels[0].buffers.size(), 1u) << "outside the map now: the driver allocation again";
   EXPECT_EQ(sink.kernels[0].buffers[0].addr, segment.addr());
+}
+
+// A segment freed without a size (the C API allows bytes == 0) takes all of
+// itself and its blocks along; before, the blocks outlived it and a stale
+// pointer into the freed memory resolved to a tensor.
+TEST(TensorMapTest, ASegmentFreedWithoutASizeTakesItsBlocksAlong) {
+  TensorMap map;
+  constexpr uint64_t kSegment = 0x7000'0000'0000, kBlock = kSegment + 0x200;
+  ASSERT_TRUE(map.Apply({TensorAction::kSegmentAlloc, 0, kSegment, 2 << 20}));
+  ASSERT_TRUE(map.Apply({TensorAction::kAlloc, 0, kBlock, 4096}));
+  EXPECT_FALSE(map.Apply({TensorAction::kSegmentFree, 0, kBlock, 0})) << "not a segment's start: refused";
+  EXPECT_EQ(map.blocks(), 1u);
+  ASSERT_TRUE(map.Apply({TensorAction::kSegmentFree, 0, kSegment, 0}));
+  EXPECT_EQ(map.segments(), 0u);
+  EXPECT_EQ(map.blocks(), 0u);
+  EXPECT_FALSE(map.Resolve(kBlock + 16).block.has_value());
+  EXPECT_TRUE(map.empty());
 }
 
 TEST_F(TensorMapEngineTest, TheFeedsOutcomeIsOneNoteAndOneStderrLine) {
