@@ -1,6 +1,7 @@
 #include "launcher/numtrace_main.h"
 
 #include "analyzer/cli/diff_command.h"
+#include "analyzer/cli/error_line.h"
 #include "common/version/version.h"
 #include "launcher/doctor/doctor_command.h"
 #include "launcher/run_command.h"
@@ -42,6 +43,9 @@ int NumtraceMain(const std::vector<std::string>& args, const CommandContext& ctx
     ctx.out << "numtrace " << kVersion << "\n";
     return kExitOk;
   }
+  // The diff's own failure lines (also inside twice's hunt) name the verb as
+  // typed, as every other line of the command does.
+  analyzer::SetProgramName("numtrace " + verb);
   if (verb == "run") return RunCommandMain(args, ctx);
   if (verb == "twice") return TwiceCommandMain(args, ctx);
   if (verb == "show") return ShowCommandMain(args, ctx);

@@ -218,7 +218,7 @@ int RunDiffCommand(const DiffCommandOptions& opt, std::ostream& out, std::ostrea
   // Fewer kernels compared than ran is not a clean bill: say so even under --quiet.
   const std::string incomplete = IncompleteReason(report);
   if (!incomplete.empty()) {
-    err << "numtrace-diff: warning: incomplete comparison: " << TerminalSafe(incomplete) << "\n";
+    err << ProgramName() << ": warning: incomplete comparison: " << TerminalSafe(incomplete) << "\n";
     if (opt.strict) return kExitDiverged;
   }
   return RollUpRanks(report).verdict == Verdict::kDiverged ? kExitDiverged : kExitSame;

@@ -6,8 +6,18 @@
 
 namespace numtrace::analyzer {
 
+namespace {
+std::string& Program() {
+  static std::string* name = new std::string("numtrace-diff");  // never destroyed: read at exit too
+  return *name;
+}
+}  // namespace
+
+void SetProgramName(std::string_view name) { Program().assign(name.data(), name.size()); }
+std::string_view ProgramName() { return Program(); }
+
 int FailLine(std::ostream& err, std::string_view message) {
-  err << "numtrace-diff: " << TerminalSafe(message) << "\n";
+  err << ProgramName() << ": " << TerminalSafe(message) << "\n";
   return kExitError;
 }
 

@@ -1,5 +1,9 @@
 #include "launcher/numtrace_main.h"
 
+#include <algorithm>
+#include <string>
+
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "launcher/doctor/system_probe.h"
@@ -35,6 +39,10 @@ TEST(NumtraceMain, DiffIsNumtraceDiff) {
   EXPECT_THAT(t.out.str(), HasSubstr("diverged"));
   TestContext bad;
   EXPECT_EQ(NumtraceMain({"diff", "/no/a", "/no/b"}, bad.ctx, probe), 2);
+  // One convention for both front ends: the verb as typed, not numtrace-diff.
+  const std::string err = bad.err.str();
+  EXPECT_TRUE(err.starts_with("numtrace diff: ")) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
 }
 
 TEST(NumtraceMain, AnUnknownVerbIsOneLineAndExit2) {
