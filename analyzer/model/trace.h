@@ -27,6 +27,10 @@ namespace numtrace::analyzer {
 inline constexpr uint64_t kNoValue = ~uint64_t{0};  // absent optional field
 inline constexpr StringId kNoString = ~StringId{0};  // absent optional string field
 
+// What a record stands for: a kernel launch on a device, or an operator
+// (one PyTorch op, named by its module path and op, as DebugMode logs it).
+enum class RecordLevel : uint8_t { kKernel, kOp };
+
 struct Buffer {
   uint64_t addr = 0;
   uint64_t offset = 0;
@@ -51,6 +55,7 @@ struct Kernel {
   uint32_t block[3] = {0, 0, 0};
   uint32_t first_buffer = 0;       // index into Trace::buffers
   uint32_t buffer_count = 0;
+  RecordLevel level = RecordLevel::kKernel;
 };
 
 // One `digest` record (watch mode, docs/format.md): the step's launches are
