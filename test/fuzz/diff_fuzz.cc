@@ -14,9 +14,7 @@
 #include "analyzer/align/aligner.h"
 #include "analyzer/judge/judge.h"
 #include "analyzer/judge/step_finder.h"
-#include "analyzer/read/debugmode_reader.h"
 #include "analyzer/read/input.h"
-#include "analyzer/read/trace_reader.h"
 #include "analyzer/report/html_report.h"
 #include "analyzer/report/json_summary.h"
 #include "analyzer/report/terminal_summary.h"
@@ -26,8 +24,7 @@ namespace {
 using namespace numtrace::analyzer;
 
 absl::StatusOr<Trace> Read(std::string_view bytes, std::string_view path) {
-  if (DetectTraceFormat(bytes) == TraceFormat::kDebugModeLog) return ReadDebugModeBuffer(bytes, path);
-  return ReadTraceBuffer(bytes, path);
+  return ReadTraceBytes(bytes, path);
 }
 
 void Check(bool ok) {
