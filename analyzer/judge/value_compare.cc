@@ -35,6 +35,13 @@ BufferVerdict CompareValues(const Trace& a, uint32_t ia, const Trace& b, uint32_
   return {PairStatus::kLayoutMismatch, 0, kInf};
 }
 
+double PrintedRounding(uint8_t digits) {
+  // Literals, so that 7 digits is exactly the 1e-6 it always was.
+  static constexpr double kRounding[] = {1,     1,     1e-1,  1e-2,  1e-3,  1e-4,  1e-5,  1e-6,  1e-7,  1e-8,
+                                         1e-9,  1e-10, 1e-11, 1e-12, 1e-13, 1e-14, 1e-15, 1e-16};
+  return kRounding[std::min<size_t>(digits, std::size(kRounding) - 1)];
+}
+
 bool HasByteHashes(const Trace& t, const Kernel& k) {
   for (const Buffer& b : t.BuffersOf(k)) {
     if (!b.Has(kBytesHash)) return false;
@@ -86,6 +93,7 @@ BufferVerdict ComparePrinted(const Trace& a, uint32_t ia, const Trace& b, uint32
   for (double m : {x.min, x.max, y.min, y.max}) {
     if (std::isfinite(m)) range = std::max(range, std::fabs(m));
   }
+  const double rounding = std::max(PrintedRounding(x.digits), PrintedRounding(y.digits));
   double rel = 0, score = 0;
   for (const Value& s : values) {
     if (!(both & s.bit) || s.u == s.v) continue;
@@ -106,7 +114,7 @@ BufferVerdict ComparePrinted(const Trace& a, uint32_t ia, const Trace& b, uint32
                                           : s.bit == PrintedStats::kL2 ? std::sqrt(static_cast<double>(n))
                                                                       : 1.0);
     const double threshold =
-        atol + relative * scale + kPrintedDigits * std::max(std::fabs(s.u), std::fabs(s.v));
+        atol + relative * scale + rounding * std::max(std::fabs(s.u), std::fabs(s.v));
     rel = std::max(rel, scale > 0 ? diff / scale : 1.0);
     score = std::max(score, threshold > 0 ? diff / threshold : kInf);
   }

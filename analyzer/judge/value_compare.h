@@ -22,9 +22,10 @@
 //   a value non-finite in one run and not the same
 //     non-finite value in the other                    -> nonfinite mismatch
 //   else each value present in both is scored:
-//     |a - b| / (RelativeThreshold(s, dtype, n, rtol) * scale + kPrintedDigits * |value|)
+//     |a - b| / (RelativeThreshold(s, dtype, n, rtol) * scale + PrintedRounding(digits) * |value|)
 //   where the second term is the rounding of the printed digits (two values
-//   each rounded to 7 digits differ by up to 1e-6 relative); scale is
+//   each rounded to 7 digits differ by up to 1e-6 relative; a norm printed
+//   with all 17 digits of its double, by 1e-16); scale is
 //   max(L1) for L1 and Mean (times 1/n), max(L2) for L2, the largest finite
 //   |Min|, |Max| of both for Min and Max. score <= 1 -> within_tolerance.
 // A value without Shape (dtype and size unknown) is scored the same way on
@@ -50,9 +51,10 @@
 
 namespace numtrace::analyzer {
 
-// Half a unit in the 7th significant digit, twice: the rounding noise of a
-// difference of two printed values, relative to the value.
-inline constexpr double kPrintedDigits = 1e-6;
+// Half a unit in the last significant digit, twice: the rounding noise of a
+// difference of two values printed with `digits` significant digits,
+// relative to the value (7 digits: 1e-6).
+double PrintedRounding(uint8_t digits);
 
 // One buffer of A against one of B (indices into the traces' buffers).
 BufferVerdict CompareValues(const Trace& a, uint32_t ia, const Trace& b, uint32_t ib, const Tolerance& tolerance);

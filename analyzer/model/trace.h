@@ -111,7 +111,8 @@ struct StepDigest {
 struct PrintedStats {
   enum Bit : uint8_t { kL1 = 1, kL2 = 2, kMin = 4, kMax = 8, kMean = 16 };
   double l1 = 0, l2 = 0, min = 0, max = 0, mean = 0;
-  uint8_t has = 0;  // Bit set
+  uint8_t has = 0;      // Bit set
+  uint8_t digits = 7;   // significant digits printed (torchtitan's %.6e: 7; repr of a double: 17)
 };
 
 // Where in the model a kernel came from (trace format 1.2; DebugMode's FQN,
@@ -166,6 +167,7 @@ struct Trace {
   // counter's name and description come from the importer's table row.
   struct Skipped {
     std::string_view name, description;
+    bool data_loss = true;  // values were lost, not only records without any
     uint64_t count = 0;
     uint64_t first_line = 0;
   };

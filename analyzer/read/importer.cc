@@ -4,6 +4,7 @@
 #include <new>
 
 #include "absl/status/status.h"
+#include "analyzer/read/debugmode_json_reader.h"
 #include "analyzer/read/debugmode_reader.h"
 #include "analyzer/read/text_util.h"
 #include "analyzer/read/trace_file_name.h"
@@ -45,8 +46,10 @@ bool SniffActivationLog(std::string_view head) {
   return head[0] == '[' || head.starts_with("Total captured activations:");
 }
 
-// The table. Order is sniffing order: formats with a signature first.
+// The table. Order is sniffing order: formats with a signature first, and
+// numtrace's JSON Lines (any other '{') after every other JSON format.
 const Importer kImporters[] = {
+    {"debugmode-json", "DebugMode JSON log", nullptr, SniffDebugModeJson, ReadDebugModeJson, kDebugModeJsonSkips},
     {"numtrace", "numtrace trace", NumtraceRank, SniffNumtrace, ReadTraceLines, kNumtraceSkips},
     {"debugmode-log", "DebugMode log", ActivationLogRank, SniffActivationLog, ReadDebugModeLines, {}},
 };
@@ -131,7 +134,7 @@ void CountSkipped(Trace* trace, const SkipCounter& counter, uint64_t line) {
       return;
     }
   }
-  trace->skipped.push_back({counter.name, counter.description, 1, line});
+  trace->skipped.push_back({counter.name, counter.description, counter.data_loss, 1, line});
 }
 
 }  // namespace numtrace::analyzer

@@ -39,6 +39,7 @@ namespace numtrace::analyzer {
 struct SkipCounter {
   std::string_view name;         // "unknown_record_type"
   std::string_view description;  // one sentence for reports
+  bool data_loss = true;         // values were lost (a warning); false: nothing to compare was in them
 };
 
 struct Importer {

@@ -50,7 +50,7 @@ namespace numtrace::analyzer {
 
 // The records it skips and counts rather than failing on.
 inline constexpr SkipCounter kNumtraceSkips[] = {
-    {"unknown_record_type", "records of a type this reader does not know (a later format version): skipped"},
+    {"unknown_record_type", "records of a type this reader does not know (a later format version): skipped", false},
 };
 
 }  // namespace numtrace::analyzer

@@ -64,6 +64,34 @@ std::string Label(const Trace& t, const Kernel& k) {
   return TerminalSafe(ShortName(t.DisplayName(k)));
 }
 
+// Where the two record streams part ("313 vs 247 ops, now what?"): per run,
+// its first record without a partner, the length of the unpaired stretch it
+// starts, and the last pair before it.
+void StreamsPart(const RankDiff& rd, Writer& w) {
+  const Alignment& al = rd.result->alignment;
+  for (const auto& [side, only, t, other] : {std::tuple("A", &al.only_a, rd.a, rd.b), std::tuple("B", &al.only_b, rd.b, rd.a)}) {
+    if (only->empty()) continue;
+    const uint32_t first = only->front();
+    size_t run = 1;
+    while (run < only->size() && (*only)[run] == first + run) ++run;
+    const KernelPair* before = nullptr;
+    for (const KernelPair& p : al.pairs) {
+      const uint32_t mine = t == rd.a ? p.a : p.b;
+      if (mine < first && (before == nullptr || mine > (t == rd.a ? before->a : before->b))) before = &p;
+    }
+    w << "  the runs part at " << side << "#" << t->kernels[first].seq << " " << Label(*t, t->kernels[first]) << ": "
+      << run << (run == 1 ? " record" : " consecutive records") << " only in " << side << " ("
+      << only->size() << " in all)";
+    if (before != nullptr) {
+      const Kernel& ka = rd.a->kernels[before->a];
+      w << ", after the pair A#" << ka.seq << " " << Label(*rd.a, ka) << " | B#" << rd.b->kernels[before->b].seq;
+    } else {
+      w << ", before any pair";
+    }
+    w << "\n";
+  }
+}
+
 std::string_view VerdictColor(Verdict v) {
   return v == Verdict::kDiverged ? kRed : v == Verdict::kWithinTolerance ? kYellow : kGreen;
 }
@@ -338,6 +366,11 @@ void Warnings(const RankDiff& rd, bool verbose, Writer& w) {
       w.C(kYellow, "  warning: ");
       w << path << ": records dropped (" << h.dropped << ")\n";
     }
+    for (const Trace::Skipped& s : t->skipped) {
+      if (!s.data_loss) continue;
+      w.C(kYellow, "  warning: ");
+      w << path << ": " << s.count << " records skipped, " << s.name << ": " << s.description << "\n";
+    }
     if (h.unmeasured > 0) {
       w.C(kYellow, "  warning: ");
       w << h.unmeasured << " kernels ran unmeasured in " << side << "\n";
@@ -430,6 +463,7 @@ std::string TerminalSummary(const DiffReport& report, const TerminalOptions& opt
     FirstDivergence(rd, opt, w);
     FirstOrigin(rd, w);
     if (!report.per_rank) Counts(rd.result->counts, w);
+    StreamsPart(rd, w);
     Warnings(rd, opt.verbose, w);
     Nonfinite(rd, w);
     RootList(rd, opt.top, w);
