@@ -161,17 +161,6 @@ class ValueTree {
   }
 };
 
-// The scope of an FQN from ModTracker: the root module's class name dropped
-// ("Model.layers.0.attn" -> "layers.0.attn", "Model" -> "").
-std::string_view ScopeOf(std::string_view fqn) {
-  const size_t dot = fqn.find('.');
-  const std::string_view first = fqn.substr(0, dot);
-  if (!first.empty() && first[0] >= 'A' && first[0] <= 'Z') {
-    return dot == std::string_view::npos ? std::string_view() : fqn.substr(dot + 1);
-  }
-  return fqn;
-}
-
 class JsonLogReader {
  public:
   explicit JsonLogReader(Trace* trace) : trace_(trace) {}
@@ -273,7 +262,7 @@ class JsonLogReader {
     k.buffer_count = static_cast<uint32_t>(trace_->buffers.size() - k.first_buffer);
     trace_->kernels.push_back(k);
     KernelProvenance prov;
-    if (!Module().empty()) prov.scope = trace_->strings.Intern(CapUtf8(ScopeOf(Module())));
+    if (!Module().empty()) prov.scope = trace_->strings.Intern(CapUtf8(WithoutRootClass(Module())));
     if (!modules_.empty()) prov.phase = modules_.back().phase;
     if (!op.empty()) prov.op = trace_->strings.Intern(CapUtf8(op));
     trace_->SetProvenance(trace_->kernels.size() - 1, prov);
@@ -289,7 +278,7 @@ class JsonLogReader {
     Kernel k;
     k.level = RecordLevel::kOp;
     const std::string_view module = Module();
-    k.name = trace_->strings.Intern(CapUtf8(Cat(module.empty() ? "<none>" : ScopeOf(module), "/", op_name)));
+    k.name = trace_->strings.Intern(CapUtf8(Cat(module.empty() ? "<none>" : WithoutRootClass(module), "/", op_name)));
     k.demangled = trace_->strings.Intern(CapUtf8(op_name));
     k.first_buffer = static_cast<uint32_t>(trace_->buffers.size());
     texts_.clear();

@@ -446,16 +446,20 @@ DebugModeProvenance DebugModeProvenanceOf(std::string_view key) {
   if (slash == std::string_view::npos || op.size() == key.size()) return out;
   std::string_view fqn = key.substr(0, slash);
   if (fqn == "<none>" || fqn.empty()) return out;
+  out.scope = WithoutRootClass(fqn);
+  return out;
+}
+
+std::string_view WithoutRootClass(std::string_view fqn) {
   // ModTracker's names start with the root module's class ("Llama3Model",
   // "FSDPLlama3Model"); PyTorch FQNs (named_modules) do not. A first
   // component starting with an upper-case letter is that class name.
   const size_t dot = fqn.find('.');
   const std::string_view first = fqn.substr(0, dot);
   if (!first.empty() && first[0] >= 'A' && first[0] <= 'Z') {
-    fqn = dot == std::string_view::npos ? std::string_view() : fqn.substr(dot + 1);
+    return dot == std::string_view::npos ? std::string_view() : fqn.substr(dot + 1);
   }
-  out.scope = fqn;
-  return out;
+  return fqn;
 }
 
 absl::StatusOr<Trace> ReadDebugModeLines(LineReader& reader) {

@@ -98,6 +98,10 @@ struct DebugModeProvenance {
 };
 DebugModeProvenance DebugModeProvenanceOf(std::string_view key);
 
+// A module path from ModTracker without the root module's class name:
+// "FSDPLlama3Model.layers.1" -> "layers.1", "Model" -> "", "layers.1" as is.
+std::string_view WithoutRootClass(std::string_view fqn);
+
 }  // namespace numtrace::analyzer
 
 #endif  // NUMTRACE_ANALYZER_READ_DEBUGMODE_READER_H_

@@ -5,7 +5,7 @@
 // terminal summary, HTML report) without a crash, a sanitizer report or a
 // hang, and the alignment must keep the invariants later stages rely on.
 // The input is trace A, optionally followed by "\n----\n" and trace B (B = A
-// otherwise); each may be numtrace JSONL or a DebugMode log.
+// otherwise); each may be of any format read/importer.h reads.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
