@@ -94,8 +94,9 @@ absl::StatusOr<Trace> ReadTraceFrom(LineReader& reader, const Importer* importer
     importer = ImporterForContent(*head);
     if (importer == nullptr) {
       if (Trim(*head).empty()) return absl::InvalidArgumentError(Cat(reader.path(), ": empty trace"));
-      return absl::InvalidArgumentError(
-          Cat(reader.path(), ": not a numtrace trace nor a DebugMode activation log"));
+      std::string kinds;
+      for (const Importer& i : kImporters) kinds += Cat(kinds.empty() ? "" : ", ", i.kind);
+      return absl::InvalidArgumentError(Cat(reader.path(), ": not a trace numtrace-diff reads (", kinds, ")"));
     }
   }
   absl::StatusOr<Trace> trace = importer->read(reader);

@@ -77,9 +77,9 @@ std::optional<TraceFileName> ParseTraceFileName(std::string_view path);
 
 // Reads a trace of whichever format its contents are, or (with `importer`)
 // of that format only. Errors: NotFound / PermissionDenied naming the path,
-// "PATH: empty trace", "PATH: not a trace numtrace-diff reads (a numtrace
-// trace, a DebugMode activation log or a DebugMode JSON log)", the reader's
-// own "PATH:LINE: reason", ResourceExhausted when memory runs out.
+// "PATH: empty trace", "PATH: not a trace numtrace-diff reads (DebugMode
+// JSON log, numtrace trace, DebugMode log)" (the table's kinds), the
+// reader's own "PATH:LINE: reason", ResourceExhausted when memory runs out.
 [[nodiscard]] absl::StatusOr<Trace> ReadTrace(const std::string& path, const Importer* importer = nullptr);
 // Same, from bytes in memory (tests, fuzzers); `path_for_messages` prefixes
 // errors and gives the default label and rank.

@@ -51,7 +51,7 @@ TEST(InputTest, ReadAnyTraceDispatchesOnContentNotName) {
   ASSERT_TRUE(b.ok()) << b.status();
   EXPECT_EQ(b->kind, "DebugMode log");
   absl::StatusOr<Trace> c = ReadTrace(dir + "/c.txt");
-  EXPECT_EQ(c.status().message(), dir + "/c.txt: not a numtrace trace nor a DebugMode activation log");
+  EXPECT_EQ(c.status().message(), dir + "/c.txt: not a trace numtrace-diff reads (DebugMode JSON log, numtrace trace, DebugMode log)");
 }
 
 TEST(InputTest, ReadsTheCheckedInTorchtitanLog) {
