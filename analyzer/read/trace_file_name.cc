@@ -37,7 +37,7 @@ std::optional<int64_t> RankFromFileName(std::string_view path, std::string_view*
 
 std::string_view FileStem(std::string_view path) {
   std::string_view name = BaseName(path);
-  for (std::string_view suffix : {".ntrace.jsonl", ".jsonl", ".log"}) {
+  for (std::string_view suffix : {".ntrace.jsonl", ".jsonl", ".log", ".json.gz", ".json"}) {
     if (name.size() > suffix.size() && name.ends_with(suffix)) {
       name.remove_suffix(suffix.size());
       break;

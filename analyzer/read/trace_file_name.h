@@ -27,7 +27,7 @@ std::optional<int64_t> RankFromFileName(std::string_view path, std::string_view*
 std::string_view BaseName(std::string_view path);
 
 // The last path component without the known trace suffixes
-// (.ntrace.jsonl, .jsonl, .log); the default label of a trace.
+// (.ntrace.jsonl, .jsonl, .log, .json.gz, .json); the default label of a trace.
 std::string_view FileStem(std::string_view path);
 
 }  // namespace numtrace::analyzer

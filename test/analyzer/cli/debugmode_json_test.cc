@@ -65,6 +65,7 @@ DiffRun RunJsonDiff(const std::string& a, const std::string& b) {
 TEST(DebugModeJson, ReadsOpsModulesHashesAndTheTritonKernel) {
   Trace t = ReadJson("base");
   EXPECT_EQ(t.kind, "DebugMode JSON log");
+  EXPECT_EQ(t.label, "base");
   EXPECT_FALSE(t.records_environment);
   EXPECT_EQ(t.flow, FlowKey::kHashChain);
   // 263 records: 11 modules entered and the optimizer's step (annotations,
