@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <system_error>
 
-#include "analyzer/read/trace_reader.h"
+#include "analyzer/read/importer.h"
 
 namespace numtrace::launcher {
 namespace {
@@ -54,7 +54,7 @@ EnvironmentValues TraceEnvironmentIn(const std::string& dir) {
   }
   std::sort(traces.begin(), traces.end());
   for (const std::string& path : traces) {
-    absl::StatusOr<analyzer::Trace> t = analyzer::ReadTraceFile(path);
+    absl::StatusOr<analyzer::Trace> t = analyzer::ReadTrace(path, analyzer::FindImporter("numtrace"));
     if (t.ok() && !t->header.environment.empty()) return t->header.environment;
   }
   return {};

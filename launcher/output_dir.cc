@@ -11,7 +11,7 @@
 #include <string_view>
 #include <system_error>
 
-#include "analyzer/read/trace_file_name.h"
+#include "analyzer/read/importer.h"
 
 namespace numtrace::launcher {
 

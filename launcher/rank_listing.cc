@@ -8,8 +8,7 @@
 #include <tuple>
 #include <vector>
 
-#include "analyzer/read/trace_file_name.h"
-#include "analyzer/read/trace_reader.h"
+#include "analyzer/read/importer.h"
 #include "analyzer/report/terminal_text.h"
 
 namespace numtrace::launcher {
@@ -20,8 +19,9 @@ std::set<std::string> TraceFilesIn(const std::string& dir) {
   std::set<std::string> out;
   std::error_code ec;
   for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+    // The files the shim writes: named as the "numtrace" importer reads them.
     std::optional<analyzer::TraceFileName> name = analyzer::ParseTraceFileName(e.path().string());
-    if (name && name->kind == analyzer::TraceFileKind::kNumtrace) out.insert(e.path().string());
+    if (name && name->importer == analyzer::FindImporter("numtrace")) out.insert(e.path().string());
   }
   return out;
 }
@@ -40,7 +40,7 @@ int ListRankTraces(const std::string& dir, std::ostream& out, const std::set<std
   }
   std::sort(files.begin(), files.end());
   for (const auto& [rank, path] : files) {
-    absl::StatusOr<analyzer::Trace> trace = analyzer::ReadTraceFile(path);
+    absl::StatusOr<analyzer::Trace> trace = analyzer::ReadTrace(path, analyzer::FindImporter("numtrace"));
     if (!trace.ok()) {
       out << "rank " << rank << ": unreadable ("
           << analyzer::TerminalSafe(std::string(trace.status().message())) << "): " << analyzer::TerminalSafe(path)

@@ -86,13 +86,13 @@ void PrintBuffer(const analyzer::Buffer& b, std::ostream& out) {
 // merged), one key a line in the key table's order, then the keys it does
 // not know.
 int ShowEnvironment(const std::string& path, const CommandContext& ctx) {
-  absl::StatusOr<analyzer::Trace> trace = analyzer::ReadAnyTrace(path);
+  absl::StatusOr<analyzer::Trace> trace = analyzer::ReadTrace(path);
   if (!trace.ok()) return FailLine(ctx, "show", trace.status());
   using analyzer::TerminalSafe;
   const EnvironmentValues& env = trace->header.environment;
   if (env.empty()) {
     ctx.out << TerminalSafe(path) << ": no environment recorded"
-            << (trace->source == analyzer::TraceSource::kDebugMode ? " (a DebugMode log records none)" : "") << "\n";
+            << (trace->records_environment ? "" : " (a " + std::string(trace->kind) + " records none)") << "\n";
     return kExitOk;
   }
   std::vector<const std::pair<std::string, std::string>*> order;
@@ -105,7 +105,7 @@ int ShowEnvironment(const std::string& path, const CommandContext& ctx) {
 }
 
 int ShowReadable(const std::string& path, const Selection& sel, const CommandContext& ctx) {
-  absl::StatusOr<analyzer::Trace> trace = analyzer::ReadAnyTrace(path);
+  absl::StatusOr<analyzer::Trace> trace = analyzer::ReadTrace(path);
   if (!trace.ok()) return FailLine(ctx, "show", trace.status());
   const analyzer::Trace& t = *trace;
   std::ostream& out = ctx.out;
@@ -177,10 +177,12 @@ int ShowReadable(const std::string& path, const Selection& sel, const CommandCon
 // Prints the selected kernel lines verbatim. The trace is read first, so a
 // malformed file fails the same way as without --json.
 int ShowJson(const std::string& path, const Selection& sel, const CommandContext& ctx) {
-  absl::StatusOr<analyzer::Trace> trace = analyzer::ReadAnyTrace(path);
+  absl::StatusOr<analyzer::Trace> trace = analyzer::ReadTrace(path);
   if (!trace.ok()) return FailLine(ctx, "show", trace.status());
-  if (trace->source != analyzer::TraceSource::kNumtrace) {
-    return FailLine(ctx, "show", path + ": --json needs a numtrace trace (this is a DebugMode log)");
+  // --json prints the trace's own kernel lines: a file of numtrace's format.
+  const analyzer::Importer* numtrace = analyzer::FindImporter("numtrace");
+  if (trace->kind != numtrace->kind) {
+    return FailLine(ctx, "show", path + ": --json needs a " + std::string(numtrace->kind) + " (this is a " + std::string(trace->kind) + ")");
   }
   // The same line reader as the trace reader: a .gz trace is decompressed,
   // a line is bounded (line_reader.h).

@@ -79,7 +79,6 @@ class AlignerImpl {
     b_.trace = &b;
     a_.keys = ComputeKernelKeys(a);
     b_.keys = ComputeKernelKeys(b);
-    debugmode_ = a.source == TraceSource::kDebugMode && b.source == TraceSource::kDebugMode;
   }
 
   Alignment Run();
@@ -103,7 +102,6 @@ class AlignerImpl {
   void Pair(uint32_t pa, uint32_t pb, bool by_name);
 
   const AlignOptions& options_;
-  bool debugmode_ = false;  // both sides DebugMode logs
   Side a_, b_;
   Alignment result_;
 };
@@ -301,15 +299,19 @@ void AlignerImpl::MatchWindow(uint32_t a0, uint32_t a1, uint32_t b0, uint32_t b1
   for (uint32_t i = 0; i < na; ++i) rows[i] = CandidateA(a0 + i);
   for (uint32_t j = 0; j < nb; ++j) cols[j] = CandidateB(b0 + j);
   std::vector<int> score(static_cast<size_t>(na) * nb);
+  auto is_op = [](const Side& side, uint32_t pos) {
+    return side.trace->kernels[side.seq[pos]].level == RecordLevel::kOp;
+  };
   for (uint32_t i = 0; i < na; ++i) {
+    const bool op_a = is_op(a_, a0 + i);
     for (uint32_t j = 0; j < nb; ++j) {
       int& s = score[i * nb + j];
       s = ScoreOf(rows[i], cols[j]);
-      // DebugMode ops told apart by order and content only (no module path
-      // in common, as under compile): a partner whose values are far off is
-      // a weak candidate, so two swapped ops pair with their twins and leave
+      // Operators told apart by order and content only (no module path in
+      // common, as under compile): a partner whose values are far off is a
+      // weak candidate, so two swapped ops pair with their twins and leave
       // the rest unpaired instead of making a chain of wrong pairs.
-      if (debugmode_ && s > 0 && s < kScoreName) s = std::min(s, kScoreFamily);
+      if (op_a && s > 0 && s < kScoreName && is_op(b_, b0 + j)) s = std::min(s, kScoreFamily);
     }
   }
   std::vector<int> dp(static_cast<size_t>(na + 1) * (nb + 1), 0);

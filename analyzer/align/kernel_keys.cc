@@ -21,8 +21,6 @@ struct NameKeys {
   bool done = false;
 };
 
-bool IsOutput(const Buffer& b) { return b.role != Role::kIn; }
-
 }  // namespace
 
 uint64_t HashString(std::string_view s) {
@@ -39,15 +37,14 @@ uint64_t HashCombine(uint64_t seed, uint64_t value) { return Mix(seed ^ (value +
 std::vector<KernelKeys> ComputeKernelKeys(const Trace& trace) {
   std::vector<NameKeys> by_name(trace.strings.size());
   std::vector<NameKeys> by_name_backward;
-  const bool debugmode = trace.source == TraceSource::kDebugMode;
-  if (debugmode) by_name_backward.resize(trace.strings.size());
   auto name_keys = [&](size_t i, const Kernel& k) -> const NameKeys& {
-    if (debugmode) {
-      // A DebugMode key "module/op_N_name": the module path and op name are
+    if (k.level == RecordLevel::kOp) {
+      // An operator "module/op_N_name": the module path and op name are
       // strong hints, the per-module counter N is not (activation
       // checkpointing and compile shift it), so it takes no part. The phase
       // does: name = (phase, module, op), normalized = (phase, op) for
       // compiled logs without module paths, family = op.
+      if (by_name_backward.empty()) by_name_backward.resize(trace.strings.size());
       const bool backward = trace.PhaseOf(k) == Phase::kBackward;
       NameKeys& n = (backward ? by_name_backward : by_name)[k.name];
       if (!n.done) {
@@ -81,21 +78,22 @@ std::vector<KernelKeys> ComputeKernelKeys(const Trace& trace) {
   for (size_t i = 0; i < trace.kernels.size(); ++i) {
     const Kernel& k = trace.kernels[i];
     const NameKeys& n = name_keys(i, k);
+    const bool op = k.level == RecordLevel::kOp;
     uint64_t layout = 0x51ed270b27e3fULL, content = 0x2545f4914f6cdd1dULL;
     KernelKeys& out = keys[i];
     uint64_t best_bytes = 0;
     auto buffers = trace.BuffersOf(k);
     for (size_t j = 0; j < buffers.size(); ++j) {
       const Buffer& b = buffers[j];
-      // A DebugMode block's inputs are hashes of whatever the op read (an
-      // out= buffer under compile is one more): its layout is its outputs'.
-      if (!debugmode || IsOutput(b)) {
+      // An operator's inputs are whatever the op read (an out= buffer under
+      // compile is one more): its layout is its outputs'.
+      if (!op || b.IsOutput()) {
         layout = HashCombine(HashCombine(layout, b.bytes), static_cast<uint64_t>(b.dtype));
       }
-      if (IsOutput(b)) {
+      if (b.IsOutput()) {
         content = HashCombine(content, b.stats.hash);
-        if (debugmode) {  // every printed value: L1 alone is often a constant (softmax)
-          const LoggedStats& l = trace.logged[k.first_buffer + j];
+        if (b.Has(kPrintedStats)) {  // every printed value: L1 alone is often a constant (softmax)
+          const PrintedStats& l = trace.printed[k.first_buffer + j];
           for (double v : {l.l2, l.min, l.max, l.mean}) content = HashCombine(content, std::bit_cast<uint64_t>(v));
         }
         if (out.primary_output < 0 || b.bytes > best_bytes) {
@@ -112,7 +110,7 @@ std::vector<KernelKeys> ComputeKernelKeys(const Trace& trace) {
     out.level[kKeyNormalized] = n.normalized;
     out.level[kKeyFamilyLayout] = HashCombine(n.family, layout);
     out.level[kKeyFamily] = n.family;
-    if (debugmode) {
+    if (op) {
       // Ops of another shape or dtype are never the same op: every level
       // holds the layout.
       out.level[kKeyName] = out.level[kKeyNameLayout];

@@ -75,7 +75,7 @@ int RunAcrossRanks(const AcrossRanksOptions& opt, std::ostream& out, std::ostrea
   std::vector<std::unique_ptr<Trace>> traces;
   std::vector<const Trace*> views;
   for (const std::string& path : *files) {
-    absl::StatusOr<Trace> t = ReadAnyTrace(path);
+    absl::StatusOr<Trace> t = ReadTrace(path);
     if (!t.ok()) return FailLine(err, t.status());
     traces.push_back(std::make_unique<Trace>(*std::move(t)));
     views.push_back(traces.back().get());

@@ -24,6 +24,7 @@
 #include "analyzer/cli/tensor_command.h"
 #include "analyzer/judge/judge.h"
 #include "analyzer/judge/step_finder.h"
+#include "analyzer/judge/value_compare.h"
 #include "analyzer/read/input.h"
 #include "analyzer/report/html_report.h"
 #include "analyzer/report/json_summary.h"
@@ -46,7 +47,7 @@ absl::Status ReadPair(const RankPair& pair, RankData* data) {
   // must not end the process through a joinable thread or a thread's throw.
   auto read_b = [&] {
     try {
-      b_or = ReadAnyTrace(pair.path_b);
+      b_or = ReadTrace(pair.path_b);
     } catch (...) {
       b_or = absl::ResourceExhaustedError("out of memory");
     }
@@ -64,7 +65,7 @@ absl::Status ReadPair(const RankPair& pair, RankData* data) {
   }
   absl::StatusOr<Trace> a_or = absl::UnknownError("not read");
   try {
-    a_or = ReadAnyTrace(pair.path_a);
+    a_or = ReadTrace(pair.path_a);
   } catch (...) {
     if (reader_b) reader_b->join();
     throw;
@@ -146,15 +147,17 @@ int RunDiffCommand(const DiffCommandOptions& opt, std::ostream& out, std::ostrea
     ranks.push_back(std::move(data));
   }
   // Zero compared pairs is not a clean bill: nothing was looked at (unless
-  // watch-mode digests compared whole steps). A DebugMode log against a
-  // numtrace trace compares ops with kernels: whatever pairs by chance means nothing.
+  // watch-mode digests compared whole steps). Two traces whose values share
+  // no fingerprint (a log's printed norms against byte hashes) compare
+  // nothing: whatever pairs by chance means nothing.
   for (const auto& r : ranks) {
     const bool steps_compared = r->result.steps && r->result.steps->compared != 0;
-    if ((r->result.counts.pairs != 0 || steps_compared) && r->a.source == r->b.source) continue;
+    const bool comparable = ValuesComparable(r->a, r->b);
+    if ((r->result.counts.pairs != 0 || steps_compared) && comparable) continue;
     std::string why;
-    if (r->a.source != r->b.source) {
-      why = "a torchtitan DebugMode log against a numtrace trace (" + r->a.path + ", " + r->b.path +
-            "): ops and kernels have nothing to pair";
+    if (!comparable) {
+      why = "a " + std::string(r->a.kind) + " against a " + std::string(r->b.kind) + " (" + r->a.path + ", " +
+            r->b.path + "): their values have no fingerprint in common, nothing to pair";
     } else if (r->a.digests.empty() != r->b.digests.empty()) {
       const Trace& watch = r->a.digests.empty() ? r->b : r->a;
       const Trace& plain = r->a.digests.empty() ? r->a : r->b;

@@ -14,7 +14,7 @@
 #include <optional>
 #include <utility>
 
-#include "analyzer/read/trace_file_name.h"
+#include "analyzer/read/importer.h"
 
 namespace numtrace::analyzer {
 namespace {

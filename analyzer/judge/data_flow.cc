@@ -7,13 +7,13 @@
 namespace numtrace::analyzer {
 namespace {
 
-// DebugMode producer links live in their own key space, apart from hashes.
+// Producer links (FlowKey::kHashChain) live in their own key space, apart from hashes.
 uint64_t ProducerKey(uint64_t addr) { return addr ^ 0xd1b54a32d192ed03ULL; }
 
 }  // namespace
 
 DataFlow::DataFlow(const Trace& trace) {
-  const bool by_hash = trace.source == TraceSource::kDebugMode;
+  const bool by_hash = trace.flow == FlowKey::kHashChain;
   struct Writer {
     uint32_t kernel;
     uint32_t buffer;  // index into trace.buffers
@@ -28,8 +28,8 @@ DataFlow::DataFlow(const Trace& trace) {
     const size_t start = producers_.size();
     for (uint32_t bi = k.first_buffer; bi < k.first_buffer + k.buffer_count; ++bi) {
       const Buffer& b = trace.buffers[bi];
-      // DebugMode: an input with a logged producer (addr = 1 + its kernel)
-      // is found by it, others by their hash (the last output of that L1).
+      // A hash chain: an input with a known producer (addr = 1 + its kernel)
+      // is found by it, others by their hash (the last output of that value).
       const uint64_t key = !by_hash ? b.addr : b.addr != 0 ? ProducerKey(b.addr) : b.stats.hash;
       auto it = last_writer.find(key);
       if (b.role == Role::kIn) {
@@ -53,7 +53,7 @@ DataFlow::DataFlow(const Trace& trace) {
     }
     for (uint32_t bi = k.first_buffer; bi < k.first_buffer + k.buffer_count; ++bi) {
       const Buffer& b = trace.buffers[bi];
-      if (!IsWritten(b)) continue;
+      if (!b.IsOutput()) continue;
       if (by_hash) {
         last_writer[b.stats.hash] = {j, bi};
         if (b.addr != 0) last_writer[ProducerKey(b.addr)] = {j, bi};

@@ -13,10 +13,10 @@
 // memory: its old contents are not an input). It writes its role `out` and
 // `unknown` buffers.
 //
-// DebugMode logs carry no addresses: there a kernel reads only its inputs,
-// and an input comes from the block its logged "Input producers" names,
-// else from the last output with the same hash (their "hash" is the
-// tensor's L1 norm).
+// A trace without addresses (Trace::flow == FlowKey::kHashChain, a DebugMode
+// log) links by its hash chain: a kernel reads only its inputs, and an
+// input comes from the kernel its addr names (a logged producer), else from
+// the last output with the same hash.
 //
 // Example:
 //   DataFlow flow(trace);
@@ -32,8 +32,6 @@
 #include "analyzer/model/trace.h"
 
 namespace numtrace::analyzer {
-
-inline bool IsWritten(const Buffer& b) { return b.role != Role::kIn; }
 
 class DataFlow {
  public:

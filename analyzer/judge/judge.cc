@@ -5,26 +5,17 @@
 #include <vector>
 
 #include "analyzer/judge/buffer_compare.h"
-#include "analyzer/judge/debugmode_compare.h"
+#include "analyzer/judge/value_compare.h"
 #include "analyzer/judge/origins.h"
 #include "analyzer/judge/roots.h"
 
 namespace numtrace::analyzer {
 namespace {
 
-bool IsOutput(const Buffer& b) { return b.role != Role::kIn; }
-
-bool HasNonfiniteOutput(const Trace& t, const Kernel& k) {
-  for (const Buffer& b : t.BuffersOf(k)) {
-    if (IsOutput(b) && (b.stats.nan || b.stats.inf || b.stats.ninf)) return true;
-  }
-  return false;
-}
-
 std::vector<int32_t> Outputs(std::span<const Buffer> buffers) {
   std::vector<int32_t> out;
   for (size_t i = 0; i < buffers.size(); ++i) {
-    if (IsOutput(buffers[i])) out.push_back(static_cast<int32_t>(i));
+    if (buffers[i].IsOutput()) out.push_back(static_cast<int32_t>(i));
   }
   return out;
 }
@@ -44,7 +35,11 @@ PairVerdict Layout(const std::vector<int32_t>& oa, const std::vector<int32_t>& o
 
 PairVerdict JudgePair(const Trace& a, uint32_t ka, const Trace& b, uint32_t kb, MatchMethod method,
                       const Tolerance& tolerance) {
-  if (IsDebugModePair(a, b)) return JudgeDebugModePair(a, ka, b, kb, tolerance);
+  // Values without a byte hash (a log's printed statistics or hash_tensor)
+  // are judged by what they carry.
+  if (!HasByteHashes(a, a.kernels[ka]) || !HasByteHashes(b, b.kernels[kb])) {
+    return JudgeLoggedPair(a, ka, b, kb, tolerance);
+  }
   auto ba = a.BuffersOf(a.kernels[ka]);
   auto bb = b.BuffersOf(b.kernels[kb]);
   std::vector<int32_t> oa = Outputs(ba), ob = Outputs(bb);
@@ -87,10 +82,10 @@ DiffResult Judge(const Trace& a, const Trace& b, Alignment alignment, const Judg
     r.verdicts.push_back(JudgePair(a, p.a, b, p.b, p.method, options.tolerance));
   }
   for (uint32_t i = 0; i < a.kernels.size(); ++i) {
-    if (HasNonfiniteOutput(a, a.kernels[i])) { r.first_nonfinite_a = i; break; }
+    if (a.HasNonfiniteOutput(a.kernels[i])) { r.first_nonfinite_a = i; break; }
   }
   for (uint32_t i = 0; i < b.kernels.size(); ++i) {
-    if (HasNonfiniteOutput(b, b.kernels[i])) { r.first_nonfinite_b = i; break; }
+    if (b.HasNonfiniteOutput(b.kernels[i])) { r.first_nonfinite_b = i; break; }
   }
   TallyVerdicts(&r, options.top_n);
   const DataFlow flow_a(a), flow_b(b);

@@ -18,8 +18,19 @@ void Merge(const std::vector<uint32_t>& from, std::vector<uint32_t>* into) {
   *into = std::move(merged);
 }
 
-// A DebugMode input L1 no tensor of a training step has: uninitialised memory.
-bool IsGarbageHash(double l1) { return !(std::fabs(l1) < 1e30); }
+// A printed input L1 no tensor of a training step has: uninitialised memory
+// (a log hashes inductor's out= buffers before the op writes them).
+bool IsGarbageNorm(const Buffer& b) { return b.Has(kPrintedStats) && !(std::fabs(b.stats.l1) < 1e30); }
+
+// Whether a kernel read some value whose equality is not bitwise (a printed
+// norm): equal there is not equal bytes.
+bool ReadsPrintedValue(const Trace& t, const DataFlow& flow, const Kernel& k) {
+  for (uint32_t bi = k.first_buffer; bi < k.first_buffer + k.buffer_count; ++bi) {
+    const Buffer& b = t.buffers[bi];
+    if (flow.Reads(bi) && !b.Has(kBytesHash) && !b.Has(kHashTensor)) return true;
+  }
+  return false;
+}
 
 }  // namespace
 
@@ -37,13 +48,12 @@ Cause PairCause(const Trace& a, const DataFlow& flow_a, uint32_t ka, const Trace
   if (!inputs(a, flow_a, ka, &ia) || !inputs(b, flow_b, kb, &ib)) return Cause::kUnknown;
   if (ia.size() != ib.size()) return Cause::kUnknown;
   bool differs = false;
-  const bool debugmode = a.source == TraceSource::kDebugMode && b.source == TraceSource::kDebugMode;
   for (size_t i = 0; i < ia.size(); ++i) {
     if (a.buffers[ia[i]].bytes != b.buffers[ib[i]].bytes) return Cause::kUnknown;
     const bool differ = flow_a.InputHash(ia[i]) != flow_b.InputHash(ib[i]);
     // An input hash of memory the op had not written yet (inductor's out=
     // buffers, hashed before the op) is garbage, not an input.
-    if (differ && debugmode && (IsGarbageHash(a.buffers[ia[i]].stats.l1) || IsGarbageHash(b.buffers[ib[i]].stats.l1))) {
+    if (differ && (IsGarbageNorm(a.buffers[ia[i]]) || IsGarbageNorm(b.buffers[ib[i]]))) {
       return Cause::kUnknown;
     }
     differs |= differ;
@@ -67,9 +77,9 @@ void AnalyzeOrigins(const Trace& a, const DataFlow& flow, const Trace& b, const 
     PairVerdict& v = r->verdicts[i];
     v.cause = v.status == PairStatus::kBitwiseEqual ? Cause::kNone
                                                     : PairCause(a, flow, pairs[i].a, b, flow_b, pairs[i].b);
-    // A DebugMode input "equal" by its rounded L1 (softmax's is its row
+    // An input "equal" by its printed, rounded L1 (softmax's is its row
     // count) may still differ: its producer's pair says so.
-    if (v.cause == Cause::kOrigin && a.source == TraceSource::kDebugMode) {
+    if (v.cause == Cause::kOrigin && ReadsPrintedValue(a, flow, a.kernels[pairs[i].a])) {
       for (uint32_t producer : flow.Producers(pairs[i].a)) {
         const int64_t p = pair_of_a[producer];
         if (p >= 0 && r->verdicts[p].status != PairStatus::kBitwiseEqual) v.cause = Cause::kInherited;

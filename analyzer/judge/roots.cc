@@ -5,7 +5,7 @@
 
 #include "analyzer/judge/buffer_compare.h"
 #include "analyzer/judge/data_flow.h"
-#include "analyzer/judge/debugmode_compare.h"
+#include "analyzer/judge/value_compare.h"
 #include "analyzer/judge/origins.h"
 
 namespace numtrace::analyzer {
@@ -29,14 +29,14 @@ std::vector<uint32_t> Inputs(const Trace& t, uint32_t k) {
 // nothing here; their producers do.
 bool InputBeyondTolerance(const Trace& a, uint32_t ka, const Trace& b, uint32_t kb, const Tolerance& tolerance) {
   const std::vector<uint32_t> ia = Inputs(a, ka), ib = Inputs(b, kb);
-  const bool debugmode = IsDebugModePair(a, b);
   for (size_t i = 0; i < std::min(ia.size(), ib.size()); ++i) {
     const Buffer& x = a.buffers[ia[i]];
     const Buffer& y = b.buffers[ib[i]];
     if (x.stats.hash == y.stats.hash) continue;
-    const BufferVerdict v = debugmode ? CompareLogged(a, ia[i], b, ib[i], tolerance)
-                            : x.stats.n > 0 && y.stats.n > 0 ? CompareBuffers(x, y, tolerance)
-                                                             : BufferVerdict{};
+    // A byte-hashed input without statistics (n = 0) says nothing; values
+    // a log printed always say what they have.
+    const bool has_stats = (x.fingerprint & y.fingerprint & kBytesHash) == 0 || (x.stats.n > 0 && y.stats.n > 0);
+    const BufferVerdict v = has_stats ? CompareValues(a, ia[i], b, ib[i], tolerance) : BufferVerdict{};
     if (IsDiverged(v.status)) return true;
   }
   return false;

@@ -9,7 +9,7 @@
 //  1. cause born: a diverged pair whose cause is inherited, none of whose
 //     inputs is beyond tolerance - no kernel of A it read from (data_flow.h)
 //     is a diverged pair, and its input buffers compared directly (role `in`
-//     buffers with statistics; a DebugMode block's input hashes) are within
+//     buffers with statistics; a log's printed input norms) are within
 //     tolerance. `inherited` then means: some input was beyond tolerance.
 //  2. roots: every diverged pair whose cause is origin or born; per root the
 //     later diverged pairs its divergence flows to along A's data flow

@@ -27,7 +27,39 @@ namespace numtrace::analyzer {
 inline constexpr uint64_t kNoValue = ~uint64_t{0};  // absent optional field
 inline constexpr StringId kNoString = ~StringId{0};  // absent optional string field
 
+// How a kernel's reads link to earlier writes (judge/data_flow.h).
+enum class FlowKey : uint8_t {
+  kAddress,    // Buffer::addr is a device address: a read is the last write there
+  kHashChain,  // no addresses: Buffer::addr names the producing kernel, else an
+               // input is the last output with its hash (stats.hash)
+};
+
+// What a record stands for: a kernel launch on a device, or an operator
+// (one PyTorch op, named by its module path and op, as DebugMode logs it).
+enum class RecordLevel : uint8_t { kKernel, kOp };
+
+// What a buffer's measured values are, so judging knows what "equal" means
+// and how to score a difference (judge/value_compare.h). A bit set: one value
+// may carry several (a DebugMode JSON log can hold a norm and hash_tensor).
+enum Fingerprint : uint8_t {
+  // stats.hash is a 64-bit hash of the raw bytes (numtrace traces): equal
+  // hashes are equal bytes under any dtype label, and the statistics are
+  // exact float64 aggregates judged by the tolerance model.
+  kBytesHash = 1,
+  // Trace::printed holds statistics as a log printed them (an L1 "norm" with
+  // 7 significant digits, L2, min, max, mean): equal prints are not equal
+  // bytes, a difference is scored against the printed digits. stats.hash is
+  // the bit pattern of the printed L1 (a key for alignment, not a proof).
+  kPrintedStats = 2,
+  // stats.hash is PyTorch's `hash_tensor` of the values: a bitwise
+  // fingerprint (equal = bitwise equal), nothing to score a difference by.
+  kHashTensor = 4,
+};
+
 struct Buffer {
+  // The data-flow key (see Trace::flow): the device address, or under
+  // FlowKey::kHashChain 1 + the index of the kernel that produced the value
+  // (0: not known; the value's hash chain links it instead).
   uint64_t addr = 0;
   uint64_t offset = 0;
   uint64_t bytes = 0;
@@ -35,9 +67,16 @@ struct Buffer {
   DType dtype = DType::kRaw;
   DTypeSource dtype_from = DTypeSource::kDefault;
   Role role = Role::kUnknown;
-  bool has_pre = false;   // `pre` was recorded: pre_hash is its hash
+  bool has_pre : 1 = false;  // `pre` was recorded: pre_hash is its hash
+  uint8_t fingerprint : 7 = kBytesHash;  // Fingerprint bits (bit fields: no growth of the struct)
   uint64_t pre_hash = 0;  // hash of the contents before the launch (an input)
   BufferStats stats;
+
+  // Written by its kernel (`out`, or `unknown`: not measured before, so
+  // maybe written); `in` buffers were only read.
+  bool IsOutput() const { return role != Role::kIn; }
+  bool HasNonfinite() const { return stats.nan + stats.inf + stats.ninf > 0; }
+  bool Has(Fingerprint f) const { return (fingerprint & f) != 0; }
 };
 
 struct Kernel {
@@ -51,6 +90,7 @@ struct Kernel {
   uint32_t block[3] = {0, 0, 0};
   uint32_t first_buffer = 0;       // index into Trace::buffers
   uint32_t buffer_count = 0;
+  RecordLevel level = RecordLevel::kKernel;
 };
 
 // One `digest` record (watch mode, docs/format.md): the step's launches are
@@ -64,14 +104,15 @@ struct StepDigest {
   uint64_t first = 0;
 };
 
-// DebugMode logs only: the values the log wrote for one buffer, as written
-// (non-finite included), and which of them it wrote. A log's L1 is a norm
-// rounded to 7 significant digits, not a hash of the bytes, so the judge
-// compares these (judge/debugmode_compare.h) rather than `stats.hash`.
-struct LoggedStats {
+// The statistics a log printed for one buffer (Fingerprint::kPrintedStats),
+// as printed (non-finite included), and which of them it printed. An L1
+// "norm" rounded to 7 significant digits is not a hash of the bytes, so the
+// judge compares these (judge/value_compare.h) rather than `stats.hash`.
+struct PrintedStats {
   enum Bit : uint8_t { kL1 = 1, kL2 = 2, kMin = 4, kMax = 8, kMean = 16 };
   double l1 = 0, l2 = 0, min = 0, max = 0, mean = 0;
-  uint8_t has = 0;  // Bit set
+  uint8_t has = 0;      // Bit set
+  uint8_t digits = 7;   // significant digits printed (torchtitan's %.6e: 7; repr of a double: 17)
 };
 
 // Where in the model a kernel came from (trace format 1.2; DebugMode's FQN,
@@ -84,19 +125,23 @@ struct KernelProvenance {
   StringId src = kNoString;    // "train.py:42", the innermost user frame
 };
 
-// What produced the trace; DebugMode logs carry an L1-norm "hash", not a hash
-// of the bytes, so equal "hashes" there mean equal L1 norms.
-enum class TraceSource : uint8_t { kNumtrace, kDebugMode };
-
 struct Trace {
   std::string path;
   std::string label;   // run.label from the header, else the file name
   int64_t rank = 0;    // from the header, else the file name, else 0
-  TraceSource source = TraceSource::kNumtrace;
+  // What the file is, in words, for messages ("numtrace trace", "DebugMode
+  // log"): the name of its importer's table row (read/importer.h). No stage
+  // decides by it; what a trace holds is said by the fields below.
+  std::string_view kind = "numtrace trace";
+  // What the producer can record at all: a stage says "not recorded" rather
+  // than "absent" where the format has no place for it.
+  bool records_environment = true;  // the header environment (format 1.1)
+  bool records_launches = true;     // launches numtrace can capture again (dump recipes)
+  FlowKey flow = FlowKey::kAddress;
   TraceHeader header;
-  bool truncated = false;                // no footer: the process was cut short
+  bool truncated = false;                // cut short: see truncated_how
+  std::string_view truncated_how = "cut short: no footer, the process was killed";
   std::optional<FooterRecord> footer;
-  uint64_t ignored_lines = 0;            // unknown record types (forward compatibility)
   std::vector<NoteRecord> notes;
 
   StringPool strings;
@@ -115,17 +160,42 @@ struct Trace {
     for (const StepDigest& d : digests) n += d.lost;
     return n;
   }
-  // DebugMode logs only (empty for our traces): per buffer what the log
-  // wrote, per kernel whether it was a hash-only block (an in-place op or a
-  // small tensor: hashes, no Shape). The block's phase is its provenance.
-  std::vector<LoggedStats> logged;   // parallel to buffers
-  std::vector<uint8_t> hash_only;    // parallel to kernels
+  // Parallel to buffers when some buffer has Fingerprint::kPrintedStats,
+  // else empty: what the log printed for it.
+  std::vector<PrintedStats> printed;
+  // Records of this trace's importer skipped as bad (read/importer.h): each
+  // counter's name and description come from the importer's table row.
+  struct Skipped {
+    std::string_view name, description;
+    bool data_loss = true;  // values were lost, not only records without any
+    uint64_t count = 0;
+    uint64_t first_line = 0;
+  };
+  std::vector<Skipped> skipped;
+  uint64_t SkippedCount(std::string_view name) const {
+    for (const Skipped& s : skipped) {
+      if (s.name == name) return s.count;
+    }
+    return 0;
+  }
 
   std::span<const Buffer> BuffersOf(const Kernel& k) const {
     return {buffers.data() + k.first_buffer, k.buffer_count};
   }
   std::string_view Name(const Kernel& k) const { return strings.View(k.name); }
   std::string_view Demangled(const Kernel& k) const { return strings.View(k.demangled); }
+  // How reports name a record in full: an operator by its recorded name
+  // (module path and op), a kernel by its demangled name.
+  std::string_view DisplayName(const Kernel& k) const {
+    return k.level == RecordLevel::kOp ? Name(k) : Demangled(k);
+  }
+  // Whether a kernel left a NaN or Inf in some buffer it wrote.
+  bool HasNonfiniteOutput(const Kernel& k) const {
+    for (const Buffer& b : BuffersOf(k)) {
+      if (b.IsOutput() && b.HasNonfinite()) return true;
+    }
+    return false;
+  }
   // Provenance of a kernel of this trace: nullopt / kNone when it had none.
   const KernelProvenance* ProvenanceOf(const Kernel& k) const {
     if (provenance.empty()) return nullptr;

@@ -4,29 +4,22 @@
 #include <tuple>
 
 #include "analyzer/align/aligner.h"
-#include "analyzer/judge/debugmode_compare.h"
+#include "analyzer/judge/value_compare.h"
 
 namespace numtrace::analyzer {
 namespace {
 
-bool IsOutput(const Buffer& b) { return b.role == Role::kOut || b.role == Role::kUnknown; }
-
-bool SameBytes(const Buffer& a, const Buffer& b) { return a.bytes == b.bytes && a.stats.hash == b.stats.hash; }
-
-// Equal as numtrace-diff judges equal: for DebugMode logs every printed value
-// (their "hash" is a rounded L1 norm, judge/debugmode_compare.h).
+// Equal as numtrace-diff judges equal, by what the values' fingerprints
+// say (judge/value_compare.h): equal bytes, or every printed value equal.
 bool Same(const Trace& ta, const Buffer& a, const Trace& tb, const Buffer& b) {
-  if (!IsDebugModePair(ta, tb)) return SameBytes(a, b);
   const auto ia = static_cast<uint32_t>(&a - ta.buffers.data()), ib = static_cast<uint32_t>(&b - tb.buffers.data());
-  return CompareLogged(ta, ia, tb, ib, Tolerance{}).status == PairStatus::kBitwiseEqual;
+  return CompareValues(ta, ia, tb, ib, Tolerance{}).status == PairStatus::kBitwiseEqual;
 }
-
-bool HasNonfinite(const Buffer& b) { return b.stats.nan + b.stats.inf + b.stats.ninf > 0; }
 
 // The first output of `k` that holds a NaN or Inf, if any.
 std::optional<uint32_t> NonfiniteOutput(const Trace& t, const Kernel& k) {
   for (const Buffer& b : t.BuffersOf(k)) {
-    if (IsOutput(b) && HasNonfinite(b)) return b.arg;
+    if (b.IsOutput() && b.HasNonfinite()) return b.arg;
   }
   return std::nullopt;
 }
@@ -67,7 +60,7 @@ CrossRankResult CompareAcrossRanks(const std::vector<const Trace*>& traces) {
         bool any_input = false, inputs_equal = true, outputs_equal = true;
         uint32_t first_arg = 0;
         for (size_t i = 0; i < ba.size(); ++i) {
-          if (IsOutput(ba[i])) {
+          if (ba[i].IsOutput()) {
             // What an in-place kernel overwrote is an input too: a buffer
             // that already differed before the launch makes it no origin.
             if (ba[i].has_pre && bb[i].has_pre) {

@@ -268,20 +268,20 @@ BufferStats OutputStats(const Block& b, size_t i, uint64_t n) {
   return s;
 }
 
-LoggedStats Logged(const Block& b, size_t i) {
-  LoggedStats l;
+PrintedStats Printed(const Block& b, size_t i) {
+  PrintedStats l;
   auto take = [i, &l](const std::vector<double>& v, double* out, uint8_t bit) {
     if (i < v.size()) {
       *out = v[i];
       l.has |= bit;
     }
   };
-  take(b.out_hash, &l.l1, LoggedStats::kL1);
-  if (!(l.has & LoggedStats::kL1)) take(b.l1, &l.l1, LoggedStats::kL1);
-  take(b.l2, &l.l2, LoggedStats::kL2);
-  take(b.min, &l.min, LoggedStats::kMin);
-  take(b.max, &l.max, LoggedStats::kMax);
-  take(b.mean, &l.mean, LoggedStats::kMean);
+  take(b.out_hash, &l.l1, PrintedStats::kL1);
+  if (!(l.has & PrintedStats::kL1)) take(b.l1, &l.l1, PrintedStats::kL1);
+  take(b.l2, &l.l2, PrintedStats::kL2);
+  take(b.min, &l.min, PrintedStats::kMin);
+  take(b.max, &l.max, PrintedStats::kMax);
+  take(b.mean, &l.mean, PrintedStats::kMean);
   return l;
 }
 
@@ -294,6 +294,7 @@ void AppendKernel(const Block& b, uint64_t seq, std::vector<uint32_t>* kernel_of
   if (kernel_of_name->size() <= k.name) kernel_of_name->resize(k.name + 1, UINT32_MAX);
   (*kernel_of_name)[k.name] = static_cast<uint32_t>(trace->kernels.size());
   k.demangled = trace->strings.Intern(DebugModeOpName(b.key));
+  k.level = RecordLevel::kOp;
   k.first_buffer = static_cast<uint32_t>(trace->buffers.size());
   // A hash-only block has exactly the outputs it has hashes for (none for
   // an in-place op that returned nothing); a full block at least one.
@@ -313,8 +314,9 @@ void AppendKernel(const Block& b, uint64_t seq, std::vector<uint32_t>* kernel_of
     buf.bytes = n * DTypeSize(buf.dtype);
     buf.stats = OutputStats(b, i, n);
     buf.addr = own_addr;
+    buf.fingerprint = kPrintedStats;
     trace->buffers.push_back(buf);
-    trace->logged.push_back(Logged(b, i));
+    trace->printed.push_back(Printed(b, i));
   }
   for (size_t i = 0; i < b.in_hashes.size(); ++i) {
     if (!b.in_hashes[i]) continue;
@@ -329,15 +331,15 @@ void AppendKernel(const Block& b, uint64_t seq, std::vector<uint32_t>* kernel_of
         buf.addr = uint64_t{(*kernel_of_name)[*id]} + 1;
       }
     }
+    buf.fingerprint = kPrintedStats;
     trace->buffers.push_back(buf);
-    LoggedStats l;
+    PrintedStats l;
     l.l1 = *b.in_hashes[i];
-    l.has = LoggedStats::kL1;
-    trace->logged.push_back(l);
+    l.has = PrintedStats::kL1;
+    trace->printed.push_back(l);
   }
   k.buffer_count = static_cast<uint32_t>(trace->buffers.size() - k.first_buffer);
   trace->kernels.push_back(k);
-  trace->hash_only.push_back(hash_only ? 1 : 0);
   const DebugModeProvenance dm = DebugModeProvenanceOf(b.key);
   KernelProvenance prov;
   if (dm.scope) prov.scope = trace->strings.Intern(CapUtf8(*dm.scope));
@@ -444,30 +446,36 @@ DebugModeProvenance DebugModeProvenanceOf(std::string_view key) {
   if (slash == std::string_view::npos || op.size() == key.size()) return out;
   std::string_view fqn = key.substr(0, slash);
   if (fqn == "<none>" || fqn.empty()) return out;
+  out.scope = WithoutRootClass(fqn);
+  return out;
+}
+
+std::string_view WithoutRootClass(std::string_view fqn) {
   // ModTracker's names start with the root module's class ("Llama3Model",
   // "FSDPLlama3Model"); PyTorch FQNs (named_modules) do not. A first
   // component starting with an upper-case letter is that class name.
   const size_t dot = fqn.find('.');
   const std::string_view first = fqn.substr(0, dot);
   if (!first.empty() && first[0] >= 'A' && first[0] <= 'Z') {
-    fqn = dot == std::string_view::npos ? std::string_view() : fqn.substr(dot + 1);
+    return dot == std::string_view::npos ? std::string_view() : fqn.substr(dot + 1);
   }
-  out.scope = fqn;
-  return out;
+  return fqn;
 }
 
 absl::StatusOr<Trace> ReadDebugModeLines(LineReader& reader) {
   const std::string_view path = reader.path();
   Trace trace;
   trace.path = std::string(path);
-  trace.source = TraceSource::kDebugMode;
   trace.header.producer = "torchtitan activation log";
+  trace.records_environment = false;
+  trace.records_launches = false;
+  trace.flow = FlowKey::kHashChain;
+  trace.truncated_how = "cut short inside a block: read to its last complete block";
   // ~330 bytes and ~3 buffers per block in the tracer's shape: estimates a
   // little high, so a whole log fits without a regrowth (a copy and faults).
   ReserveForSize(&trace, reader.size_hint() / 280, reader.size_hint() / 90);
   try {
-    trace.logged.reserve(trace.buffers.capacity());
-    trace.hash_only.reserve(trace.kernels.capacity());
+    trace.printed.reserve(trace.buffers.capacity());
   } catch (const std::bad_alloc&) {
     // Estimates only: the vectors grow as needed.
   }
@@ -582,25 +590,6 @@ absl::StatusOr<Trace> ReadDebugModeLines(LineReader& reader) {
   trace.rank = RankFromFileName(path).value_or(0);
   ReleaseUnusedReserve(&trace);
   return trace;
-}
-
-absl::StatusOr<Trace> ReadDebugModeBuffer(std::string_view contents, std::string_view path) {
-  std::unique_ptr<LineReader> reader = LineReader::FromBytes(contents, std::string(path));
-  try {
-    return ReadDebugModeLines(*reader);
-  } catch (const std::bad_alloc&) {
-    return reader->OutOfMemoryError();
-  }
-}
-
-absl::StatusOr<Trace> ReadDebugModeLog(const std::string& path) {
-  absl::StatusOr<std::unique_ptr<LineReader>> reader = LineReader::Open(path);
-  if (!reader.ok()) return reader.status();
-  try {
-    return ReadDebugModeLines(**reader);
-  } catch (const std::bad_alloc&) {
-    return (*reader)->OutOfMemoryError();
-  }
 }
 
 }  // namespace numtrace::analyzer

@@ -26,26 +26,29 @@
 // carry a root-class prefix (`FSDPLlama3Model.layers.0...`); both are
 // accepted. Unknown keys are ignored; nan / inf values are accepted.
 //
-// Mapping (one Kernel per block, seq = 0-based block index):
-// - name = the bracketed key, demangled = the op name ("mm");
-//   Trace::backward and Trace::hash_only per kernel.
+// Mapping (one Kernel per block, seq = 0-based block index, level kOp):
+// - name = the bracketed key, demangled = the op name ("mm"); scope, op and
+//   phase as provenance (DebugModeProvenanceOf).
 // - one role-`out` Buffer per output hash (a full block at least one): dtype
 //   from the torch dtype (`raw` when unknown), n = product of the shape,
 //   bytes = n * dtype size, min / max / l2 from the log, sum = mean * n,
 //   l1 = the "Output hash" (else an "L1 norm" line), and hash = the bit
 //   pattern of that L1 double. A hash-only block's outputs have no size and
-//   no dtype (n = 0, bytes = 0). Every value as printed, and which were
-//   printed, go to Trace::logged (parallel to buffers): what the judge
-//   compares (judge/debugmode_compare.h), since equal L1 is not equal bytes.
+//   no dtype (n = 0, bytes = 0). Every buffer's fingerprint is
+//   kPrintedStats: every value as printed, and which were printed, go to
+//   Trace::printed (parallel to buffers), what the judge compares
+//   (judge/value_compare.h), since equal L1 is not equal bytes.
 // - Non-finite values: the log holds aggregates, not counts, so counts are
 //   lower bounds. nan = 1 when any statistic is NaN; else inf = 1 when Max
 //   is +inf and ninf = 1 when Min is -inf. has_range only when Min and Max
 //   are both present and finite.
 // - one role-`in` Buffer per input hash (arg = input position, dtype raw,
-//   n = 0, only l1 / hash known; addr = 1 + the kernel index of its logged
-//   producer, 0 when none; outputs have addr = 1 + their own kernel index);
-//   "None" or empty positions are skipped.
-// Location has no place in the model and is not kept.
+//   n = 0, only l1 / hash known); "None" or empty positions are skipped.
+// - The log has no addresses: Trace::flow = kHashChain, an output's addr is
+//   1 + its own kernel index, an input's 1 + the kernel index of its logged
+//   producer (0 when none: its hash links it).
+// - Location is not kept (KernelProvenance::src could hold it; not yet).
+// - The log records no environment and no launches (Trace::records_*).
 //
 // A log cut short (the job was killed, the disk filled) is read up to its
 // last complete block and marked truncated: a last line without its '\n' is
@@ -62,8 +65,8 @@
 // an unparsable number or shape, a number out of range of a double, a block
 // header without a key, a log without blocks or preamble).
 //
-// Example:
-//   absl::StatusOr<Trace> t = ReadDebugModeLog("dumps/rank_0_activations.log");
+// Example (the "debugmode-log" row of read/importer.h):
+//   absl::StatusOr<Trace> t = ReadTrace("dumps/rank_0_activations.log");
 #ifndef NUMTRACE_ANALYZER_READ_DEBUGMODE_READER_H_
 #define NUMTRACE_ANALYZER_READ_DEBUGMODE_READER_H_
 
@@ -73,14 +76,12 @@
 
 #include "absl/status/statusor.h"
 #include "analyzer/model/trace.h"
+#include "analyzer/read/importer.h"
 #include "analyzer/read/line_reader.h"
 
 namespace numtrace::analyzer {
 
-[[nodiscard]] absl::StatusOr<Trace> ReadDebugModeLog(const std::string& path);
-[[nodiscard]] absl::StatusOr<Trace> ReadDebugModeBuffer(std::string_view contents,
-                                                        std::string_view path_for_messages);
-// From an open reader (ReadAnyTrace); the caller catches std::bad_alloc.
+// The importer row's read; the caller catches std::bad_alloc.
 [[nodiscard]] absl::StatusOr<Trace> ReadDebugModeLines(LineReader& reader);
 
 // The op name of a key: "layers.0.attention.wq/op_3_mm" -> "mm"; a key
@@ -96,6 +97,10 @@ struct DebugModeProvenance {
   std::string op;
 };
 DebugModeProvenance DebugModeProvenanceOf(std::string_view key);
+
+// A module path from ModTracker without the root module's class name:
+// "FSDPLlama3Model.layers.1" -> "layers.1", "Model" -> "", "layers.1" as is.
+std::string_view WithoutRootClass(std::string_view fqn);
 
 }  // namespace numtrace::analyzer
 

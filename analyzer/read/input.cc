@@ -10,10 +10,7 @@
 #include <system_error>
 
 #include "absl/status/status.h"
-#include "analyzer/read/debugmode_reader.h"
-#include "analyzer/read/line_reader.h"
 #include "analyzer/read/trace_file_name.h"
-#include "analyzer/read/trace_reader.h"
 #include "analyzer/read/text_util.h"
 
 namespace numtrace::analyzer {
@@ -70,44 +67,6 @@ absl::StatusOr<std::pair<std::string, std::string>> ChooseRankFiles(
 }
 
 }  // namespace
-
-TraceFormat DetectTraceFormat(std::string_view contents) {
-  if (contents.starts_with("\xEF\xBB\xBF")) contents.remove_prefix(3);  // UTF-8 BOM
-  contents = TrimLeft(contents);
-  if (contents.empty()) return TraceFormat::kUnknown;
-  if (contents[0] == '{') return TraceFormat::kNumtraceJsonl;
-  if (contents[0] == '[' || contents.starts_with("Total captured activations:")) {
-    return TraceFormat::kDebugModeLog;
-  }
-  return TraceFormat::kUnknown;
-}
-
-absl::StatusOr<Trace> ReadAnyTrace(const std::string& path) {
-  // The boundary for running out of memory: one line naming the file and
-  // how far it was read, never an abort (also on the reading thread).
-  std::unique_ptr<LineReader> opened;
-  try {
-    absl::StatusOr<std::unique_ptr<LineReader>> open = LineReader::Open(path);
-    if (!open.ok()) return open.status();
-    opened = *std::move(open);
-    LineReader& reader = *opened;
-    absl::StatusOr<std::string_view> head = reader.Peek();
-    if (!head.ok()) return head.status();
-    switch (DetectTraceFormat(*head)) {
-      case TraceFormat::kNumtraceJsonl: return ReadTraceLines(reader);
-      case TraceFormat::kDebugModeLog: return ReadDebugModeLines(reader);
-      case TraceFormat::kUnknown: break;
-    }
-    if (Trim(*head).empty()) {
-      return absl::InvalidArgumentError(Cat(path, ": empty trace"));
-    }
-    return absl::InvalidArgumentError(
-        Cat(path, ": not a numtrace trace nor a DebugMode activation log"));
-  } catch (const std::bad_alloc&) {
-    if (opened) return opened->OutOfMemoryError();
-    return absl::ResourceExhaustedError(Cat(path, ": out of memory before reading it"));
-  }
-}
 
 absl::StatusOr<std::vector<RankPair>> PairInputs(const std::string& a, const std::string& b) {
   std::error_code ec;

@@ -1,12 +1,13 @@
 // File: analyzer/read/input.h
 //
-// What numtrace-diff's two arguments are: a trace of either format, detected
-// by content, or a directory of per-rank traces paired by rank.
+// What numtrace-diff's two arguments are: two trace files (any format of
+// read/importer.h, detected by content), or two directories of per-rank
+// traces paired by rank.
 //
 // Example:
 //   absl::StatusOr<std::vector<RankPair>> pairs = PairInputs("runA", "runB");
 //   for (const RankPair& p : *pairs) {
-//     absl::StatusOr<Trace> a = ReadAnyTrace(p.path_a), b = ReadAnyTrace(p.path_b);
+//     absl::StatusOr<Trace> a = ReadTrace(p.path_a), b = ReadTrace(p.path_b);
 //   }
 #ifndef NUMTRACE_ANALYZER_READ_INPUT_H_
 #define NUMTRACE_ANALYZER_READ_INPUT_H_
@@ -18,19 +19,9 @@
 
 #include "absl/status/statusor.h"
 #include "analyzer/model/trace.h"
+#include "analyzer/read/importer.h"
 
 namespace numtrace::analyzer {
-
-enum class TraceFormat : uint8_t { kNumtraceJsonl, kDebugModeLog, kUnknown };
-
-// Looks at the first non-blank bytes: '{' -> numtrace JSONL; a
-// "Total captured activations:" preamble or a '[' block header -> DebugMode.
-TraceFormat DetectTraceFormat(std::string_view contents);
-
-// Reads a numtrace trace or a DebugMode activation log, whichever `path`
-// holds. Errors as in ReadTraceFile / ReadDebugModeLog; "PATH: not a numtrace
-// trace nor a DebugMode activation log" for anything else.
-[[nodiscard]] absl::StatusOr<Trace> ReadAnyTrace(const std::string& path);
 
 struct RankPair {
   int64_t rank = 0;
@@ -42,9 +33,9 @@ struct RankPair {
 };
 
 // Two files: one pair (rank from A's file name, else B's, else 0). Two
-// directories: the trace files of each (`rank_<R>.ntrace.jsonl`,
-// `rank_<R>.pid<P>.ntrace.jsonl`, `rank_<R>_activations.log`; other files are
-// not looked at) paired by rank, ascending. When a directory holds several
+// directories: the trace files of each (the names an importer's row
+// recognises: `rank_<R>.ntrace.jsonl`, `rank_<R>.pid<P>.ntrace.jsonl`,
+// `rank_<R>_activations.log`; other files are not looked at) paired by rank, ascending. When a directory holds several
 // files of one rank (a launcher and its child both traced, or two runs wrote
 // into it), the one file name both directories hold for that rank is paired;
 // without one, it is an error listing the candidates and how to choose (give

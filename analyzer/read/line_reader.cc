@@ -236,6 +236,18 @@ absl::StatusOr<bool> LineReader::Next(Line* line) {
                                         " MiB (the reader's limit, docs/format.md): not a trace"));
 }
 
+absl::Status LineReader::ReadRest(std::string* out) {
+  while (true) {
+    if (buf_ && end_ > begin_) {
+      out->append(buf_.get() + begin_, end_ - begin_);
+      consumed_ += end_ - begin_;
+      begin_ = scan_ = end_;
+    }
+    if (eof_) return absl::OkStatus();
+    NT_RETURN_IF_ERROR(Fill());
+  }
+}
+
 absl::Status LineReader::OutOfMemoryError() const {
   return absl::ResourceExhaustedError(
       Cat(path_, ": out of memory after reading ", line_no_, " lines (", consumed_ / 1000000,

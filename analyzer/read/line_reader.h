@@ -81,6 +81,10 @@ class LineReader {
   // consuming them, for format detection; "" for an empty input.
   [[nodiscard]] absl::StatusOr<std::string_view> Peek();
 
+  // Everything not yet handed out, whole (a format that is one document, not
+  // lines): appended to *out, without the line-length limit.
+  [[nodiscard]] absl::Status ReadRest(std::string* out);
+
   const std::string& path() const { return path_; }
   bool gzip() const { return gzip_ != nullptr; }
   // The file's size on disk when known (regular files), else 0: a hint for

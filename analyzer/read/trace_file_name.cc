@@ -5,11 +5,6 @@
 namespace numtrace::analyzer {
 namespace {
 
-std::string_view BaseName(std::string_view path) {
-  size_t slash = path.find_last_of('/');
-  return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
-
 // Parses leading decimal digits (at most 18, so no overflow) from *s.
 std::optional<int64_t> TakeNumber(std::string_view* s) {
   size_t i = 0;
@@ -27,28 +22,22 @@ std::optional<int64_t> TakeNumber(std::string_view* s) {
 
 }  // namespace
 
-std::optional<int64_t> RankFromFileName(std::string_view path) {
-  std::string_view name = BaseName(path);
-  if (!ConsumePrefix(&name, "rank_")) return std::nullopt;
-  return TakeNumber(&name);
+std::string_view BaseName(std::string_view path) {
+  size_t slash = path.find_last_of('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
-std::optional<TraceFileName> ParseTraceFileName(std::string_view path) {
+std::optional<int64_t> RankFromFileName(std::string_view path, std::string_view* rest) {
   std::string_view name = BaseName(path);
   if (!ConsumePrefix(&name, "rank_")) return std::nullopt;
   std::optional<int64_t> rank = TakeNumber(&name);
-  if (!rank) return std::nullopt;
-  if (name == "_activations.log") return TraceFileName{*rank, TraceFileKind::kDebugMode};
-  if (ConsumePrefix(&name, ".pid")) {
-    if (!TakeNumber(&name)) return std::nullopt;
-  }
-  if (name == ".ntrace.jsonl") return TraceFileName{*rank, TraceFileKind::kNumtrace};
-  return std::nullopt;
+  if (rank && rest != nullptr) *rest = name;
+  return rank;
 }
 
 std::string_view FileStem(std::string_view path) {
   std::string_view name = BaseName(path);
-  for (std::string_view suffix : {".ntrace.jsonl", ".jsonl", ".log"}) {
+  for (std::string_view suffix : {".ntrace.jsonl", ".jsonl", ".log", ".json.gz", ".json"}) {
     if (name.size() > suffix.size() && name.ends_with(suffix)) {
       name.remove_suffix(suffix.size());
       break;

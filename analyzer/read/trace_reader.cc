@@ -38,7 +38,7 @@ class LineLoop {
   explicit LineLoop(Trace* trace) : trace_(trace), kernels_(trace), digests_(trace) {}
 
   // One line [p, p+n); `allocated` bytes from p are readable (>= n + padding).
-  absl::Status ParseLine(const char* p, size_t n, size_t allocated) {
+  absl::Status ParseLine(const char* p, size_t n, size_t allocated, uint64_t line) {
     const char* end = p + n;
     od::document doc;
     if (auto e = parser_.iterate(p, n, allocated).get(doc)) {
@@ -84,7 +84,7 @@ class LineLoop {
     } else if (type == "footer") {
       NT_RETURN_IF_ERROR(json::Prefixed(ParseFooterRecord(object, end, &trace_->footer.emplace()), "footer "));
     } else {
-      ++trace_->ignored_lines;  // a record type from a later version
+      CountSkipped(trace_, kNumtraceSkips[0], line);  // a record type from a later version
       return absl::OkStatus();  // its contents are not ours to check
     }
     // In bounds after the whole object means something follows it.
@@ -129,7 +129,7 @@ absl::StatusOr<Trace> ReadTraceLines(LineReader& reader) {
     const size_t notes_before = trace.notes.size();
     const bool footer_before = trace.footer.has_value();
     const size_t digests_before = trace.digests.size();
-    absl::Status s = loop.ParseLine(p, n, line.readable);
+    absl::Status s = loop.ParseLine(p, n, line.readable, line.number);
     if (!s.ok()) {
       if (!line.terminated && !IsCompleteJson(p, n)) {
         // The process was killed mid-write: drop the partial line.
@@ -162,27 +162,7 @@ absl::StatusOr<Trace> ReadTraceLines(LineReader& reader) {
   } else {
     trace.rank = RankFromFileName(path).value_or(0);
   }
-  trace.source = TraceSource::kNumtrace;
   return trace;
-}
-
-absl::StatusOr<Trace> ReadTraceBuffer(std::string_view contents, std::string_view path) {
-  std::unique_ptr<LineReader> reader = LineReader::FromBytes(contents, std::string(path));
-  try {
-    return ReadTraceLines(*reader);
-  } catch (const std::bad_alloc&) {
-    return reader->OutOfMemoryError();
-  }
-}
-
-absl::StatusOr<Trace> ReadTraceFile(const std::string& path) {
-  absl::StatusOr<std::unique_ptr<LineReader>> reader = LineReader::Open(path);
-  if (!reader.ok()) return reader.status();
-  try {
-    return ReadTraceLines(**reader);
-  } catch (const std::bad_alloc&) {
-    return (*reader)->OutOfMemoryError();
-  }
 }
 
 }  // namespace numtrace::analyzer

@@ -15,8 +15,8 @@
 // 0, an empty file ("PATH: empty trace"). An unreadable file gives
 // NotFound / PermissionDenied naming the path.
 //
-// What is not: unknown fields (ignored), unknown record types (ignored and
-// counted in Trace::ignored_lines), `pre` stats (checked to be objects and
+// What is not: unknown fields (ignored), unknown record types (skipped and
+// counted as `unknown_record_type` in Trace::skipped), `pre` stats (checked to be objects and
 // skipped), a JSON null where a number is expected in stats (read as NaN: the
 // writer emits null for a value that was not finite), blank lines. A file
 // without a footer is a trace cut short: Trace::truncated is set and every
@@ -27,7 +27,7 @@
 // header run.rank, else `rank_<R>` from the file name, else 0.
 //
 // Example:
-//   absl::StatusOr<Trace> t = ReadTraceFile("runA/rank_0.ntrace.jsonl");
+//   absl::StatusOr<Trace> t = ReadTrace("runA/rank_0.ntrace.jsonl");  // read/importer.h
 //   if (!t.ok()) { std::cerr << t.status().message() << "\n"; return 2; }
 //   for (const Kernel& k : t->kernels) use(t->Name(k), t->BuffersOf(k));
 #ifndef NUMTRACE_ANALYZER_READ_TRACE_READER_H_
@@ -38,21 +38,20 @@
 
 #include "absl/status/statusor.h"
 #include "analyzer/model/trace.h"
+#include "analyzer/read/importer.h"
 #include "analyzer/read/line_reader.h"
 
 namespace numtrace::analyzer {
 
-[[nodiscard]] absl::StatusOr<Trace> ReadTraceFile(const std::string& path);
-
-// Same, from bytes already in memory (tests, fuzzers); `path_for_messages`
-// prefixes errors and gives the default label and rank. Copies `contents`
-// once into a padded buffer.
-[[nodiscard]] absl::StatusOr<Trace> ReadTraceBuffer(std::string_view contents,
-                                                    std::string_view path_for_messages);
-
-// Same, from an open reader (ReadAnyTrace); the caller catches
-// std::bad_alloc (LineReader::OutOfMemoryError).
+// The "numtrace" row of read/importer.h (ReadTrace and friends are the
+// entry points); the caller catches std::bad_alloc
+// (LineReader::OutOfMemoryError).
 [[nodiscard]] absl::StatusOr<Trace> ReadTraceLines(LineReader& reader);
+
+// The records it skips and counts rather than failing on.
+inline constexpr SkipCounter kNumtraceSkips[] = {
+    {"unknown_record_type", "records of a type this reader does not know (a later format version): skipped", false},
+};
 
 }  // namespace numtrace::analyzer
 

@@ -64,11 +64,17 @@ std::vector<const EnvDifference*> AffectingFirstDivergence(const RankDiff& rd) {
   return DifferencesAffecting(*res.environment, names, rd.a->Op(k).value_or(""));
 }
 
-bool HasDebugModeSide(const DiffReport& report) {
+const Trace* SideWithoutEnvironment(const DiffReport& report) {
   for (const RankDiff& rd : report.ranks) {
-    if (rd.a->source == TraceSource::kDebugMode || rd.b->source == TraceSource::kDebugMode) return true;
+    for (const Trace* t : {rd.a, rd.b}) {
+      if (!t->records_environment) return t;
+    }
   }
-  return false;
+  return nullptr;
+}
+
+std::string NoEnvironmentNote(const Trace& t) {
+  return "not compared: a " + std::string(t.kind) + " records no environment";
 }
 
 }  // namespace numtrace::analyzer

@@ -43,10 +43,11 @@ int EnvironmentRank(const DiffReport& report);
 // kernel under non-deterministic algorithms. Empty without either.
 std::vector<const EnvDifference*> AffectingFirstDivergence(const RankDiff& rd);
 
-// True when either side of some rank is a DebugMode log (no environment).
-bool HasDebugModeSide(const DiffReport& report);
-inline constexpr std::string_view kDebugModeNoEnvironment =
-    "not compared: a DebugMode log records no environment";
+// A side of some rank whose format records no environment (a DebugMode
+// log), else nullptr; and the report's line for it: "not compared: a
+// DebugMode log records no environment".
+const Trace* SideWithoutEnvironment(const DiffReport& report);
+std::string NoEnvironmentNote(const Trace& t);
 
 }  // namespace numtrace::analyzer
 

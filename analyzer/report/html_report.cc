@@ -54,8 +54,8 @@ double Finite(double v) { return std::isfinite(v) ? v : -1; }
 class NameTable {
  public:
   uint32_t Id(const Trace& t, const Kernel& k) {
-    // A DebugMode block by its key (module path and op), not the op alone.
-    std::string_view full = t.source == TraceSource::kDebugMode ? t.Name(k) : t.Demangled(k);
+    // An operator by its key (module path and op), not the op alone.
+    std::string_view full = t.DisplayName(k);
     auto [it, added] = ids_.try_emplace(full, static_cast<uint32_t>(ids_.size()));
     if (added) names_.emplace_back(full);
     return it->second;
@@ -243,8 +243,8 @@ void RankData(const RankDiff& rd, const HtmlOptions& opt, JsonWriter& w) {
   for (int m = 0; m < kMatchMethodCount; ++m) w.Uint(c.by_method[m]);
   w.EndArray().Key("first").Int(first_row);
   if (res.environment) WriteEnvironmentJson(*res.environment, w);
-  if (ta.source == TraceSource::kDebugMode || tb.source == TraceSource::kDebugMode) {
-    w.Key("env_note").String(kDebugModeNoEnvironment);
+  if (!ta.records_environment || !tb.records_environment) {
+    w.Key("env_note").String(NoEnvironmentNote(ta.records_environment ? tb : ta));
   }
   if (res.first_divergence) {
     const uint32_t i = *res.first_divergence;
@@ -266,8 +266,8 @@ void RankData(const RankDiff& rd, const HtmlOptions& opt, JsonWriter& w) {
     w.Key("origins").BeginArray();
     for (uint32_t o : res.origins.of_first_divergence) w.Int(pair_row[o]);
     w.EndArray();
-    // A DebugMode log names an op, not a launch numtrace could dump: no recipe.
-    if (ta.source != TraceSource::kDebugMode && tb.source != TraceSource::kDebugMode) {
+    // A log of ops names an op, not a launch numtrace could dump: no recipe.
+    if (ta.records_launches && tb.records_launches) {
       const DumpCommands dump = BuildDumpCommands(ta, ta.kernels[al.pairs[i].a], tb, tb.kernels[al.pairs[i].b]);
       w.Key("dump").BeginArray().String(dump.capture_a).String(dump.capture_b).String(dump.tensors).EndArray();
     }

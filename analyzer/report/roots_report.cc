@@ -85,9 +85,9 @@ std::string RootsSentence(const RankDiff& rd) {
   const Kernel& k = rd.a->kernels[res.alignment.pairs[i].a];
   const std::string score = std::isfinite(v.score) ? absl::StrFormat("%.3g", v.score) : "inf";
   std::string out = "the divergence beyond tolerance starts at ";
-  // A DebugMode block by its key; a kernel by its short name (templates
-  // elided), as the terminal's lines name it.
-  out.append(rd.a->source == TraceSource::kDebugMode ? rd.a->Name(k) : ShortName(rd.a->Demangled(k)));
+  // An operator by its key; a kernel by its short name (templates elided),
+  // as the terminal's lines name it.
+  out.append(k.level == RecordLevel::kOp ? rd.a->DisplayName(k) : ShortName(rd.a->DisplayName(k)));
   // Where in the model (trace format 1.2 provenance), when the traces carry it.
   const PairProvenance pv = ProvenanceOf(*rd.a, &k, *rd.b, &rd.b->kernels[res.alignment.pairs[i].b]);
   if (const std::string where = ProvenanceLabel(pv.a_scope, pv.a_op, pv.phase, pv.a_src); !where.empty()) {

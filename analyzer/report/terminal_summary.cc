@@ -57,10 +57,39 @@ std::string Num(double v) {
   return buf;
 }
 
-// A DebugMode block is named by its key (module path and op), not the op alone.
+// An operator is named by its key (module path and op), not the op alone; a
+// kernel by its short name (templates elided).
 std::string Label(const Trace& t, const Kernel& k) {
-  if (t.source == TraceSource::kDebugMode) return TerminalSafe(t.Name(k));
-  return TerminalSafe(ShortName(t.Demangled(k)));
+  if (k.level == RecordLevel::kOp) return TerminalSafe(t.DisplayName(k));
+  return TerminalSafe(ShortName(t.DisplayName(k)));
+}
+
+// Where the two record streams part ("313 vs 247 ops, now what?"): per run,
+// its first record without a partner, the length of the unpaired stretch it
+// starts, and the last pair before it.
+void StreamsPart(const RankDiff& rd, Writer& w) {
+  const Alignment& al = rd.result->alignment;
+  for (const auto& [side, only, t, other] : {std::tuple("A", &al.only_a, rd.a, rd.b), std::tuple("B", &al.only_b, rd.b, rd.a)}) {
+    if (only->empty()) continue;
+    const uint32_t first = only->front();
+    size_t run = 1;
+    while (run < only->size() && (*only)[run] == first + run) ++run;
+    const KernelPair* before = nullptr;
+    for (const KernelPair& p : al.pairs) {
+      const uint32_t mine = t == rd.a ? p.a : p.b;
+      if (mine < first && (before == nullptr || mine > (t == rd.a ? before->a : before->b))) before = &p;
+    }
+    w << "  the runs part at " << side << "#" << t->kernels[first].seq << " " << Label(*t, t->kernels[first]) << ": "
+      << run << (run == 1 ? " record" : " consecutive records") << " only in " << side << " ("
+      << only->size() << " in all)";
+    if (before != nullptr) {
+      const Kernel& ka = rd.a->kernels[before->a];
+      w << ", after the pair A#" << ka.seq << " " << Label(*rd.a, ka) << " | B#" << rd.b->kernels[before->b].seq;
+    } else {
+      w << ", before any pair";
+    }
+    w << "\n";
+  }
 }
 
 std::string_view VerdictColor(Verdict v) {
@@ -210,7 +239,7 @@ void FirstDivergence(const RankDiff& rd, const TerminalOptions& opt, Writer& w) 
   PairBlock(rd, i, w);
   // Full names of templated kernels run to thousands of characters; the
   // HTML report and the JSON summary keep them whole.
-  std::string_view full = rd.a->source == TraceSource::kDebugMode ? rd.a->Name(ka) : rd.a->Demangled(ka);
+  std::string_view full = rd.a->DisplayName(ka);
   w.C(kDim, "    A full name: ");
   w << TerminalSafe(full.substr(0, kMaxFullName)) << (full.size() > kMaxFullName ? "..." : "") << "\n";
   if (v.cause == Cause::kInherited && !res.origins.of_first_divergence.empty()) {
@@ -226,9 +255,10 @@ void FirstDivergence(const RankDiff& rd, const TerminalOptions& opt, Writer& w) 
     w << "    inherited from no captured origin (an input was written outside the captured kernels or by an "
          "unmatched one)\n";
   }
-  if (rd.a->source == TraceSource::kDebugMode || rd.b->source == TraceSource::kDebugMode) {
-    // A DebugMode log names an op, not a launch numtrace could dump.
-    w << "  element view: DebugMode logs hold statistics only; capture both runs with `numtrace run` "
+  if (!rd.a->records_launches || !rd.b->records_launches) {
+    // A log of ops names an op, not a launch numtrace could dump.
+    const Trace& side = rd.a->records_launches ? *rd.b : *rd.a;
+    w << "  element view: a " << side.kind << " holds statistics only; capture both runs with `numtrace run` "
          "for per-launch tensor dumps\n";
   } else {
     const DumpCommands dump = BuildDumpCommands(*rd.a, ka, *rd.b, rd.b->kernels[p.b]);
@@ -330,15 +360,16 @@ void Warnings(const RankDiff& rd, bool verbose, Writer& w) {
     const std::string path = TerminalSafe(t->path);
     if (h.truncated) {
       w.C(kYellow, "  warning: ");
-      if (t->source == TraceSource::kDebugMode) {
-        w << path << " is truncated (cut short inside a block: read to its last complete block)\n";
-      } else {
-        w << path << " is truncated (cut short: no footer, the process was killed)\n";
-      }
+      w << path << " is truncated (" << t->truncated_how << ")\n";
     }
     if (h.dropped > 0) {
       w.C(kYellow, "  warning: ");
       w << path << ": records dropped (" << h.dropped << ")\n";
+    }
+    for (const Trace::Skipped& s : t->skipped) {
+      if (!s.data_loss) continue;
+      w.C(kYellow, "  warning: ");
+      w << path << ": " << s.count << " records skipped, " << s.name << ": " << s.description << "\n";
     }
     if (h.unmeasured > 0) {
       w.C(kYellow, "  warning: ");
@@ -396,7 +427,7 @@ std::string TerminalSummary(const DiffReport& report, const TerminalOptions& opt
     }
   }
   w << "\n";
-  if (HasDebugModeSide(report)) w << "  environment: " << kDebugModeNoEnvironment << "\n";
+  if (const Trace* t = SideWithoutEnvironment(report)) w << "  environment: " << NoEnvironmentNote(*t) << "\n";
   if (!IncompleteReason(report).empty()) {
     w.C(kYellow, "  incomplete: ");
     w << "a summary of fewer kernels than ran is not a clean bill (see warnings)\n";
@@ -432,6 +463,7 @@ std::string TerminalSummary(const DiffReport& report, const TerminalOptions& opt
     FirstDivergence(rd, opt, w);
     FirstOrigin(rd, w);
     if (!report.per_rank) Counts(rd.result->counts, w);
+    StreamsPart(rd, w);
     Warnings(rd, opt.verbose, w);
     Nonfinite(rd, w);
     RootList(rd, opt.top, w);

@@ -13,8 +13,7 @@
 #include <filesystem>
 #include <string>
 
-#include "analyzer/read/debugmode_reader.h"
-#include "analyzer/read/trace_reader.h"
+#include "analyzer/read/importer.h"
 #include "bench/analyzer/debugmode_pair_generator.h"
 #include "bench/analyzer/step_plan.h"
 #include "bench/analyzer/trace_pair_generator.h"
@@ -31,7 +30,7 @@ void BM_ReadTraceFile(benchmark::State& state) {
   const std::string path = (g_dir / "a.ntrace.jsonl").string();
   const auto bytes = static_cast<int64_t>(fs::file_size(path));
   for (auto _ : state) {
-    auto trace = numtrace::analyzer::ReadTraceFile(path);
+    auto trace = numtrace::analyzer::ReadTrace(path, numtrace::analyzer::FindImporter("numtrace"));
     if (!trace.ok()) {
       state.SkipWithError(std::string(trace.status().message()).c_str());
       return;
@@ -47,7 +46,7 @@ void BM_ReadDebugModeLog(benchmark::State& state) {
   const std::string path = (g_dir / "rank_0_activations.log").string();
   const auto bytes = static_cast<int64_t>(fs::file_size(path));
   for (auto _ : state) {
-    auto trace = numtrace::analyzer::ReadDebugModeLog(path);
+    auto trace = numtrace::analyzer::ReadTrace(path, numtrace::analyzer::FindImporter("debugmode-log"));
     if (!trace.ok()) {
       state.SkipWithError(std::string(trace.status().message()).c_str());
       return;

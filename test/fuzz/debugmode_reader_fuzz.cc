@@ -14,7 +14,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view bytes(reinterpret_cast<const char*>(data), size);
   absl::StatusOr<numtrace::analyzer::Trace> t =
-      numtrace::analyzer::ReadDebugModeBuffer(bytes, "fuzz/rank_0_activations.log");
+      numtrace::analyzer::ReadTraceBytes(bytes, "fuzz/rank_0_activations.log", numtrace::analyzer::FindImporter("debugmode-log"));
   if (t.ok()) {
     const numtrace::analyzer::Trace& trace = *t;
     for (size_t i = 0; i < trace.kernels.size(); ++i) {

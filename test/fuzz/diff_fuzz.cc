@@ -5,7 +5,7 @@
 // terminal summary, HTML report) without a crash, a sanitizer report or a
 // hang, and the alignment must keep the invariants later stages rely on.
 // The input is trace A, optionally followed by "\n----\n" and trace B (B = A
-// otherwise); each may be numtrace JSONL or a DebugMode log.
+// otherwise); each may be of any format read/importer.h reads.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -14,9 +14,7 @@
 #include "analyzer/align/aligner.h"
 #include "analyzer/judge/judge.h"
 #include "analyzer/judge/step_finder.h"
-#include "analyzer/read/debugmode_reader.h"
 #include "analyzer/read/input.h"
-#include "analyzer/read/trace_reader.h"
 #include "analyzer/report/html_report.h"
 #include "analyzer/report/json_summary.h"
 #include "analyzer/report/terminal_summary.h"
@@ -26,8 +24,7 @@ namespace {
 using namespace numtrace::analyzer;
 
 absl::StatusOr<Trace> Read(std::string_view bytes, std::string_view path) {
-  if (DetectTraceFormat(bytes) == TraceFormat::kDebugModeLog) return ReadDebugModeBuffer(bytes, path);
-  return ReadTraceBuffer(bytes, path);
+  return ReadTraceBytes(bytes, path);
 }
 
 void Check(bool ok) {

@@ -13,7 +13,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view bytes(reinterpret_cast<const char*>(data), size);
   absl::StatusOr<numtrace::analyzer::Trace> t =
-      numtrace::analyzer::ReadTraceBuffer(bytes, "fuzz/rank_0.ntrace.jsonl");
+      numtrace::analyzer::ReadTraceBytes(bytes, "fuzz/rank_0.ntrace.jsonl", numtrace::analyzer::FindImporter("numtrace"));
   if (t.ok()) {
     // The model's invariants that later stages rely on.
     const numtrace::analyzer::Trace& trace = *t;

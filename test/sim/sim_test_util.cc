@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "analyzer/read/trace_reader.h"
+#include "analyzer/read/importer.h"
 
 namespace numtrace::sim {
 
@@ -27,7 +27,7 @@ SimRun RunWithEnv(const MlpOptions& o, Env env, const std::string& out_dir) {
 
 analyzer::Trace ReadRun(const SimRun& run) {
   EXPECT_FALSE(run.trace_path.empty()) << "the run left no trace";
-  auto trace = analyzer::ReadTraceFile(run.trace_path);
+  auto trace = analyzer::ReadTrace(run.trace_path, analyzer::FindImporter("numtrace"));
   EXPECT_TRUE(trace.ok()) << trace.status();
   return trace.ok() ? std::move(*trace) : analyzer::Trace{};
 }

@@ -29,6 +29,15 @@
 namespace numtrace::analyzer {
 namespace {
 
+// A hash-only block (an in-place op, a small tensor: no Shape): no output
+// with a printed statistic beyond its hash.
+bool HashOnly(const Trace& t, const Kernel& k) {
+  for (uint32_t i = k.first_buffer; i < k.first_buffer + k.buffer_count; ++i) {
+    if (t.buffers[i].IsOutput() && (t.printed[i].has & ~PrintedStats::kL1) != 0) return false;
+  }
+  return true;
+}
+
 namespace fs = std::filesystem;
 
 std::string LogPath(const std::string& name) {
@@ -36,7 +45,7 @@ std::string LogPath(const std::string& name) {
 }
 
 Trace Read(const std::string& name) {
-  absl::StatusOr<Trace> t = ReadDebugModeLog(LogPath(name));
+  absl::StatusOr<Trace> t = ReadTrace(LogPath(name), FindImporter("debugmode-log"));
   EXPECT_TRUE(t.ok()) << t.status();
   return t.ok() ? *std::move(t) : Trace{};
 }
@@ -74,7 +83,7 @@ TEST(DebugModeReal, EveryBlockReadNoneTruncated) {
     Trace t = Read(name);
     EXPECT_FALSE(t.truncated);
     EXPECT_EQ(t.kernels.size(), BlocksIn(text));
-    EXPECT_EQ(t.hash_only.size(), t.kernels.size());
+    EXPECT_EQ(t.printed.size(), t.buffers.size());
   }
 }
 
@@ -92,12 +101,12 @@ TEST(DebugModeReal, HashOnlyBlocksAreFirstClassRecords) {
   Trace t = Read("identical");
   size_t hash_only = 0;
   for (uint32_t k = 0; k < t.kernels.size(); ++k) {
-    if (!t.hash_only[k]) continue;
+    if (!HashOnly(t, t.kernels[k])) continue;
     ++hash_only;
     for (const Buffer& b : t.BuffersOf(t.kernels[k])) {
       if (b.role == Role::kIn) continue;
       // Never a zero-element `raw` buffer with stats to compare: only the hash.
-      EXPECT_EQ(t.logged[&b - t.buffers.data()].has, LoggedStats::kL1);
+      EXPECT_EQ(t.printed[&b - t.buffers.data()].has, PrintedStats::kL1);
     }
   }
   EXPECT_GT(hash_only, 50u);  // the optimizer's in-place ops
@@ -124,14 +133,14 @@ std::string ScaleHashes(std::string text, const std::string& op, double rel) {
 
 TEST(DebugModeReal, SmallChangeOfHashOnlyBlocksIsWithinTolerance) {
   const std::string text = numtrace::testing::ReadFileText(LogPath("identical"));
-  absl::StatusOr<Trace> b = ReadDebugModeBuffer(ScaleHashes(text, "addcmul_", 1e-6), "b/rank_0_activations.log");
+  absl::StatusOr<Trace> b = ReadTraceBytes(ScaleHashes(text, "addcmul_", 1e-6), "b/rank_0_activations.log", FindImporter("debugmode-log"));
   ASSERT_TRUE(b.ok()) << b.status();
   Diff d = DiffOf(Read("identical"), *std::move(b));
   EXPECT_EQ(d.r.counts.diverged, 0u);
   EXPECT_GT(d.r.counts.within_tolerance, 10u);
   EXPECT_NE(d.r.verdict, Verdict::kDiverged);
   // A change well beyond the tolerance is diverged, with a finite score.
-  b = ReadDebugModeBuffer(ScaleHashes(text, "addcmul_", 1e-3), "b/rank_0_activations.log");
+  b = ReadTraceBytes(ScaleHashes(text, "addcmul_", 1e-3), "b/rank_0_activations.log", FindImporter("debugmode-log"));
   ASSERT_TRUE(b.ok());
   Diff e = DiffOf(Read("identical"), *std::move(b));
   ASSERT_TRUE(e.r.first_divergence);
@@ -206,7 +215,7 @@ TEST(DebugModeReal, FusedAdamWLogEndsWithAHashOnlyBlock) {
   Trace t = Read("fused_adamw");
   EXPECT_FALSE(t.truncated);
   ASSERT_FALSE(t.kernels.empty());
-  EXPECT_TRUE(t.hash_only.back());
+  EXPECT_TRUE(HashOnly(t, t.kernels.back()));
   EXPECT_EQ(t.Demangled(t.kernels.back()), "_fused_adamw_");
 }
 
@@ -224,7 +233,7 @@ TEST(DebugModeReal, AChangedInputOfTheOutputlessFusedAdamWIsDiverged) {
   char raised[32];
   std::snprintf(raised, sizeof raised, "%.6e", first * 1.05);
   const std::string changed = text.substr(0, value) + raised + text.substr(end);
-  absl::StatusOr<Trace> b = ReadDebugModeBuffer(changed, "b/rank_0_activations.log");
+  absl::StatusOr<Trace> b = ReadTraceBytes(changed, "b/rank_0_activations.log", FindImporter("debugmode-log"));
   ASSERT_TRUE(b.ok()) << b.status();
   Diff d = DiffOf(Read("fused_adamw"), *std::move(b));
   EXPECT_EQ(d.r.verdict, Verdict::kDiverged);
@@ -256,7 +265,7 @@ TEST(DebugModeReal, CutLogsReadToTheirLastCompleteBlock) {
   ASSERT_GT(before, 50u);
   for (size_t cut : {mid_line, mid_block}) {
     SCOPED_TRACE(cut);
-    absl::StatusOr<Trace> b = ReadDebugModeBuffer(text.substr(0, cut), "b/rank_0_activations.log");
+    absl::StatusOr<Trace> b = ReadTraceBytes(text.substr(0, cut), "b/rank_0_activations.log", FindImporter("debugmode-log"));
     ASSERT_TRUE(b.ok()) << b.status();
     EXPECT_TRUE(b->truncated);
     EXPECT_EQ(b->kernels.size(), before);  // the cut block is dropped
@@ -317,8 +326,8 @@ TEST(DebugModeReal, GarbageInputHashMakesTheCauseUnknownNotOrigin) {
   const std::string b = numtrace::testing::ReadFileText(LogPath("fwd_1e-3"));
   Diff planted = DiffOf("identical", "fwd_1e-3");
   const std::string key = planted.Key(*planted.r.first_divergence);
-  absl::StatusOr<Trace> ta = ReadDebugModeBuffer(WithInputHash(a, key, 0, "3.896717e+37"), "a/rank_0_activations.log");
-  absl::StatusOr<Trace> tb = ReadDebugModeBuffer(WithInputHash(b, key, 0, "1.085730e+37"), "b/rank_0_activations.log");
+  absl::StatusOr<Trace> ta = ReadTraceBytes(WithInputHash(a, key, 0, "3.896717e+37"), "a/rank_0_activations.log", FindImporter("debugmode-log"));
+  absl::StatusOr<Trace> tb = ReadTraceBytes(WithInputHash(b, key, 0, "1.085730e+37"), "b/rank_0_activations.log", FindImporter("debugmode-log"));
   ASSERT_TRUE(ta.ok() && tb.ok());
   Diff d = DiffOf(*std::move(ta), *std::move(tb));
   ASSERT_TRUE(d.r.first_divergence);

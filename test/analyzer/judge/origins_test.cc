@@ -160,9 +160,9 @@ TEST(DataFlow, LastWriterByAddressAndByHashForDebugMode) {
   EXPECT_TRUE(flow.Producers(0).empty());
   ASSERT_EQ(flow.Producers(2).size(), 1u);
   EXPECT_EQ(flow.Producers(2)[0], 1u);
-  // DebugMode: no addresses; the input's hash names its producer.
+  // No addresses (a DebugMode log): the input's hash names its producer.
   for (Buffer& b : t.buffers) b.addr = 0;
-  t.source = TraceSource::kDebugMode;
+  t.flow = FlowKey::kHashChain;
   DataFlow by_hash(t);
   ASSERT_EQ(by_hash.Producers(2).size(), 1u);
   EXPECT_EQ(by_hash.Producers(2)[0], 1u);

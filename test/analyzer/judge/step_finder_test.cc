@@ -62,7 +62,7 @@ std::string WatchText(const std::vector<StepSpec>& steps, bool footer = true, st
 }
 
 Trace Read(const std::string& text, const std::string& path) {
-  absl::StatusOr<Trace> t = ReadTraceBuffer(text, path);
+  absl::StatusOr<Trace> t = ReadTraceBytes(text, path, FindImporter("numtrace"));
   EXPECT_TRUE(t.ok()) << t.status();
   return t.ok() ? std::move(*t) : Trace{};
 }
@@ -367,7 +367,7 @@ TEST(StepFinderTest, NonfiniteStepsOfEachSide) {
 }
 
 std::string ErrorOf(const std::string& text) {
-  absl::StatusOr<Trace> t = ReadTraceBuffer(text, "w.jsonl");
+  absl::StatusOr<Trace> t = ReadTraceBytes(text, "w.jsonl", FindImporter("numtrace"));
   if (t.ok()) return "OK";
   return std::string(t.status().message());
 }

@@ -12,6 +12,15 @@
 namespace numtrace::analyzer {
 namespace {
 
+// A hash-only block (an in-place op, a small tensor: no Shape): no output
+// with a printed statistic beyond its hash.
+bool HashOnly(const Trace& t, const Kernel& k) {
+  for (uint32_t i = k.first_buffer; i < k.first_buffer + k.buffer_count; ++i) {
+    if (t.buffers[i].IsOutput() && (t.printed[i].has & ~PrintedStats::kL1) != 0) return false;
+  }
+  return true;
+}
+
 using ::testing::StartsWith;
 using testing::DebugModeLogText;
 using testing::OpBlock;
@@ -20,9 +29,9 @@ TEST(DebugModeReaderTest, SingleOutputBlock) {
   OpBlock b;
   b.input_hashes = "5.5e+02, None, 7.0e+01";
   absl::StatusOr<Trace> t =
-      ReadDebugModeBuffer(DebugModeLogText({b}), "dumps/rank_3_activations.log");
+      ReadTraceBytes(DebugModeLogText({b}), "dumps/rank_3_activations.log", FindImporter("debugmode-log"));
   ASSERT_TRUE(t.ok()) << t.status();
-  EXPECT_EQ(t->source, TraceSource::kDebugMode);
+  EXPECT_EQ(t->kind, "DebugMode log");
   EXPECT_EQ(t->rank, 3);
   EXPECT_EQ(t->label, "rank_3_activations");
   EXPECT_FALSE(t->truncated);
@@ -64,7 +73,7 @@ TEST(DebugModeReaderTest, TupleOutputsAndPrefixedKeys) {
   b.min = "-1.0e+00, -2.0e+00";
   b.max = "1.0e+00, 2.0e+00";
   b.phase = "backward";
-  absl::StatusOr<Trace> t = ReadDebugModeBuffer(DebugModeLogText({OpBlock{}, b}), "x.log");
+  absl::StatusOr<Trace> t = ReadTraceBytes(DebugModeLogText({OpBlock{}, b}), "x.log", FindImporter("debugmode-log"));
   ASSERT_TRUE(t.ok()) << t.status();
   ASSERT_EQ(t->kernels.size(), 2u);
   const Kernel& k = t->kernels[1];
@@ -91,7 +100,7 @@ TEST(DebugModeReaderTest, SeparateShapeAndDtypeLinesAndUnknownDtype) {
       "  L1 norm:  2.000000e+00\n"
       "  Future stat: 42\n"
       "\n";  // a lone block ends with its blank line (else it reads as cut short)
-  absl::StatusOr<Trace> t = ReadDebugModeBuffer(log, "x.log");
+  absl::StatusOr<Trace> t = ReadTraceBytes(log, "x.log", FindImporter("debugmode-log"));
   ASSERT_TRUE(t.ok()) << t.status();
   const Buffer& out = t->buffers[0];
   EXPECT_EQ(out.dtype, DType::kRaw);
@@ -112,7 +121,7 @@ TEST(DebugModeReaderTest, NonFiniteValuesAreCounted) {
   inf_block.min = "-inf";
   inf_block.max = "inf";
   inf_block.l2 = "inf";
-  absl::StatusOr<Trace> t = ReadDebugModeBuffer(DebugModeLogText({nan_block, inf_block}), "x.log");
+  absl::StatusOr<Trace> t = ReadTraceBytes(DebugModeLogText({nan_block, inf_block}), "x.log", FindImporter("debugmode-log"));
   ASSERT_TRUE(t.ok()) << t.status();
   const BufferStats& a = t->buffers[0].stats;
   EXPECT_EQ(a.nan, 1u);
@@ -142,16 +151,18 @@ TEST(DebugModeReaderTest, HashOnlyBlocksHaveTheOutputsTheyHaveHashesFor) {
          "  Input producers: ;\n"
          "  Location: optim/adam.py:877\n"
          "\n";
-  absl::StatusOr<Trace> t = ReadDebugModeBuffer(log, "x.log");
+  absl::StatusOr<Trace> t = ReadTraceBytes(log, "x.log", FindImporter("debugmode-log"));
   ASSERT_TRUE(t.ok()) << t.status();
   EXPECT_FALSE(t->truncated);
   ASSERT_EQ(t->kernels.size(), 3u);
-  EXPECT_EQ(t->hash_only, (std::vector<uint8_t>{0, 1, 1}));
+  EXPECT_FALSE(HashOnly(*t, t->kernels[0]));
+  EXPECT_TRUE(HashOnly(*t, t->kernels[1]));
+  EXPECT_TRUE(HashOnly(*t, t->kernels[2]));
   auto one = t->BuffersOf(t->kernels[1]);
   ASSERT_EQ(one.size(), 2u);
   EXPECT_EQ(one[0].role, Role::kOut);
   EXPECT_EQ(one[0].stats.l1, 1.0);
-  EXPECT_EQ(t->logged[&one[0] - t->buffers.data()].has, LoggedStats::kL1);  // the hash, no stats
+  EXPECT_EQ(t->printed[&one[0] - t->buffers.data()].has, PrintedStats::kL1);  // the hash, no stats
   EXPECT_EQ(one[1].role, Role::kIn);
   auto none = t->BuffersOf(t->kernels[2]);
   ASSERT_EQ(none.size(), 2u);
@@ -161,7 +172,7 @@ TEST(DebugModeReaderTest, HashOnlyBlocksHaveTheOutputsTheyHaveHashesFor) {
 }
 
 TEST(DebugModeReaderTest, DeclaredTotalAboveBlocksMeansTruncated) {
-  absl::StatusOr<Trace> t = ReadDebugModeBuffer(DebugModeLogText({OpBlock{}}, 5), "x.log");
+  absl::StatusOr<Trace> t = ReadTraceBytes(DebugModeLogText({OpBlock{}}, 5), "x.log", FindImporter("debugmode-log"));
   ASSERT_TRUE(t.ok()) << t.status();
   EXPECT_TRUE(t->truncated);
 }
@@ -170,22 +181,22 @@ TEST(DebugModeReaderTest, MalformedLinesNameTheLine) {
   OpBlock bad;
   bad.min = "minus three";
   std::string log = DebugModeLogText({OpBlock{}, bad});
-  absl::StatusOr<Trace> t = ReadDebugModeBuffer(log, "r/rank_0_activations.log");
+  absl::StatusOr<Trace> t = ReadTraceBytes(log, "r/rank_0_activations.log", FindImporter("debugmode-log"));
   ASSERT_FALSE(t.ok());
   // Preamble 4 lines, first block 10 lines (incl. blank), then [key], Shape, L2, Min.
   EXPECT_EQ(t.status().message(),
             "r/rank_0_activations.log:17: Min: not a number: \"minus three\"");
 
-  EXPECT_EQ(ReadDebugModeBuffer("  Shape: torch.Size([1])\n", "x.log").status().message(),
+  EXPECT_EQ(ReadTraceBytes("  Shape: torch.Size([1])\n", "x.log", FindImporter("debugmode-log")).status().message(),
             "x.log:1: a \"Key: value\" line outside any [block]");
-  EXPECT_EQ(ReadDebugModeBuffer("[a/op_0_mm]\n  Shape torch.Size([1])\n", "x.log").status().message(),
+  EXPECT_EQ(ReadTraceBytes("[a/op_0_mm]\n  Shape torch.Size([1])\n", "x.log", FindImporter("debugmode-log")).status().message(),
             "x.log:2: expected \"Key: value\"");
-  EXPECT_THAT(std::string(ReadDebugModeBuffer("[a/op_0_mm]\n  Shape: big\n", "x.log").status().message()),
+  EXPECT_THAT(std::string(ReadTraceBytes("[a/op_0_mm]\n  Shape: big\n", "x.log", FindImporter("debugmode-log")).status().message()),
               StartsWith("x.log:2: Shape: no [dims]"));
-  EXPECT_EQ(ReadDebugModeBuffer("[a/op_0_mm]\nstray text\n", "x.log").status().message(),
+  EXPECT_EQ(ReadTraceBytes("[a/op_0_mm]\nstray text\n", "x.log", FindImporter("debugmode-log")).status().message(),
             "x.log:2: expected a \"[module/op_N_name]\" block header or an indented \"Key: value\" line");
-  EXPECT_EQ(ReadDebugModeBuffer("", "x.log").status().message(), "x.log: empty trace");
-  EXPECT_THAT(std::string(ReadDebugModeBuffer("Total captured activations: 0\n", "x.log").status().message()),
+  EXPECT_EQ(ReadTraceBytes("", "x.log", FindImporter("debugmode-log")).status().message(), "x.log: empty trace");
+  EXPECT_THAT(std::string(ReadTraceBytes("Total captured activations: 0\n", "x.log", FindImporter("debugmode-log")).status().message()),
               StartsWith("x.log: no [module/op_N_name] blocks"));
 }
 

@@ -50,13 +50,13 @@ void ExpectSameKernel(const Trace& got, size_t i, const Trace& full) {
 
 // Every byte offset after the preamble.
 void CutEverywhere(const std::string& log, size_t first_block, bool has_total) {
-  absl::StatusOr<Trace> full = ReadDebugModeBuffer(log, "rank_0_activations.log");
+  absl::StatusOr<Trace> full = ReadTraceBytes(log, "rank_0_activations.log", FindImporter("debugmode-log"));
   ASSERT_TRUE(full.ok()) << full.status();
   ASSERT_EQ(full->kernels.size(), 3u);
   EXPECT_FALSE(full->truncated);
   for (size_t cut = first_block + 1; cut < log.size(); ++cut) {
     const std::string prefix = log.substr(0, cut);
-    absl::StatusOr<Trace> t = ReadDebugModeBuffer(prefix, "rank_0_activations.log");
+    absl::StatusOr<Trace> t = ReadTraceBytes(prefix, "rank_0_activations.log", FindImporter("debugmode-log"));
     ASSERT_TRUE(t.ok()) << "cut at " << cut << ": " << t.status();
     // Every block whose text is whole (with its blank line) is kept.
     size_t whole = 0;
@@ -95,14 +95,14 @@ TEST(DebugModeTruncationTest, CutMidBlockInTheLastBlockIsNotADivergence) {
   // and reported a divergence at the cut op.
   std::string log = DebugModeLogText(ThreeBlocks());
   std::string cut = log.substr(0, log.rfind("Max:      4.5") + 12);
-  absl::StatusOr<Trace> t = ReadDebugModeBuffer(cut, "x.log");
+  absl::StatusOr<Trace> t = ReadTraceBytes(cut, "x.log", FindImporter("debugmode-log"));
   ASSERT_TRUE(t.ok()) << t.status();
   EXPECT_EQ(t->kernels.size(), 2u);
   EXPECT_TRUE(t->truncated);
   // Cut at a line end inside the block: the block lacks the keys and the
   // blank line the others had.
   cut = log.substr(0, log.rfind("  Mean:"));
-  t = ReadDebugModeBuffer(cut, "x.log");
+  t = ReadTraceBytes(cut, "x.log", FindImporter("debugmode-log"));
   ASSERT_TRUE(t.ok()) << t.status();
   EXPECT_EQ(t->kernels.size(), 2u);
   EXPECT_TRUE(t->truncated);
@@ -111,7 +111,7 @@ TEST(DebugModeTruncationTest, CutMidBlockInTheLastBlockIsNotADivergence) {
 TEST(DebugModeTruncationTest, NumbersOutOfRangeHaveTheirOwnWords) {
   OpBlock b;
   b.l2 = "1e999";
-  absl::StatusOr<Trace> t = ReadDebugModeBuffer(DebugModeLogText({b, OpBlock{}}), "x.log");
+  absl::StatusOr<Trace> t = ReadTraceBytes(DebugModeLogText({b, OpBlock{}}), "x.log", FindImporter("debugmode-log"));
   ASSERT_FALSE(t.ok());
   EXPECT_NE(t.status().message().find("L2 norm: number out of range"), absl::string_view::npos) << t.status();
 }
@@ -146,7 +146,7 @@ TEST(DebugModeNumbersTest, FastPathEqualsFromCharsBitForBit) {
            "  L2 norm:  1\n  Min:      " + texts[i] + "\n  Max:      1\n  Mean:     1\n"
            "  Output hash: 1\n  Location: x.py:1\n\n";
   }
-  absl::StatusOr<Trace> t = ReadDebugModeBuffer(log, "n.log");
+  absl::StatusOr<Trace> t = ReadTraceBytes(log, "n.log", FindImporter("debugmode-log"));
   ASSERT_TRUE(t.ok()) << t.status();
   ASSERT_EQ(t->kernels.size(), texts.size());
   size_t wrong = 0;

@@ -30,11 +30,11 @@ void Write(const std::string& path, std::string_view text) {
 }
 
 TEST(InputTest, DetectsFormatByContent) {
-  EXPECT_EQ(DetectTraceFormat("\n  {\"type\":\"header\"}"), TraceFormat::kNumtraceJsonl);
-  EXPECT_EQ(DetectTraceFormat("Total captured activations: 3\n"), TraceFormat::kDebugModeLog);
-  EXPECT_EQ(DetectTraceFormat("[layers.0/op_0_mm]\n"), TraceFormat::kDebugModeLog);
-  EXPECT_EQ(DetectTraceFormat("hello"), TraceFormat::kUnknown);
-  EXPECT_EQ(DetectTraceFormat(""), TraceFormat::kUnknown);
+  EXPECT_EQ(ImporterForContent("\n  {\"type\":\"header\"}"), FindImporter("numtrace"));
+  EXPECT_EQ(ImporterForContent("Total captured activations: 3\n"), FindImporter("debugmode-log"));
+  EXPECT_EQ(ImporterForContent("[layers.0/op_0_mm]\n"), FindImporter("debugmode-log"));
+  EXPECT_EQ(ImporterForContent("hello"), nullptr);
+  EXPECT_EQ(ImporterForContent(""), nullptr);
 }
 
 TEST(InputTest, ReadAnyTraceDispatchesOnContentNotName) {
@@ -43,20 +43,20 @@ TEST(InputTest, ReadAnyTraceDispatchesOnContentNotName) {
   Write(dir + "/a.log", testing::TraceText(testing::MakeKernels(2)));
   Write(dir + "/b.jsonl", testing::DebugModeLogText({testing::OpBlock{}}));
   Write(dir + "/c.txt", "something else\n");
-  absl::StatusOr<Trace> a = ReadAnyTrace(dir + "/a.log");
+  absl::StatusOr<Trace> a = ReadTrace(dir + "/a.log");
   ASSERT_TRUE(a.ok()) << a.status();
-  EXPECT_EQ(a->source, TraceSource::kNumtrace);
+  EXPECT_EQ(a->kind, "numtrace trace");
   EXPECT_EQ(a->kernels.size(), 2u);
-  absl::StatusOr<Trace> b = ReadAnyTrace(dir + "/b.jsonl");
+  absl::StatusOr<Trace> b = ReadTrace(dir + "/b.jsonl");
   ASSERT_TRUE(b.ok()) << b.status();
-  EXPECT_EQ(b->source, TraceSource::kDebugMode);
-  absl::StatusOr<Trace> c = ReadAnyTrace(dir + "/c.txt");
-  EXPECT_EQ(c.status().message(), dir + "/c.txt: not a numtrace trace nor a DebugMode activation log");
+  EXPECT_EQ(b->kind, "DebugMode log");
+  absl::StatusOr<Trace> c = ReadTrace(dir + "/c.txt");
+  EXPECT_EQ(c.status().message(), dir + "/c.txt: not a trace numtrace-diff reads (DebugMode JSON log, numtrace trace, DebugMode log)");
 }
 
 TEST(InputTest, ReadsTheCheckedInTorchtitanLog) {
   absl::StatusOr<Trace> t =
-      ReadAnyTrace(std::string(NUMTRACE_TEST_DATA_DIR) + "/debugmode/rank_0_activations.log");
+      ReadTrace(std::string(NUMTRACE_TEST_DATA_DIR) + "/debugmode/rank_0_activations.log");
   ASSERT_TRUE(t.ok()) << t.status();
   ASSERT_EQ(t->kernels.size(), 4u);
   EXPECT_FALSE(t->truncated);

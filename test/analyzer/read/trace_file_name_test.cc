@@ -1,5 +1,7 @@
 #include "analyzer/read/trace_file_name.h"
 
+#include "analyzer/read/importer.h"
+
 #include <gtest/gtest.h>
 
 namespace numtrace::analyzer {
@@ -9,14 +11,14 @@ TEST(TraceFileNameTest, RecognisesTheNamesWeAndTorchtitanWrite) {
   auto a = ParseTraceFileName("run/rank_3.ntrace.jsonl");
   ASSERT_TRUE(a);
   EXPECT_EQ(a->rank, 3);
-  EXPECT_EQ(a->kind, TraceFileKind::kNumtrace);
+  EXPECT_EQ(a->importer, FindImporter("numtrace"));
   auto b = ParseTraceFileName("rank_12.pid4242.ntrace.jsonl");
   ASSERT_TRUE(b);
   EXPECT_EQ(b->rank, 12);
   auto c = ParseTraceFileName("/x/rank_7_activations.log");
   ASSERT_TRUE(c);
   EXPECT_EQ(c->rank, 7);
-  EXPECT_EQ(c->kind, TraceFileKind::kDebugMode);
+  EXPECT_EQ(c->importer, FindImporter("debugmode-log"));
   for (const char* no : {"rank_3.ntrace.jsonl.tmp", "rank_.ntrace.jsonl", "rank_3.pid.ntrace.jsonl",
                          "rank_3.jsonl", "xrank_3.ntrace.jsonl", "rank_3x.ntrace.jsonl",
                          "rank_99999999999999999999.ntrace.jsonl"}) {

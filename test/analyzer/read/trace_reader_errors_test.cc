@@ -15,7 +15,7 @@ using testing::MakeKernels;
 using testing::TraceText;
 
 std::string ErrorOf(std::string_view text) {
-  absl::StatusOr<Trace> t = ReadTraceBuffer(text, "runA/rank_0.ntrace.jsonl");
+  absl::StatusOr<Trace> t = ReadTraceBytes(text, "runA/rank_0.ntrace.jsonl", FindImporter("numtrace"));
   if (t.ok()) return "OK";
   EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument);
   std::string msg(t.status().message());

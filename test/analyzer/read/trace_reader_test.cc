@@ -49,15 +49,15 @@ TEST(TraceReaderTest, EnvironmentRecordsMergeIntoTheHeaders) {
   AppendJsonLine(h, &text);
   AppendJsonLine(MakeKernel(0), &text);
   AppendJsonLine(EnvironmentRecord{{{"torch.float32_matmul_precision", "high"}, {"torch.version", "2.9.0"}}}, &text);
-  absl::StatusOr<Trace> t = ReadTraceBuffer(text, "a.ntrace.jsonl");
+  absl::StatusOr<Trace> t = ReadTraceBytes(text, "a.ntrace.jsonl", FindImporter("numtrace"));
   ASSERT_TRUE(t.ok()) << t.status();
   EnvironmentValues want = {{"gpu.name", "NVIDIA H200"}, {"torch.float32_matmul_precision", "high"},
                             {"torch.version", "2.9.0"}};
   EXPECT_EQ(t->header.environment, want);
-  EXPECT_EQ(t->ignored_lines, 0u);
+  EXPECT_EQ(t->SkippedCount("unknown_record_type"), 0u);
   // A value that is not a string: one line naming the key and where.
   std::string bad = text + "{\"type\":\"environment\",\"values\":{\"gpu.sm_count\":132}}\n";
-  absl::StatusOr<Trace> b = ReadTraceBuffer(bad, "b.ntrace.jsonl");
+  absl::StatusOr<Trace> b = ReadTraceBytes(bad, "b.ntrace.jsonl", FindImporter("numtrace"));
   ASSERT_FALSE(b.ok());
   EXPECT_NE(b.status().message().find("values.gpu.sm_count"), std::string::npos) << b.status();
   EXPECT_NE(b.status().message().find("b.ntrace.jsonl:4"), std::string::npos) << b.status();
@@ -106,12 +106,12 @@ TEST(TraceReaderTest, RoundTripsEveryFieldBitExact) {
   kernels[2].block.reset();
   kernels[2].graph = 9;
 
-  absl::StatusOr<Trace> t = ReadTraceBuffer(TraceText(kernels), "runA/rank_5.ntrace.jsonl");
+  absl::StatusOr<Trace> t = ReadTraceBytes(TraceText(kernels), "runA/rank_5.ntrace.jsonl", FindImporter("numtrace"));
   ASSERT_TRUE(t.ok()) << t.status();
   EXPECT_FALSE(t->truncated);
   EXPECT_EQ(t->label, "A");
   EXPECT_EQ(t->rank, 0);  // from the header, not the file name
-  EXPECT_EQ(t->source, TraceSource::kNumtrace);
+  EXPECT_EQ(t->kind, "numtrace trace");
   EXPECT_EQ(t->path, "runA/rank_5.ntrace.jsonl");
   ASSERT_TRUE(t->footer.has_value());
   EXPECT_EQ(t->footer->kernels, 3u);
@@ -181,13 +181,13 @@ TEST(TraceReaderTest, RoundTripsEveryFieldBitExact) {
 TEST(TraceReaderTest, NullStatReadsAsNaN) {
   std::vector<KernelRecord> kernels = MakeKernels(1);
   kernels[0].buffers[0].stats.sum = std::nan("");  // the writer emits null
-  absl::StatusOr<Trace> t = ReadTraceBuffer(TraceText(kernels), "t.jsonl");
+  absl::StatusOr<Trace> t = ReadTraceBytes(TraceText(kernels), "t.jsonl", FindImporter("numtrace"));
   ASSERT_TRUE(t.ok()) << t.status();
   EXPECT_TRUE(std::isnan(t->buffers[0].stats.sum));
 }
 
 TEST(TraceReaderTest, NoFooterMeansTruncated) {
-  absl::StatusOr<Trace> t = ReadTraceBuffer(TraceText(MakeKernels(4), /*footer=*/false), "t.jsonl");
+  absl::StatusOr<Trace> t = ReadTraceBytes(TraceText(MakeKernels(4), /*footer=*/false), "t.jsonl", FindImporter("numtrace"));
   ASSERT_TRUE(t.ok()) << t.status();
   EXPECT_TRUE(t->truncated);
   EXPECT_FALSE(t->footer.has_value());
@@ -201,7 +201,7 @@ TEST(TraceReaderTest, CutMidLineKeepsEveryCompleteLine) {
   size_t last_line = text.rfind('\n', text.size() - 2) + 1;
   for (size_t cut : {last_line + 1, last_line + 30, last_line + 200, text.size() - 3}) {
     SCOPED_TRACE(cut);
-    absl::StatusOr<Trace> t = ReadTraceBuffer(text.substr(0, cut), "t.jsonl");
+    absl::StatusOr<Trace> t = ReadTraceBytes(text.substr(0, cut), "t.jsonl", FindImporter("numtrace"));
     ASSERT_TRUE(t.ok()) << t.status();
     EXPECT_TRUE(t->truncated);
     EXPECT_EQ(t->kernels.size(), 4u);
@@ -212,7 +212,7 @@ TEST(TraceReaderTest, CutMidLineKeepsEveryCompleteLine) {
 TEST(TraceReaderTest, CompleteLastLineWithoutNewlineIsKept) {
   std::string text = TraceText(MakeKernels(2));
   text.pop_back();  // drop the footer's '\n'
-  absl::StatusOr<Trace> t = ReadTraceBuffer(text, "t.jsonl");
+  absl::StatusOr<Trace> t = ReadTraceBytes(text, "t.jsonl", FindImporter("numtrace"));
   ASSERT_TRUE(t.ok()) << t.status();
   EXPECT_FALSE(t->truncated);
   EXPECT_EQ(t->kernels.size(), 2u);
@@ -233,9 +233,9 @@ TEST(TraceReaderTest, UnknownFieldsAndTypesAreIgnored) {
   text.insert(pos, "\"fancy\":\"yes\",");
   pos = text.find("\"zero\":");
   text.insert(pos, "\"p99\":3.5,");
-  absl::StatusOr<Trace> t = ReadTraceBuffer(text, "t.jsonl");
+  absl::StatusOr<Trace> t = ReadTraceBytes(text, "t.jsonl", FindImporter("numtrace"));
   ASSERT_TRUE(t.ok()) << t.status();
-  EXPECT_EQ(t->ignored_lines, 1u);
+  EXPECT_EQ(t->SkippedCount("unknown_record_type"), 1u);
   ASSERT_EQ(t->notes.size(), 1u);
   EXPECT_EQ(t->notes[0].launch, 12u);
   EXPECT_EQ(t->notes[0].level, "info");
@@ -251,7 +251,7 @@ TEST(TraceReaderTest, TypeNeedNotComeFirst) {
   text.replace(pos, 17, "{");
   size_t close = text.find("]}\n", pos);
   text.insert(close + 1, ",\"type\":\"kernel\"");
-  absl::StatusOr<Trace> t = ReadTraceBuffer(text, "t.jsonl");
+  absl::StatusOr<Trace> t = ReadTraceBytes(text, "t.jsonl", FindImporter("numtrace"));
   ASSERT_TRUE(t.ok()) << t.status();
   EXPECT_EQ(t->kernels.size(), 1u);
 }
@@ -259,8 +259,8 @@ TEST(TraceReaderTest, TypeNeedNotComeFirst) {
 TEST(TraceReaderTest, LabelAndRankFallBackToTheFileName) {
   TraceHeader h;
   h.producer = "p";  // no run object
-  absl::StatusOr<Trace> t = ReadTraceBuffer(TraceText(MakeKernels(1), true, h),
-                                            "out/rank_12.pid77.ntrace.jsonl");
+  absl::StatusOr<Trace> t = ReadTraceBytes(TraceText(MakeKernels(1), true, h),
+                                            "out/rank_12.pid77.ntrace.jsonl", FindImporter("numtrace"));
   ASSERT_TRUE(t.ok()) << t.status();
   EXPECT_EQ(t->rank, 12);
   EXPECT_EQ(t->label, "rank_12.pid77");
@@ -276,7 +276,7 @@ TEST(TraceReaderTest, FileEndingOnAPageBoundaryIsPadded) {
     std::ofstream out(path, std::ios::binary);
     out << text.substr(0, 16384);
   }
-  absl::StatusOr<Trace> t = ReadTraceFile(path);
+  absl::StatusOr<Trace> t = ReadTrace(path, FindImporter("numtrace"));
   ASSERT_TRUE(t.ok()) << t.status();
   EXPECT_TRUE(t->truncated);
   size_t complete_lines = 0;
@@ -291,12 +291,12 @@ TEST(TraceReaderTest, ReadsAFileAndNamesAMissingOne) {
     std::ofstream out(path, std::ios::binary);
     out << TraceText(MakeKernels(3));
   }
-  absl::StatusOr<Trace> t = ReadTraceFile(path);
+  absl::StatusOr<Trace> t = ReadTrace(path, FindImporter("numtrace"));
   ASSERT_TRUE(t.ok()) << t.status();
   EXPECT_EQ(t->kernels.size(), 3u);
   std::remove(path.c_str());
 
-  absl::StatusOr<Trace> missing = ReadTraceFile("/nonexistent/rank_0.ntrace.jsonl");
+  absl::StatusOr<Trace> missing = ReadTrace("/nonexistent/rank_0.ntrace.jsonl", FindImporter("numtrace"));
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
   EXPECT_NE(missing.status().message().find("/nonexistent/rank_0.ntrace.jsonl"), std::string::npos);
 }
@@ -314,7 +314,7 @@ TEST(TraceReaderTest, ReadsFooterCountersAndMachineReadableNotes) {
   f.unmeasured = 4;
   f.counters = {{"launches_seen", 11}, {"pack_failed", 2}};
   AppendJsonLine(f, &text);
-  absl::StatusOr<Trace> t = ReadTraceBuffer(text, "rank_0.ntrace.jsonl");
+  absl::StatusOr<Trace> t = ReadTraceBytes(text, "rank_0.ntrace.jsonl", FindImporter("numtrace"));
   ASSERT_TRUE(t.ok()) << t.status();
   ASSERT_TRUE(t->footer.has_value());
   EXPECT_EQ(t->footer->unmeasured, 4u);
@@ -345,7 +345,7 @@ TEST(TraceReaderProvenanceTest, ScopeOpPhaseRoundTripAndBadValuesAreContained) {
   const size_t at = text.find("\"phase\":\"optimizer\"");
   ASSERT_NE(at, std::string::npos);
   text.replace(at, 19, "\"phase\":\"sideways\"");
-  absl::StatusOr<Trace> t = ReadTraceBuffer(text, "t.jsonl");
+  absl::StatusOr<Trace> t = ReadTraceBytes(text, "t.jsonl", FindImporter("numtrace"));
   ASSERT_TRUE(t.ok()) << t.status();
   EXPECT_EQ(t->Scope(t->kernels[0]), "layers.1.fc");
   EXPECT_EQ(t->Op(t->kernels[0]), "aten::addmm");
@@ -357,14 +357,14 @@ TEST(TraceReaderProvenanceTest, ScopeOpPhaseRoundTripAndBadValuesAreContained) {
   EXPECT_FALSE(t->Op(t->kernels[3]).has_value());
 
   // A trace without provenance keeps no provenance table at all.
-  absl::StatusOr<Trace> plain = ReadTraceBuffer(testing::TraceText(testing::MakeKernels(3)), "p.jsonl");
+  absl::StatusOr<Trace> plain = ReadTraceBytes(testing::TraceText(testing::MakeKernels(3)), "p.jsonl", FindImporter("numtrace"));
   ASSERT_TRUE(plain.ok());
   EXPECT_TRUE(plain->provenance.empty());
 
   // A scope that is not a string: one error naming the field and the line.
   std::string bad = testing::TraceText(testing::MakeKernels(2));
   bad.insert(bad.find("\"seq\":1"), "\"scope\":7,");
-  absl::StatusOr<Trace> e = ReadTraceBuffer(bad, "bad.jsonl");
+  absl::StatusOr<Trace> e = ReadTraceBytes(bad, "bad.jsonl", FindImporter("numtrace"));
   ASSERT_FALSE(e.ok());
   EXPECT_NE(e.status().message().find("scope"), std::string_view::npos) << e.status();
   EXPECT_NE(e.status().message().find("bad.jsonl:3"), std::string_view::npos) << e.status();
@@ -376,7 +376,7 @@ TEST(TraceReaderProvenanceTest, SrcIsReadCappedAndKeptBesideTheKernels) {
   kernels[1].src = std::string(100000, 'f') + ".py:1";  // a runaway name
   kernels[2].src = "bad\xff\xfe.py:7";                  // not UTF-8
   // kernels[3]: none
-  absl::StatusOr<Trace> t = ReadTraceBuffer(testing::TraceText(kernels), "t.jsonl");
+  absl::StatusOr<Trace> t = ReadTraceBytes(testing::TraceText(kernels), "t.jsonl", FindImporter("numtrace"));
   ASSERT_TRUE(t.ok()) << t.status();
   // Only src: still provenance (a trace whose kernels carry just src keeps it).
   ASSERT_EQ(t->provenance.size(), t->kernels.size());
@@ -390,7 +390,7 @@ TEST(TraceReaderProvenanceTest, SrcIsReadCappedAndKeptBesideTheKernels) {
   // A src that is not a string: one error naming the field and the line.
   std::string bad = testing::TraceText(testing::MakeKernels(2));
   bad.insert(bad.find("\"seq\":1"), "\"src\":[1],");
-  absl::StatusOr<Trace> e = ReadTraceBuffer(bad, "bad.jsonl");
+  absl::StatusOr<Trace> e = ReadTraceBytes(bad, "bad.jsonl", FindImporter("numtrace"));
   ASSERT_FALSE(e.ok());
   EXPECT_NE(e.status().message().find("src"), std::string_view::npos) << e.status();
   EXPECT_NE(e.status().message().find("bad.jsonl:3"), std::string_view::npos) << e.status();

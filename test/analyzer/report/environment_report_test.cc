@@ -119,7 +119,8 @@ TEST(EnvironmentReportTest, DebugModeLogSaysSoOnce) {
   RankFixture f = TfThirtyTwo();
   f.a().header.environment.clear();
   f.b().header.environment.clear();
-  f.a().source = TraceSource::kDebugMode;
+  f.a().records_environment = false;  // a DebugMode log
+  f.a().kind = "DebugMode log";
   f.result().environment = CompareEnvironments(f.a(), f.b());
   EXPECT_FALSE(f.result().environment.has_value());
   DiffReport report{"a.log", "b.jsonl", false, {f.Diff()}};

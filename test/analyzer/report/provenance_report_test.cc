@@ -69,8 +69,8 @@ TEST(DebugModeProvenanceTest, KeyGivesScopeAndOp) {
 }
 
 TEST(DebugModeProvenanceTest, RealTracerLogsNameThePlantedModule) {
-  absl::StatusOr<Trace> a = ReadDebugModeLog(std::string(kDir) + "a/rank_0_activations.log");
-  absl::StatusOr<Trace> b = ReadDebugModeLog(std::string(kDir) + "b/rank_0_activations.log");
+  absl::StatusOr<Trace> a = ReadTrace(std::string(kDir) + "a/rank_0_activations.log", FindImporter("debugmode-log"));
+  absl::StatusOr<Trace> b = ReadTrace(std::string(kDir) + "b/rank_0_activations.log", FindImporter("debugmode-log"));
   ASSERT_TRUE(a.ok()) << a.status();
   ASSERT_TRUE(b.ok()) << b.status();
   // Both phases are read from the log (the tracer writes only "Phase: backward").
@@ -99,8 +99,8 @@ TEST(DebugModeProvenanceTest, RealTracerLogsNameThePlantedModule) {
 }
 
 TEST(DebugModeProvenanceTest, ModulesRollUpCountsDivergencesPerModule) {
-  absl::StatusOr<Trace> a = ReadDebugModeLog(std::string(kDir) + "a/rank_0_activations.log");
-  absl::StatusOr<Trace> b = ReadDebugModeLog(std::string(kDir) + "b/rank_0_activations.log");
+  absl::StatusOr<Trace> a = ReadTrace(std::string(kDir) + "a/rank_0_activations.log", FindImporter("debugmode-log"));
+  absl::StatusOr<Trace> b = ReadTrace(std::string(kDir) + "b/rank_0_activations.log", FindImporter("debugmode-log"));
   ASSERT_TRUE(a.ok() && b.ok());
   const DiffResult res = Judge(*a, *b, Align(*a, *b));
   const std::vector<ModuleRollup> modules = RollUpModules(*a, *b, res);
@@ -149,8 +149,8 @@ constexpr const char* kModuleProbe = R"js(
 
 TEST(ProvenanceHtmlBrowserTest, CardModuleColumnAndFilter) {
   if (testing::Chromium().empty()) GTEST_SKIP() << "chromium not installed: browser checks skipped";
-  absl::StatusOr<Trace> a = ReadDebugModeLog(std::string(kDir) + "a/rank_0_activations.log");
-  absl::StatusOr<Trace> b = ReadDebugModeLog(std::string(kDir) + "b/rank_0_activations.log");
+  absl::StatusOr<Trace> a = ReadTrace(std::string(kDir) + "a/rank_0_activations.log", FindImporter("debugmode-log"));
+  absl::StatusOr<Trace> b = ReadTrace(std::string(kDir) + "b/rank_0_activations.log", FindImporter("debugmode-log"));
   ASSERT_TRUE(a.ok() && b.ok());
   const DiffResult res = Judge(*a, *b, Align(*a, *b));
   DiffReport report{"a", "b", false, {{0, &*a, &*b, &res}}};

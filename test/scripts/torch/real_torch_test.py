@@ -31,6 +31,10 @@ Cases:
     error), status(2) for cudaMallocAsync, nothing at all in a CPU job - the
     job's output and exit code unchanged. Events of real allocations need a
     GPU: not checked here.
+  * DebugMode JSON logs (DebugMode.save_logs) made again by this torch with
+    test/scripts/torch/make_debugmode_json.py: `numtrace diff` finds the same
+    run identical, a planted constant at its op and module, and where a run
+    with one more layer parts.
 A case is skipped only where torch itself cannot do it here: where the same
 code fails without the hooks too (a form the CPU build lacks, Inductor
 without a working compiler); where only the run under the hooks fails, it
@@ -870,6 +874,32 @@ def test_environment():
 # minute each here: the tensor map under torch.compile, its compile
 # failures), so the short ones fill in beside them.
 SLOWEST = ["test_tensor_map_compiled", "test_tensor_map_failures", "test_provenance_compiled"]
+def test_debugmode_json_logs():
+    """The committed DebugMode JSON logs (test/data/debugmode-json) made again
+    by this torch: numtrace diff reads them, finds the same run identical, the
+    planted constant at its op in its module, and where a longer run parts."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    with tempfile.TemporaryDirectory() as tmp:
+        proc = subprocess.run([sys.executable, os.path.join(here, "make_debugmode_json.py"), tmp],
+                              capture_output=True, text=True, timeout=600)
+        if proc.returncode != 0:
+            report("debugmode json logs", "failed", "generator: " + proc.stderr[-400:])
+            return
+
+        def diff(a, b):
+            return subprocess.run([NUMTRACE, "diff", os.path.join(tmp, a + ".json"), os.path.join(tmp, b + ".json")],
+                                  capture_output=True, text=True, timeout=300)
+        same, planted, longer = diff("base", "same"), diff("base", "constant"), diff("base", "longer")
+        problems = []
+        if same.returncode != 0 or "identical" not in same.stdout:
+            problems.append("same: exit %d %s" % (same.returncode, (same.stdout + same.stderr)[-300:]))
+        if planted.returncode != 1 or "starts at layers.0.attn/aten::mul.Tensor in layers.0.attn" not in planted.stdout:
+            problems.append("constant: exit %d %s" % (planted.returncode, (planted.stdout + planted.stderr)[-300:]))
+        if longer.returncode != 1 or "the runs part at B#21 layers.1.norm" not in longer.stdout:
+            problems.append("longer: exit %d %s" % (longer.returncode, (longer.stdout + longer.stderr)[-300:]))
+        report("debugmode json logs", "failed" if problems else "passed", "; ".join(problems))
+
+
 CASES = sorted((f for n, f in list(globals().items()) if n.startswith("test_") and callable(f)),
                key=lambda f: SLOWEST.index(f.__name__) if f.__name__ in SLOWEST else len(SLOWEST))
 

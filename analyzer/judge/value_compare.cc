@@ -1,4 +1,4 @@
-#include "analyzer/judge/debugmode_compare.h"
+#include "analyzer/judge/value_compare.h"
 
 #include <algorithm>
 #include <cmath>
@@ -17,22 +17,64 @@ bool Same(double x, double y) { return x == y || (std::isnan(x) && std::isnan(y)
 
 }  // namespace
 
-BufferVerdict CompareLogged(const Trace& a, uint32_t ia, const Trace& b, uint32_t ib, const Tolerance& tolerance) {
+BufferVerdict CompareValues(const Trace& a, uint32_t ia, const Trace& b, uint32_t ib, const Tolerance& tolerance) {
+  const Buffer& x = a.buffers[ia];
+  const Buffer& y = b.buffers[ib];
+  const uint8_t both = x.fingerprint & y.fingerprint;
+  if (both & kBytesHash) return CompareBuffers(x, y, tolerance);
+  if (both & kHashTensor) {
+    if (x.bytes != y.bytes || x.dtype != y.dtype) return {PairStatus::kLayoutMismatch, 0, kInf};
+    if (x.stats.hash == y.stats.hash) return {PairStatus::kBitwiseEqual, 0, 0};
+    if (!(both & kPrintedStats)) return {PairStatus::kDiverged, 1.0, kInf};
+    BufferVerdict v = ComparePrinted(a, ia, b, ib, tolerance);
+    // The bits differ whatever the printed digits say.
+    if (v.status == PairStatus::kBitwiseEqual) v.status = PairStatus::kWithinTolerance;
+    return v;
+  }
+  if (both & kPrintedStats) return ComparePrinted(a, ia, b, ib, tolerance);
+  return {PairStatus::kLayoutMismatch, 0, kInf};
+}
+
+double PrintedRounding(uint8_t digits) {
+  // Literals, so that 7 digits is exactly the 1e-6 it always was.
+  static constexpr double kRounding[] = {1,     1,     1e-1,  1e-2,  1e-3,  1e-4,  1e-5,  1e-6,  1e-7,  1e-8,
+                                         1e-9,  1e-10, 1e-11, 1e-12, 1e-13, 1e-14, 1e-15, 1e-16};
+  return kRounding[std::min<size_t>(digits, std::size(kRounding) - 1)];
+}
+
+bool HasByteHashes(const Trace& t, const Kernel& k) {
+  for (const Buffer& b : t.BuffersOf(k)) {
+    if (!b.Has(kBytesHash)) return false;
+  }
+  return true;
+}
+
+bool ValuesComparable(const Trace& a, const Trace& b) {
+  auto kinds = [](const Trace& t) {
+    uint8_t f = 0;
+    for (const Buffer& buf : t.buffers) f |= buf.fingerprint;
+    return f;
+  };
+  const uint8_t fa = kinds(a), fb = kinds(b);
+  return fa == 0 || fb == 0 || (fa & fb) != 0;
+}
+
+BufferVerdict ComparePrinted(const Trace& a, uint32_t ia, const Trace& b, uint32_t ib, const Tolerance& tolerance) {
   const Buffer& ba = a.buffers[ia];
   const Buffer& bb = b.buffers[ib];
   if (ba.bytes != bb.bytes || ba.dtype != bb.dtype) return {PairStatus::kLayoutMismatch, 0, kInf};
-  const LoggedStats& x = a.logged[ia];
-  const LoggedStats& y = b.logged[ib];
+  const PrintedStats& x = a.printed[ia];
+  const PrintedStats& y = b.printed[ib];
   struct Value {
     uint8_t bit;
     Statistic stat;
     double u, v;
   };
-  const Value values[] = {{LoggedStats::kL1, Statistic::kL1, x.l1, y.l1},
-                          {LoggedStats::kL2, Statistic::kL2, x.l2, y.l2},
-                          {LoggedStats::kMean, Statistic::kSum, x.mean, y.mean},
-                          {LoggedStats::kMin, Statistic::kMin, x.min, y.min},
-                          {LoggedStats::kMax, Statistic::kMax, x.max, y.max}};
+  const Value values[] = {{PrintedStats::kL1, Statistic::kL1, x.l1, y.l1},
+                          {PrintedStats::kL2, Statistic::kL2, x.l2, y.l2},
+                          {PrintedStats::kMean, Statistic::kSum, x.mean, y.mean},
+                          {PrintedStats::kMin, Statistic::kMin, x.min, y.min},
+                          {PrintedStats::kMax, Statistic::kMax, x.max, y.max}};
   const uint8_t both = x.has & y.has;
   bool equal = x.has == y.has;
   for (const Value& s : values) {
@@ -51,27 +93,28 @@ BufferVerdict CompareLogged(const Trace& a, uint32_t ia, const Trace& b, uint32_
   for (double m : {x.min, x.max, y.min, y.max}) {
     if (std::isfinite(m)) range = std::max(range, std::fabs(m));
   }
+  const double rounding = std::max(PrintedRounding(x.digits), PrintedRounding(y.digits));
   double rel = 0, score = 0;
   for (const Value& s : values) {
     if (!(both & s.bit) || s.u == s.v) continue;
     const double diff = std::fabs(s.u - s.v);
     double scale;
     switch (s.bit) {
-      case LoggedStats::kL1: scale = std::max(x.l1, y.l1); break;
-      case LoggedStats::kL2: scale = std::max(x.l2, y.l2); break;
-      case LoggedStats::kMean:
-        scale = (both & LoggedStats::kL1) && n > 0 && std::isfinite(x.l1) && std::isfinite(y.l1)
+      case PrintedStats::kL1: scale = std::max(x.l1, y.l1); break;
+      case PrintedStats::kL2: scale = std::max(x.l2, y.l2); break;
+      case PrintedStats::kMean:
+        scale = (both & PrintedStats::kL1) && n > 0 && std::isfinite(x.l1) && std::isfinite(y.l1)
                     ? std::max(x.l1, y.l1) / static_cast<double>(n)
                     : std::max(std::fabs(s.u), std::fabs(s.v));
         break;
       default: scale = range; break;
     }
     const double relative = known ? RelativeThreshold(s.stat, ba.dtype, n, tolerance.rtol) : tolerance.rtol;
-    const double atol = tolerance.atol * (s.bit == LoggedStats::kL1 ? static_cast<double>(n)
-                                          : s.bit == LoggedStats::kL2 ? std::sqrt(static_cast<double>(n))
+    const double atol = tolerance.atol * (s.bit == PrintedStats::kL1 ? static_cast<double>(n)
+                                          : s.bit == PrintedStats::kL2 ? std::sqrt(static_cast<double>(n))
                                                                       : 1.0);
     const double threshold =
-        atol + relative * scale + kPrintedDigits * std::max(std::fabs(s.u), std::fabs(s.v));
+        atol + relative * scale + rounding * std::max(std::fabs(s.u), std::fabs(s.v));
     rel = std::max(rel, scale > 0 ? diff / scale : 1.0);
     score = std::max(score, threshold > 0 ? diff / threshold : kInf);
   }
@@ -79,7 +122,7 @@ BufferVerdict CompareLogged(const Trace& a, uint32_t ia, const Trace& b, uint32_
   return {PairStatus::kWithinTolerance, rel, score};
 }
 
-PairVerdict JudgeDebugModePair(const Trace& a, uint32_t ka, const Trace& b, uint32_t kb, const Tolerance& tolerance) {
+PairVerdict JudgeLoggedPair(const Trace& a, uint32_t ka, const Trace& b, uint32_t kb, const Tolerance& tolerance) {
   const Kernel& x = a.kernels[ka];
   const Kernel& y = b.kernels[kb];
   std::vector<uint32_t> oa, ob, in_a, in_b;
@@ -103,7 +146,7 @@ PairVerdict JudgeDebugModePair(const Trace& a, uint32_t ka, const Trace& b, uint
     return v;
   }
   for (size_t i = 0; i < ca.size(); ++i) {
-    FoldBufferVerdict(&v, CompareLogged(a, ca[i], b, cb[i], tolerance), static_cast<int32_t>(ca[i] - x.first_buffer),
+    FoldBufferVerdict(&v, CompareValues(a, ca[i], b, cb[i], tolerance), static_cast<int32_t>(ca[i] - x.first_buffer),
          static_cast<int32_t>(cb[i] - y.first_buffer));
   }
   // Equal printed outputs from inputs that differ (a mask one diagonal off
