@@ -46,11 +46,15 @@ inline std::string ChromiumFlags(const std::string& file) {
 }
 
 // Writes `html` to NUMTRACE_BINARY_DIR/file and returns chromium's DOM of it.
+// The report's table is inflated asynchronously (html_report.h): the virtual
+// time budget lets chromium run the page's pending work before it dumps the
+// DOM (virtual time: an idle page does not wait for it in real time). Probes
+// appended to a report wait on window.numtraceReady.
 inline std::string DumpDom(const std::string& html, const std::string& file) {
   std::filesystem::path path = std::filesystem::path(NUMTRACE_BINARY_DIR) / file;
   std::ofstream(path, std::ios::binary) << html;
   return RunCapture("timeout 120 " + Chromium() + ChromiumFlags(file) +
-                    " --window-size=1400,1000 --dump-dom file://" + path.string() + " 2>/dev/null");
+                    " --window-size=1400,1000 --virtual-time-budget=60000 --dump-dom file://" + path.string() + " 2>/dev/null");
 }
 
 }  // namespace numtrace::analyzer::testing

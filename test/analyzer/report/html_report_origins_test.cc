@@ -42,7 +42,7 @@ RankFixture Flow() {
 
 constexpr const char* kOriginsProbe = R"js(
 <script>
-(function () {
+window.numtraceReady.then(function () {
   const $ = (id) => document.getElementById(id);
   const out = {};
   const shown = () => Number($("shown").textContent.split(" ")[0]);
@@ -72,7 +72,7 @@ constexpr const char* kOriginsProbe = R"js(
   pre.id = "probe";
   pre.textContent = JSON.stringify(out);
   document.body.append(pre);
-})();
+});
 </script>
 )js";
 

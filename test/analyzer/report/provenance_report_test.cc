@@ -125,7 +125,7 @@ TEST(DebugModeProvenanceTest, ModulesRollUpCountsDivergencesPerModule) {
 // column and the module filter, as a user sees them.
 constexpr const char* kModuleProbe = R"js(
 <script>
-(function () {
+window.numtraceReady.then(function () {
   const $ = (id) => document.getElementById(id);
   const shown = () => Number($("shown").textContent.split(" ")[0]);
   const rows = () => Array.from(document.querySelectorAll("#spacer .trow"))
@@ -143,7 +143,7 @@ constexpr const char* kModuleProbe = R"js(
   pre.id = "probe";
   pre.textContent = JSON.stringify(out);
   document.body.append(pre);
-})();
+});
 </script>
 )js";
 
@@ -218,7 +218,9 @@ TEST(ProvenanceReportTest, SrcIsReportedInJsonTerminalAndHtml) {
                       "(aten::softmax, forward) at model.py:7\n"),
             std::string::npos) << text;
   const std::string html = HtmlReport(report, {});
-  EXPECT_NE(html.find("\"src\":\"train.py:42\""), std::string::npos);
+  // In the embedded summary and in the card's markup.
+  EXPECT_NE(html.find("\"a_src\":\"train.py:42\""), std::string::npos);
+  EXPECT_NE(html.find("in <b class=\"mono\">layers.1.fc (aten::softmax, forward) at train.py:42</b>"), std::string::npos);
   EXPECT_EQ(ProvenanceLabel(std::nullopt, std::nullopt, Phase::kNone, std::string_view("t.py:1")), "t.py:1");
   EXPECT_EQ(ProvenanceLabel(std::string_view("fc"), std::nullopt, Phase::kNone, std::string_view("t.py:1")),
             "fc at t.py:1");
@@ -243,8 +245,8 @@ TEST(ProvenanceHtmlBrowserTest, CardShowsSrc) {
   SrcFixture sf("model.py:7");
   std::string html = HtmlReport(sf.Report(), {});
   html.insert(html.rfind("</body>"),
-              "<script>(function(){const p=document.createElement('pre');p.id='probe';"
-              "p.textContent=document.getElementById('firstbody').textContent;document.body.append(p);})();"
+              "<script>window.numtraceReady.then(function(){const p=document.createElement('pre');p.id='probe';"
+              "p.textContent=document.getElementById('firstbody').textContent;document.body.append(p);});"
               "</script>");
   const std::string file = "html_src_" + std::to_string(::getpid()) + ".html";
   const std::string dom = testing::DumpDom(html, file);
