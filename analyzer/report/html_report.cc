@@ -319,12 +319,17 @@ std::string Number(double v) {
 // The diverging buffer's statistics side by side.
 void StatsTable(const Buffer* a, const Buffer* b, Markup& m) {
   if (a == nullptr && b == nullptr) return;
-  m.Raw("<table class=\"kv mono\"><tr><th>diverging buffer</th><th>A</th><th>B</th></tr>");
+  // Folded: the card stays short enough for roots and origins to show
+  // without scrolling.
+  std::string rows;
+  Markup t(&rows);
+  int differ = 0;
   auto row = [&](std::string_view key, auto get) {
     const std::string va = a ? get(*a) : "-", vb = b ? get(*b) : "-";
+    differ += va != vb;
     const char* cls = va != vb ? " class=\"differs\"" : "";
-    m.Raw("<tr><td>").Raw(key).Raw("</td><td").Raw(cls).Raw(">").Text(va).Raw("</td><td").Raw(cls).Raw(">");
-    m.Text(vb).Raw("</td></tr>");
+    t.Raw("<tr><td>").Raw(key).Raw("</td><td").Raw(cls).Raw(">").Text(va).Raw("</td><td").Raw(cls).Raw(">");
+    t.Text(vb).Raw("</td></tr>");
   };
   auto u = [](uint64_t v) { return std::to_string(v); };
   row("arg", [&](const Buffer& x) { return u(x.arg); });
@@ -344,9 +349,11 @@ void StatsTable(const Buffer* a, const Buffer* b, Markup& m) {
   row("hash", [](const Buffer& x) {
     std::string h;
     AppendHash16(x.stats.hash, &h);
-    return h;
+    return h.substr(1, h.size() - 2);  // without the JSON quotes
   });
-  m.Raw("</table>");
+  m.Raw("<details><summary>the diverging buffer's statistics, A and B (").Raw(std::to_string(differ));
+  m.Raw(" differ)</summary><table class=\"kv mono\"><tr><th>diverging buffer</th><th>A</th><th>B</th></tr>");
+  m.Raw(rows).Raw("</table></details>");
 }
 
 const Buffer* BufferAt(const Trace& t, const Kernel& k, int32_t i) {
@@ -539,7 +546,9 @@ void ModulesCard(const RankDiff& rd, const RankRows& r, bool shown, Markup& m) {
   m.Raw("<div class=\"card\"").Id("modulescard", shown).Raw("><h2>Modules <span class=\"muted\" "
         "style=\"font-weight:400\">(where in the model: pairs and divergences per module, from the kernels' scope; "
         "click a module to filter the table)</span></h2><div").Id("modules", shown).Raw(">");
-  m.Raw("<table class=\"kv mono\"><tr><th>module</th><th>pairs</th><th>diverged</th><th>first divergence</th></tr>");
+  // A model has hundreds of modules: the list scrolls in its own box.
+  m.Raw("<div class=\"scrollbox\"><table class=\"kv mono\"><tr><th>module</th><th>pairs</th><th>diverged</th>"
+        "<th>first divergence</th></tr>");
   for (const ModuleRollup& mod : modules) {
     m.Raw("<tr><td><a class=\"jump\" data-module=\"").Text(mod.scope).Raw("\">");
     m.Text(mod.scope.empty() ? "(root)" : mod.scope).Raw("</a></td><td>").Num(mod.pairs).Raw("</td><td");
@@ -547,7 +556,7 @@ void ModulesCard(const RankDiff& rd, const RankRows& r, bool shown, Markup& m) {
     if (mod.first_divergence) RowLink(rd, *mod.first_divergence, r.pair_row[*mod.first_divergence], "data-row", m);
     m.Raw("</td></tr>");
   }
-  m.Raw("</table></div></div>");
+  m.Raw("</table></div></div></div>");
 }
 
 void NonfiniteAndTop(const RankDiff& rd, const RankRows& r, const HtmlOptions& opt, Markup& m) {
