@@ -10,21 +10,16 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
-#include <unistd.h>
-
-#include <filesystem>
 #include <string>
 
 #include "analyzer/report/html_report.h"
 #include "test/analyzer/report/chromium.h"
 #include "test/analyzer/report/report_fixture.h"
-#include "test/util/test_paths.h"
 
 namespace numtrace::analyzer {
 namespace {
 
 using testing::Chromium;
-using testing::DumpDom;
 using testing::RankFixture;
 
 constexpr int kPairs = 100000;
@@ -96,15 +91,9 @@ TEST(HtmlReportScaleTest, HundredThousandRowsOpenAtTheFirstDivergenceScrollFilte
   std::printf("HTML report: %zu bytes for %d rows, %d diverged\n", html.size(), kPairs, kPairs - kPartAt);
   EXPECT_LT(html.size(), 5u << 20);
   if (Chromium().empty()) GTEST_SKIP() << "chromium not installed: browser checks skipped";
-  html.insert(html.rfind("</body>"), kScaleProbe);
-  const std::string file = "html_report_scale_" + std::to_string(::getpid()) + ".html";
-  const std::string dom = DumpDom(html, file);
-  std::filesystem::remove(std::filesystem::path(NUMTRACE_BINARY_DIR) / file);
-  std::filesystem::remove_all(std::filesystem::temp_directory_path() / ("numtrace-chromium-" + file));
-  const std::string open = "<pre id=\"probe\">";
-  const size_t begin = dom.find(open);
-  ASSERT_NE(begin, std::string::npos) << "the probe did not run: " << dom.substr(0, 3000);
-  simdjson::padded_string json(dom.substr(begin + open.size(), dom.find("</pre>", begin) - begin - open.size()));
+  std::string dom_head;
+  simdjson::padded_string json(testing::RunProbe(html, kScaleProbe, "html_report_scale", &dom_head));
+  ASSERT_GT(json.size(), 0u) << "the probe did not run: " << dom_head;
   simdjson::dom::parser parser;
   simdjson::dom::element out;
   ASSERT_EQ(parser.parse(json).get(out), simdjson::SUCCESS) << std::string_view(json);
