@@ -31,8 +31,9 @@ mkdir -p "$scratch"
 cd "$scratch"
 
 median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
-# "wall user" of one command, its output discarded (numtrace-diff exits 1 on a divergence).
-timed() { /usr/bin/time -f "%e %U" -o time.txt "$@" >/dev/null 2>&1 || true; cat time.txt; }
+# "wall user sys" of one command, its output discarded (numtrace-diff exits 1 on a
+# divergence; time then writes a line about it before the figures).
+timed() { /usr/bin/time -f "%e %U %S" -o time.txt "$@" >/dev/null 2>&1 || true; tail -1 time.txt; }
 
 gen() {  # diverge-at ("default": the generator's 60%) -> pair dm-$1/{a,b}.log, kept while it exists
   [ -s "dm-$1/b.log" ] && return
@@ -49,7 +50,7 @@ for d in $diverge; do
   gen "$d"
   p="dm-$d"
   "$bin/numtrace-diff" "$p/a.log" "$p/b.log" --json "$p/s.json" -o "$p/r.html" --force >"$p/term.txt" 2>&1 || true
-  diverged=$(grep -o '"diverged":[0-9]*' "$p/s.json" | head -1 | cut -d: -f2)
+  diverged=$(grep -o '"counts":{[^}]*}' "$p/s.json" | grep -o '"diverged":[0-9]*' | cut -d: -f2)
   : >plain.txt; : >html.txt
   for _ in $(seq "$runs"); do
     timed "$bin/numtrace-diff" "$p/a.log" "$p/b.log" --quiet >>plain.txt
@@ -66,14 +67,19 @@ echo
 for d in ${NUMTRACE_BENCH_RACE:-default 50000}; do
   gen "$d"
   p="dm-$d"
-  echo "pair --diverge-at $d: run, numtrace-diff wall, compare_numerics.py wall, ratio"
-  : >ratios.txt
+  echo "pair --diverge-at $d: run, numtrace-diff wall / CPU (user+sys), compare_numerics.py wall / CPU, ratios"
+  : >ratios.txt; : >cpu_ratios.txt
   for i in $(seq "$runs"); do
-    nt=$(timed "$bin/numtrace-diff" "$p/a.log" "$p/b.log" -o nt.html --force --quiet | cut -d' ' -f1)
-    cn=$(timed python3 "$COMPARE_NUMERICS" "$p/a.log" "$p/b.log" -o cn.html | cut -d' ' -f1)
-    ratio=$(awk -v a="$nt" -v b="$cn" 'BEGIN {printf "%.1f", b / a}')
+    read -r nt_wall nt_user nt_sys < <(timed "$bin/numtrace-diff" "$p/a.log" "$p/b.log" -o nt.html --force --quiet)
+    read -r cn_wall cn_user cn_sys < <(timed python3 "$COMPARE_NUMERICS" "$p/a.log" "$p/b.log" -o cn.html)
+    nt_cpu=$(awk -v u="$nt_user" -v s="$nt_sys" 'BEGIN {print u + s}')
+    cn_cpu=$(awk -v u="$cn_user" -v s="$cn_sys" 'BEGIN {print u + s}')
+    ratio=$(awk -v a="$nt_wall" -v b="$cn_wall" 'BEGIN {printf "%.1f", b / a}')
+    cpu_ratio=$(awk -v a="$nt_cpu" -v b="$cn_cpu" 'BEGIN {printf "%.1f", b / a}')
     echo "$ratio" >>ratios.txt
-    echo "  $i: $nt s, $cn s, ${ratio}x"
+    echo "$cpu_ratio" >>cpu_ratios.txt
+    echo "  $i: $nt_wall / $nt_cpu s, $cn_wall / $cn_cpu s, ${ratio}x wall, ${cpu_ratio}x CPU"
   done
-  echo "  median ratio $(median <ratios.txt)x; HTML $(stat -c %s nt.html) against $(stat -c %s cn.html) bytes"
+  echo "  median ratio $(median <ratios.txt)x wall, $(median <cpu_ratios.txt)x CPU;" \
+    "HTML $(stat -c %s nt.html) against $(stat -c %s cn.html) bytes"
 done
