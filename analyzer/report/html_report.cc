@@ -258,6 +258,14 @@ class Markup {
     if (shown) Raw(" id=\"").Raw(id).Raw("\"");
     return *this;
   }
+  // Opens a card: <div class="card" id=card><h2>title <span>(note)</span></h2>
+  // <div id=body>; the caller closes both divs.
+  Markup& Card(std::string_view card, std::string_view title, std::string_view note, std::string_view body,
+               bool shown) {
+    Raw("<div class=\"card\"").Id(card, shown).Raw("><h2>").Raw(title);
+    if (!note.empty()) Raw(" <span class=\"note\">(").Raw(note).Raw(")</span>");
+    return Raw("</h2><div").Id(body, shown).Raw(">");
+  }
 
  private:
   std::string* out_;
@@ -362,8 +370,7 @@ const Buffer* BufferAt(const Trace& t, const Kernel& k, int32_t i) {
 
 void FirstCard(const RankDiff& rd, const RankRows& r, bool shown, Markup& m) {
   const DiffResult& res = *rd.result;
-  m.Raw("<div class=\"card\"").Id("first", shown).Raw("><h2>First divergence</h2><div").Id("firstbody", shown);
-  m.Raw(">");
+  m.Card("first", "First divergence", "", "firstbody", shown);
   if (!res.first_divergence) {
     m.Raw("<div class=\"muted\">").Raw(res.counts.diverged ? "" : "No pair diverged.").Raw("</div></div></div>");
     return;
@@ -463,9 +470,8 @@ void EnvCard(const RankDiff& rd, bool shown, Markup& m) {
   const std::optional<EnvironmentDiff>& e = rd.result->environment;
   const bool note = rd.a->source == TraceSource::kDebugMode || rd.b->source == TraceSource::kDebugMode;
   if (!e && !note) return;
-  m.Raw("<div class=\"card\"").Id("envcard", shown).Raw("><h2>Environment <span class=\"muted\" "
-        "style=\"font-weight:400\">(what else decides the numbers: settings, libraries, GPU; the ones that change "
-        "numbers first)</span></h2><div").Id("env", shown).Raw(">");
+  m.Card("envcard", "Environment",
+         "what else decides the numbers: settings, libraries, GPU; the ones that change numbers first", "env", shown);
   if (!e) {
     m.Raw("<div class=\"muted\">").Text(kDebugModeNoEnvironment).Raw("</div></div></div>");
     return;
@@ -491,9 +497,8 @@ void EnvCard(const RankDiff& rd, bool shown, Markup& m) {
 
 void RootsCard(const RankDiff& rd, const RankRows& r, bool shown, Markup& m) {
   const Roots& o = rd.result->roots;
-  m.Raw("<div class=\"card\"").Id("rootscard", shown).Raw("><h2>Where the divergence beyond tolerance starts "
-        "<span class=\"muted\" style=\"font-weight:400\">(roots: diverged pairs whose inputs were all within "
-        "tolerance)</span></h2><div").Id("roots", shown).Raw(">");
+  m.Card("rootscard", "Where the divergence beyond tolerance starts",
+         "roots: diverged pairs whose inputs were all within tolerance", "roots", shown);
   if (!o.count) {
     m.Raw("<div class=\"muted\">No divergence beyond tolerance.</div></div></div>");
     return;
@@ -511,10 +516,10 @@ void RootsCard(const RankDiff& rd, const RankRows& r, bool shown, Markup& m) {
 
 void OriginsCard(const RankDiff& rd, const RankRows& r, bool shown, Markup& m) {
   const Origins& o = rd.result->origins;
-  m.Raw("<div class=\"card\"").Id("originscard", shown).Raw("><h2>Origins <span class=\"muted\" "
-        "style=\"font-weight:400\">(kernels whose inputs were equal in both runs but whose outputs differ: where "
-        "differences are born; click one to highlight the divergences it reaches)</span></h2><div")
-      .Id("origins", shown).Raw(">");
+  m.Card("originscard", "Origins",
+         "kernels whose inputs were equal in both runs but whose outputs differ: where differences are born; click "
+         "one to highlight the divergences it reaches",
+         "origins", shown);
   if (!o.count) {
     m.Raw("<div class=\"muted\">No kernel introduced a difference.</div></div></div>");
     return;
@@ -543,9 +548,10 @@ void OriginsCard(const RankDiff& rd, const RankRows& r, bool shown, Markup& m) {
 void ModulesCard(const RankDiff& rd, const RankRows& r, bool shown, Markup& m) {
   const std::vector<ModuleRollup> modules = RollUpModules(*rd.a, *rd.b, *rd.result);
   if (modules.empty()) return;
-  m.Raw("<div class=\"card\"").Id("modulescard", shown).Raw("><h2>Modules <span class=\"muted\" "
-        "style=\"font-weight:400\">(where in the model: pairs and divergences per module, from the kernels' scope; "
-        "click a module to filter the table)</span></h2><div").Id("modules", shown).Raw(">");
+  m.Card("modulescard", "Modules",
+         "where in the model: pairs and divergences per module, from the kernels' scope; click a module to filter "
+         "the table",
+         "modules", shown);
   // A model has hundreds of modules: the list scrolls in its own box.
   m.Raw("<div class=\"scrollbox\"><table class=\"kv mono\"><tr><th>module</th><th>pairs</th><th>diverged</th>"
         "<th>first divergence</th></tr>");
@@ -575,8 +581,7 @@ void NonfiniteAndTop(const RankDiff& rd, const RankRows& r, const HtmlOptions& o
     NameBlock(*t, kk, std::string("run ") + side + ": seq " + std::to_string(kk.seq) +
                           (where.empty() ? "" : " in " + where) + " - " + KernelMeta(kk), m);
   }
-  m.Raw("</div></div><div class=\"card\"><h2>Largest divergences <span class=\"muted\" "
-        "style=\"font-weight:400\">(by score)</span></h2><div>");
+  m.Raw("</div></div><div class=\"card\"><h2>Largest divergences <span class=\"note\">(by score)</span></h2><div>");
   if (res.top_divergences.empty()) m.Raw("<div class=\"muted\">none</div>");
   m.Raw("<ul class=\"ctx mono\">");
   int shown = 0;
@@ -601,9 +606,9 @@ void RankSection(const RankDiff& rd, const RankRows& r, const HtmlOptions& opt, 
   RootsCard(rd, r, shown, m);
   OriginsCard(rd, r, shown, m);
   // Watch mode's per-step strip: drawn by the page from the row table's "steps".
-  m.Raw("<div class=\"card\"").Id("stepscard", shown).Raw(" hidden><h2>Steps <span class=\"muted\" "
-        "style=\"font-weight:400\">(watch mode: one cell per compared step; grey: equal, red: digests differ, black: "
-        "kernel sequences differ, purple: a NaN/Inf)</span></h2><div").Id("steps", shown).Raw("></div></div>");
+  m.Raw("<div class=\"card\"").Id("stepscard", shown).Raw(" hidden><h2>Steps <span class=\"note\">(watch mode: one "
+        "cell per compared step; grey: equal, red: digests differ, black: kernel sequences differ, purple: a "
+        "NaN/Inf)</span></h2><div").Id("steps", shown).Raw("></div></div>");
   ModulesCard(rd, r, shown, m);
   NonfiniteAndTop(rd, r, opt, m);
   m.Raw("</section>");
