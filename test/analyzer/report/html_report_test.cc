@@ -281,6 +281,27 @@ TEST(HtmlReportBrowserTest, TraceStringsRenderAsTextNeverAsMarkup) {
   EXPECT_EQ(card_text.find("fine_kernel</div>"), std::string::npos) << "not an earlier pair as the divergence";
 }
 
+TEST(HtmlReportBrowserTest, SummaryReadsWithJavaScriptOff) {
+  if (Chromium().empty()) GTEST_SKIP() << "chromium not installed: browser checks skipped";
+  RankFixture f = Evil();
+  DiffReport report{"a<b>.jsonl", "b&c.jsonl", false, {f.Diff()}};
+  // A policy that blocks every script, as a browser with JavaScript off
+  // (chromium's --dump-dom needs scripting itself, so it cannot be turned off).
+  std::string html = HtmlReport(report, {});
+  html.insert(html.find("<meta charset"), "<meta http-equiv=\"Content-Security-Policy\" content=\"script-src 'none'\">");
+  const std::string dom = DumpDom(html, "html_report_nojs.html");
+  ASSERT_NE(dom.find("</html>"), std::string::npos) << "chromium produced no DOM";
+  EXPECT_EQ(Count(dom, "class=\"trow"), 0u) << "the script did not run";
+  EXPECT_NE(dom.find(">diverged</span>"), std::string::npos);
+  EXPECT_NE(dom.find("<b>1</b>"), std::string::npos) << "the counts";
+  const size_t card = dom.find("id=\"firstbody\"");
+  ASSERT_NE(card, std::string::npos);
+  const std::string card_text = dom.substr(card, dom.find("First NaN", card) - card);
+  EXPECT_NE(card_text.find("A seq 2"), std::string::npos) << card_text;
+  EXPECT_NE(card_text.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos) << card_text;
+  EXPECT_NE(dom.find("needs JavaScript"), std::string::npos) << "the noscript line for the table";
+}
+
 TEST(HtmlReportBrowserTest, LargeReportRendersABoundedNumberOfRows) {
   if (Chromium().empty()) GTEST_SKIP() << "chromium not installed: browser checks skipped";
   RankFixture f = Big(100000, 60000);
