@@ -31,8 +31,6 @@ class HtmlModuleColumn {
   };
   // Either kernel may be null (a row of one side only). A's provenance wins.
   Ids Row(const Trace& a, const Kernel* ka, const Trace& b, const Kernel* kb);
-  // Whether any row had provenance.
-  bool any() const { return any_; }
   // Writes nothing when no row had provenance.
   void Write(JsonWriter& w);
 

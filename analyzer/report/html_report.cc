@@ -77,12 +77,17 @@ std::string DeflateBase64(std::string_view raw) {
   return absl::Base64Escape(packed);
 }
 
+// The name a report shows for a kernel: a DebugMode block by its key
+// (module path and op), not the op alone; a kernel by its demangled name.
+std::string_view DisplayName(const Trace& t, const Kernel& k) {
+  return t.source == TraceSource::kDebugMode ? t.Name(k) : t.Demangled(k);
+}
+
 // Both runs' names, interned together: an index per distinct display name.
 class NameTable {
  public:
   uint32_t Id(const Trace& t, const Kernel& k) {
-    // A DebugMode block by its key (module path and op), not the op alone.
-    std::string_view full = t.source == TraceSource::kDebugMode ? t.Name(k) : t.Demangled(k);
+    const std::string_view full = DisplayName(t, k);
     auto [it, added] = ids_.try_emplace(full, static_cast<uint32_t>(ids_.size()));
     if (added) names_.emplace_back(full);
     return it->second;
@@ -286,7 +291,7 @@ std::string Rel(double v) {
 }
 
 std::string Label(const Trace& t, const Kernel& k) {
-  return ShortName(t.source == TraceSource::kDebugMode ? t.Name(k) : t.Demangled(k));
+  return ShortName(DisplayName(t, k));
 }
 
 // "row 12 A#40 name" as a link the page turns into a jump (data-row) or an
@@ -307,7 +312,7 @@ std::string KernelMeta(const Kernel& k) {
 }
 
 void NameBlock(const Trace& t, const Kernel& k, std::string_view head, Markup& m) {
-  const std::string_view full = t.source == TraceSource::kDebugMode ? t.Name(k) : t.Demangled(k);
+  const std::string_view full = DisplayName(t, k);
   m.Raw("<div><div class=\"muted\">").Text(head).Raw("</div><div class=\"kname mono\" title=\"").Text(full);
   m.Raw("\">").Text(ShortName(full)).Raw("</div><details><summary>full name</summary><div class=\"full mono\">");
   m.Text(full).Raw("</div></details></div>");
