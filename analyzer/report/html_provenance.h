@@ -1,16 +1,13 @@
 // File: analyzer/report/html_provenance.h
 //
-// The HTML report's provenance data: a module column for the table (each
-// row's scope and its full "scope (op, phase)" label, as ids into two string
-// tables), the provenance of the kernels shown in cards, and the per-module
-// roll-up (pairs, diverged, first divergence row per module). The page
-// (html_template.html) shows the module column, filters by module and lists
-// the roll-up.
+// The HTML report's module column: each table row's scope and its full
+// "scope (op, phase)" label, as ids into two interned string tables. The
+// page (html_template.html) shows the column and filters by module.
 //
 // Example:
 //   HtmlModuleColumn mods;
-//   mods.Row(ta, &ka, tb, &kb);   // once per table row, in row order
-//   mods.Write(w);                // "scopes", "wheres", "rows_sm", "rows_pw"
+//   auto [scope, where] = mods.Row(ta, &ka, tb, &kb);  // ids, -1 for none
+//   mods.Write(w);                                      // "scopes", "wheres"
 #ifndef NUMTRACE_ANALYZER_REPORT_HTML_PROVENANCE_H_
 #define NUMTRACE_ANALYZER_REPORT_HTML_PROVENANCE_H_
 
@@ -29,8 +26,11 @@ namespace numtrace::analyzer {
 
 class HtmlModuleColumn {
  public:
+  struct Ids {
+    int64_t scope = -1, where = -1;  // -1: none
+  };
   // Either kernel may be null (a row of one side only). A's provenance wins.
-  void Row(const Trace& a, const Kernel* ka, const Trace& b, const Kernel* kb);
+  Ids Row(const Trace& a, const Kernel* ka, const Trace& b, const Kernel* kb);
   // Writes nothing when no row had provenance.
   void Write(JsonWriter& w);
 
@@ -44,17 +44,8 @@ class HtmlModuleColumn {
   using LabelKey = std::tuple<const char*, size_t, const char*, size_t, int, int>;
   absl::flat_hash_map<LabelKey, int64_t> where_of_;
   std::vector<std::string_view> scopes_, wheres_;  // views into the maps' keys
-  std::string sm_, pw_;                            // comma-separated ids, -1 none
   bool any_ = false;
 };
-
-// "scope", "op", "phase", "src" members of a kernel shown in a card, where known.
-void KernelProvenanceMembers(const Trace& t, const Kernel& k, JsonWriter& w);
-
-// "modules": [{"scope","pairs","diverged","first": row or -1}], from
-// RollUpModules; `pair_row` maps pair index to table row. Absent when empty.
-void HtmlModules(const Trace& a, const Trace& b, const DiffResult& result,
-                 const std::vector<int64_t>& pair_row, JsonWriter& w);
 
 }  // namespace numtrace::analyzer
 

@@ -1,21 +1,27 @@
 #include "analyzer/report/html_report.h"
 
+#include <zlib.h>
+
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/escaping.h"
+#include "analyzer/judge/provenance.h"
 #include "analyzer/report/capture_warnings.h"
 #include "analyzer/report/dump_commands.h"
 #include "analyzer/report/environment_report.h"
-#include "analyzer/report/steps_report.h"
+#include "analyzer/report/html_escape.h"
 #include "analyzer/report/html_provenance.h"
 #include "analyzer/report/html_template.h"
+#include "analyzer/report/json_summary.h"
 #include "analyzer/report/roots_report.h"
-#include "common/names/normalize.h"
+#include "analyzer/report/steps_report.h"
 #include "common/format/json_writer.h"
 #include "common/format/jsonl_writer.h"
+#include "common/names/normalize.h"
 
 namespace numtrace::analyzer {
 namespace {
@@ -23,43 +29,64 @@ namespace {
 // Row kinds: the pair statuses of judge/'s list, then kernels that found no
 // partner. The page reads these names from the data ("statuses").
 constexpr int kOnlyA = kPairStatusCount, kOnlyB = kPairStatusCount + 1;
-// Rows listed per origin for highlighting (keeps a 1M-kernel page bounded).
-constexpr size_t kMaxReachRows = 100000;
+constexpr int kRowKinds = kPairStatusCount + 2;
 
-void Int(int64_t v, std::string* out) {
-  char buf[24];
-  out->append(buf, static_cast<size_t>(std::to_chars(buf, buf + sizeof(buf), v).ptr - buf));
+// ---- the row table: binary columns, deflated, base64 ----
+
+// Unsigned LEB128: most values of a column (seq steps, small ids) take one byte.
+void Var(uint64_t v, std::string* out) {
+  while (v >= 0x80) {
+    out->push_back(static_cast<char>((v & 0x7f) | 0x80));
+    v >>= 7;
+  }
+  out->push_back(static_cast<char>(v));
 }
 
-// Two significant digits are plenty to colour and sort by; -1 stands for an
-// infinite value (JSON has no Infinity).
-void Rel(double v, std::string* out) {
-  if (v == 0) {
-    out->push_back('0');
-    return;
+// A score or relative difference with two significant digits (plenty to
+// colour and sort by) as one ordered code: 0 for 0, 65535 for an infinite or
+// undefined value, else 1 + (exponent + 330) * 90 + (mantissa - 10) for
+// mantissa 10..99 x 10^(exponent - 1). Codes sort as the values do.
+uint64_t ScoreCode(double v) {
+  if (v == 0) return 0;
+  if (!std::isfinite(v) || v < 0) return 65535;
+  int e = static_cast<int>(std::floor(std::log10(v)));
+  double m = std::round(v / std::pow(10.0, e - 1));
+  if (m >= 100) {
+    m = 10;
+    ++e;
+  } else if (m < 10) {
+    --e;
+    m = std::round(v / std::pow(10.0, e - 1));
   }
-  if (!std::isfinite(v)) {
-    out->append("-1");
-    return;
-  }
-  // to_chars with a precision is printf's "%.2g" (C++17 [charconv.to.chars]),
-  // without printf's format parsing.
-  char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::general, 2);
-  out->append(buf, static_cast<size_t>(r.ptr - buf));
+  e = std::clamp(e, -330, 308);
+  return 1 + static_cast<uint64_t>(e + 330) * 90 + static_cast<uint64_t>(m - 10);
 }
-double Finite(double v) { return std::isfinite(v) ? v : -1; }
 
-// Both runs' names, interned together: an index per distinct demangled name.
+// zlib's deflate (RFC 1950), what the browser's DecompressionStream("deflate")
+// reads; returned as base64 for a JSON string.
+std::string DeflateBase64(std::string_view raw) {
+  uLongf size = compressBound(raw.size());
+  std::string packed(size, '\0');
+  // Level 1: zlib's default (6) took 3% of a 100k-op diff's CPU time for a
+  // file 4% smaller (0.62 against 0.65 MB).
+  if (compress2(reinterpret_cast<Bytef*>(packed.data()), &size, reinterpret_cast<const Bytef*>(raw.data()),
+                raw.size(), Z_BEST_SPEED) != Z_OK) {
+    size = 0;  // cannot happen with compressBound's size; the page then shows no rows
+  }
+  packed.resize(size);
+  return absl::Base64Escape(packed);
+}
+
+// Both runs' names, interned together: an index per distinct display name.
 class NameTable {
  public:
   uint32_t Id(const Trace& t, const Kernel& k) {
-    // An operator by its key (module path and op), not the op alone.
-    std::string_view full = t.DisplayName(k);
+    const std::string_view full = t.DisplayName(k);
     auto [it, added] = ids_.try_emplace(full, static_cast<uint32_t>(ids_.size()));
     if (added) names_.emplace_back(full);
     return it->second;
   }
+  std::string_view Full(uint32_t id) const { return names_[id]; }
   void Write(JsonWriter& w) const {
     w.Key("names").BeginArray();
     for (std::string_view n : names_) w.String(n);
@@ -74,85 +101,122 @@ class NameTable {
   std::vector<std::string_view> names_;
 };
 
-void Side(const Trace& t, JsonWriter& w) {
-  const SideHealth h = HealthOf(t);
-  w.BeginObject().Key("path").String(t.path).Key("label").String(t.label);
-  w.Key("kernels").Uint(t.kernels.size()).Key("truncated").Bool(h.truncated);
-  w.Key("dropped").Uint(h.dropped).Key("unmeasured").Uint(h.unmeasured);
-  w.Key("undigested").Uint(h.undigested);
-  w.EndObject();
-}
+// The table's columns, in the order the page reads them (kColumnNames).
+enum Column { kA, kB, kAName, kBName, kKind, kScore, kRel, kScope, kWhere, kColumns };
+constexpr std::string_view kColumnNames[kColumns] = {"a", "b", "an", "bn", "kind", "score", "rel", "scope", "where"};
 
-void Stats(const Buffer& b, JsonWriter& w) {
-  w.BeginObject().Key("arg").Uint(b.arg).Key("dtype").String(DTypeName(b.dtype));
-  w.Key("role").String(RoleName(b.role)).Key("bytes").Uint(b.bytes);
-  std::string fields;
-  AppendStatsFields(b.stats, b.dtype, &fields);
-  w.RawMembers(fields).EndObject();
-}
-
-void KernelInfo(const Trace& t, uint32_t index, int32_t buffer, NameTable& names, JsonWriter& w) {
-  const Kernel& k = t.kernels[index];
-  w.BeginObject().Key("seq").Uint(k.seq).Key("name").Uint(names.Id(t, k));
-  if (k.step >= 0) w.Key("step").Int(k.step);
-  if (k.stream != kNoValue) w.Key("stream").Uint(k.stream);
-  w.Key("grid").BeginArray().Uint(k.grid[0]).Uint(k.grid[1]).Uint(k.grid[2]).EndArray();
-  w.Key("block").BeginArray().Uint(k.block[0]).Uint(k.block[1]).Uint(k.block[2]).EndArray();
-  w.Key("buffers").Uint(k.buffer_count);
-  KernelProvenanceMembers(t, k, w);
-  if (buffer >= 0 && static_cast<uint32_t>(buffer) < k.buffer_count) {
-    w.Key("buf");
-    Stats(t.BuffersOf(k)[buffer], w);
-  }
-  w.EndObject();
-}
-
-// The table's columns as comma-separated numbers (the bulk of the page).
 struct Columns {
-  std::string a, b, an, bn, s, m, c, sc, r;
+  std::string col[kColumns];
   int64_t last_a = -1, last_b = -1;
   int64_t rows = 0;
 
   // Seqs are written as the step from the previous present seq (mostly 1);
-  // 0 means "absent on this side" (seqs on one side are distinct).
+  // 0 means "absent on this side" (seqs on one side are distinct, increasing).
   static void Seq(std::string* col, int64_t* last, int64_t seq) {
-    if (!col->empty()) col->push_back(',');
     if (seq < 0) {
-      col->push_back('0');
+      col->push_back(0);
       return;
     }
-    Int(seq - *last, col);
+    Var(static_cast<uint64_t>(seq - *last), col);
     *last = seq;
   }
-  static void Put(std::string* col, int64_t v) {
-    if (!col->empty()) col->push_back(',');
-    Int(v, col);
-  }
-  static void PutRel(std::string* col, double v) {
-    if (!col->empty()) col->push_back(',');
-    Rel(v, col);
-  }
-  void Row(int64_t seq_a, int64_t seq_b, uint32_t name_a, uint32_t name_b, int status, int method,
-           Cause cause, double score, double rel) {
-    Seq(&a, &last_a, seq_a);
-    Seq(&b, &last_b, seq_b);
-    Put(&an, name_a);
-    Put(&bn, name_b);
-    Put(&s, status);
-    Put(&m, method);
-    Put(&c, static_cast<int>(cause));
-    PutRel(&sc, score);
-    PutRel(&r, rel);
+  // Names: B's is written as 0 when it is A's (most pairs), else id + 1.
+  void Row(int64_t seq_a, int64_t seq_b, uint32_t name_a, uint32_t name_b, int kind, int method, Cause cause,
+           double score, double rel, HtmlModuleColumn::Ids mod) {
+    Seq(&col[kA], &last_a, seq_a);
+    Seq(&col[kB], &last_b, seq_b);
+    Var(name_a, &col[kAName]);
+    Var(seq_a >= 0 && seq_b >= 0 && name_a == name_b ? 0 : name_b + 1, &col[kBName]);
+    Var(static_cast<uint64_t>(kind + kRowKinds * (method + kMatchMethodCount * static_cast<int>(cause))),
+        &col[kKind]);
+    Var(ScoreCode(score), &col[kScore]);
+    Var(ScoreCode(rel), &col[kRel]);
+    Var(static_cast<uint64_t>(mod.scope + 1), &col[kScope]);
+    Var(static_cast<uint64_t>(mod.where + 1), &col[kWhere]);
     ++rows;
+  }
+  void Write(JsonWriter& w) {
+    std::string all;
+    w.Key("n").Int(rows).Key("columns").BeginArray();
+    for (int c = 0; c < kColumns; ++c) w.String(kColumnNames[c]);
+    w.EndArray().Key("lengths").BeginArray();
+    for (int c = 0; c < kColumns; ++c) {
+      w.Uint(col[c].size());
+      all += col[c];
+      col[c].clear();
+      col[c].shrink_to_fit();
+    }
+    w.EndArray().Key("data").String(DeflateBase64(all));
   }
 };
 
-// The enum lists the page names its columns and chips from.
-template <size_t N>
-void Names(std::string_view key, const std::string_view (&names)[N], JsonWriter& w) {
-  w.Key(key).BeginArray();
-  for (std::string_view n : names) w.String(n);
+// One rank's rows in launch order: pairs with the unmatched kernels of each
+// side between them. `pair_row` maps a pair index to its row.
+struct RankRows {
+  NameTable names;
+  HtmlModuleColumn modules;
+  Columns cols;
+  std::vector<int64_t> pair_row;
+  int64_t first_row = -1;
+};
+
+void BuildRows(const RankDiff& rd, RankRows* out) {
+  const Trace& ta = *rd.a;
+  const Trace& tb = *rd.b;
+  const DiffResult& res = *rd.result;
+  const Alignment& al = res.alignment;
+  RankRows& r = *out;
+  r.pair_row.resize(al.pairs.size());
+  for (std::string& c : r.cols.col) c.reserve(al.pairs.size() + al.only_a.size() + al.only_b.size());
+  auto only_a = [&](uint32_t k) {
+    r.cols.Row(static_cast<int64_t>(ta.kernels[k].seq), -1, r.names.Id(ta, ta.kernels[k]), 0, kOnlyA, 0, Cause::kNone,
+               0, 0, r.modules.Row(ta, &ta.kernels[k], tb, nullptr));
+  };
+  auto only_b = [&](uint32_t k) {
+    r.cols.Row(-1, static_cast<int64_t>(tb.kernels[k].seq), 0, r.names.Id(tb, tb.kernels[k]), kOnlyB, 0, Cause::kNone,
+               0, 0, r.modules.Row(ta, nullptr, tb, &tb.kernels[k]));
+  };
+  size_t ia = 0, ib = 0;
+  for (size_t i = 0; i < al.pairs.size(); ++i) {
+    const KernelPair& p = al.pairs[i];
+    while (ia < al.only_a.size() && al.only_a[ia] < p.a) only_a(al.only_a[ia++]);
+    while (ib < al.only_b.size() && al.only_b[ib] < p.b) only_b(al.only_b[ib++]);
+    const PairVerdict& v = res.verdicts[i];
+    if (res.first_divergence && *res.first_divergence == i) r.first_row = r.cols.rows;
+    r.pair_row[i] = r.cols.rows;
+    const Kernel& ka = ta.kernels[p.a];
+    const Kernel& kb = tb.kernels[p.b];
+    r.cols.Row(static_cast<int64_t>(ka.seq), static_cast<int64_t>(kb.seq), r.names.Id(ta, ka), r.names.Id(tb, kb),
+               static_cast<int>(v.status), static_cast<int>(p.method), v.cause, v.score, v.rel_diff,
+               r.modules.Row(ta, &ka, tb, &kb));
+  }
+  while (ia < al.only_a.size()) only_a(al.only_a[ia++]);
+  while (ib < al.only_b.size()) only_b(al.only_b[ib++]);
+}
+
+// The row table of one rank ("ranks"[k] of the table block).
+void WriteRankTable(const RankDiff& rd, const HtmlOptions& opt, RankRows& r, JsonWriter& w) {
+  const DiffResult& res = *rd.result;
+  w.BeginObject().Key("rank").Int(rd.rank).Key("first").Int(r.first_row).Key("context").Int(opt.context);
+  r.names.Write(w);
+  r.modules.Write(w);
+  r.cols.Write(w);
+  // What each origin reaches, as a bitset over rows (deflated): bounded by
+  // rows / 8 bytes an origin however far a difference flows.
+  w.Key("reach").BeginArray();
+  const size_t bytes = static_cast<size_t>((r.cols.rows + 7) / 8);
+  for (size_t t = 0; t < res.origins.top.size() && t < res.origins.reach.size(); ++t) {
+    std::string bits(bytes, '\0');
+    for (uint32_t p : res.origins.reach[t]) {
+      const int64_t row = r.pair_row[p];
+      bits[static_cast<size_t>(row / 8)] |= static_cast<char>(1 << (row % 8));
+    }
+    w.BeginObject().Key("row").Int(r.pair_row[res.origins.top[t]]).Key("bits").String(DeflateBase64(bits));
+    w.EndObject();
+  }
   w.EndArray();
+  WriteStepsJson(rd, /*strip=*/true, w);
+  w.EndObject();
 }
 
 void EnumLists(JsonWriter& w) {
@@ -164,228 +228,455 @@ void EnumLists(JsonWriter& w) {
     if (IsDiverged(static_cast<PairStatus>(i))) w.Int(i);
   }
   w.EndArray();
-  w.Key("methods_names").BeginArray();
+  w.Key("methods").BeginArray();
   for (int m = 0; m < kMatchMethodCount; ++m) w.String(MatchMethodName(static_cast<MatchMethod>(m)));
   w.EndArray();
-  Names("causes", kCauseNames, w);
-}
-
-void Warnings(const Trace& ta, const Trace& tb, const Alignment& al, JsonWriter& w) {
-  w.Key("warnings").BeginArray();
-  for (const Trace* t : {&ta, &tb}) {
-    const std::string side = t == &ta ? "A" : "B";
-    const SideHealth h = HealthOf(*t);
-    if (h.truncated) w.String(t->path + " is truncated (cut short: no footer, the process was killed)");
-    if (h.dropped) w.String(t->path + ": records dropped (" + std::to_string(h.dropped) + ")");
-    if (h.unmeasured) w.String(std::to_string(h.unmeasured) + " kernels ran unmeasured in " + side);
-    if (h.undigested) w.String(std::to_string(h.undigested) + " launches not digested in " + side);
-    for (const std::string& c : CaptureWarnings(*t, side)) w.String(c);
-  }
-  for (const std::string& s : al.warnings) w.String(s);
-  w.EndArray();
-  w.Key("notes").BeginArray();
-  for (const Trace* t : {&ta, &tb}) {
-    const std::string counters = CountersText(*t);
-    if (!counters.empty()) w.String(std::string(t == &ta ? "A" : "B") + " counters: " + counters);
-  }
+  w.Key("causes").BeginArray();
+  for (std::string_view n : kCauseNames) w.String(n);
   w.EndArray();
 }
 
-void RankData(const RankDiff& rd, const HtmlOptions& opt, JsonWriter& w) {
-  const Trace& ta = *rd.a;
-  const Trace& tb = *rd.b;
+// ---- the summary as markup (readable without JavaScript) ----
+
+class Markup {
+ public:
+  explicit Markup(std::string* out) : out_(out) {}
+  Markup& Raw(std::string_view s) {
+    out_->append(s);
+    return *this;
+  }
+  Markup& Text(std::string_view s) {
+    AppendHtmlEscaped(s, out_);
+    return *this;
+  }
+  Markup& Num(uint64_t v) { return Raw(std::to_string(v)); }
+  // A card's element: `id` only on the rank shown first (ids are unique; the
+  // page moves them when another rank is picked), `data-id` on every rank's.
+  Markup& Id(std::string_view id, bool shown) {
+    Raw(" data-id=\"").Raw(id).Raw("\"");
+    if (shown) Raw(" id=\"").Raw(id).Raw("\"");
+    return *this;
+  }
+  // Opens a card: <div class="card" id=card><h2>title <span>(note)</span></h2>
+  // <div id=body>; the caller closes both divs.
+  Markup& Card(std::string_view card, std::string_view title, std::string_view note, std::string_view body,
+               bool shown) {
+    Raw("<div class=\"card\"").Id(card, shown).Raw("><h2>").Raw(title);
+    if (!note.empty()) Raw(" <span class=\"note\">(").Raw(note).Raw(")</span>");
+    return Raw("</h2><div").Id(body, shown).Raw(">");
+  }
+
+ private:
+  std::string* out_;
+};
+
+std::string Rel(double v) {
+  if (!std::isfinite(v)) return "inf";
+  if (v == 0) return "0";
+  char buf[32];
+  if (v >= 1e-3 && v < 1e4) {
+    // Two significant digits written plainly: 150, 0.0016.
+    std::snprintf(buf, sizeof(buf), "%.2g", v);
+    std::snprintf(buf, sizeof(buf), "%.10g", std::strtod(buf, nullptr));
+  } else {
+    std::snprintf(buf, sizeof(buf), "%.1e", v);
+  }
+  return buf;
+}
+
+std::string Label(const Trace& t, const Kernel& k) {
+  return ShortName(t.DisplayName(k));
+}
+
+// "row 12 A#40 name" as a link the page turns into a jump (data-row) or an
+// origin selection (data-origin).
+void RowLink(const RankDiff& rd, uint32_t pair, int64_t row, std::string_view attr, Markup& m) {
+  const Kernel& ka = rd.a->kernels[rd.result->alignment.pairs[pair].a];
+  m.Raw("<a class=\"jump\" ").Raw(attr).Raw("=\"").Raw(std::to_string(row)).Raw("\">row ").Raw(std::to_string(row));
+  m.Raw(" A#").Num(ka.seq).Raw(" ").Text(Label(*rd.a, ka)).Raw("</a>");
+}
+
+std::string KernelMeta(const Kernel& k) {
+  std::string s;
+  if (k.step >= 0) s += "step " + std::to_string(k.step) + ", ";
+  if (k.stream != kNoValue) s += "stream " + std::to_string(k.stream) + ", ";
+  s += "grid " + std::to_string(k.grid[0]) + "x" + std::to_string(k.grid[1]) + "x" + std::to_string(k.grid[2]);
+  s += ", block " + std::to_string(k.block[0]) + "x" + std::to_string(k.block[1]) + "x" + std::to_string(k.block[2]);
+  return s + ", " + std::to_string(k.buffer_count) + " buffers";
+}
+
+void NameBlock(const Trace& t, const Kernel& k, std::string_view head, Markup& m) {
+  const std::string_view full = t.DisplayName(k);
+  m.Raw("<div><div class=\"muted\">").Text(head).Raw("</div><div class=\"kname mono\" title=\"").Text(full);
+  m.Raw("\">").Text(ShortName(full)).Raw("</div><details><summary>full name</summary><div class=\"full mono\">");
+  m.Text(full).Raw("</div></details></div>");
+}
+
+std::string KernelWhere(const PairProvenance& p, bool side_a) {
+  return ProvenanceLabel(side_a ? p.a_scope : p.b_scope, side_a ? p.a_op : p.b_op, p.phase,
+                         side_a ? p.a_src : p.b_src);
+}
+
+std::string Number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.7g", v);
+  return buf;
+}
+
+// The diverging buffer's statistics side by side.
+void StatsTable(const Buffer* a, const Buffer* b, Markup& m) {
+  if (a == nullptr && b == nullptr) return;
+  // Folded: the card stays short enough for roots and origins to show
+  // without scrolling.
+  std::string rows;
+  Markup t(&rows);
+  int differ = 0;
+  auto row = [&](std::string_view key, auto get) {
+    const std::string va = a ? get(*a) : "-", vb = b ? get(*b) : "-";
+    differ += va != vb;
+    const char* cls = va != vb ? " class=\"differs\"" : "";
+    t.Raw("<tr><td>").Raw(key).Raw("</td><td").Raw(cls).Raw(">").Text(va).Raw("</td><td").Raw(cls).Raw(">");
+    t.Text(vb).Raw("</td></tr>");
+  };
+  auto u = [](uint64_t v) { return std::to_string(v); };
+  row("arg", [&](const Buffer& x) { return u(x.arg); });
+  row("dtype", [](const Buffer& x) { return std::string(DTypeName(x.dtype)); });
+  row("role", [](const Buffer& x) { return std::string(RoleName(x.role)); });
+  row("bytes", [&](const Buffer& x) { return u(x.bytes); });
+  row("n", [&](const Buffer& x) { return u(x.stats.n); });
+  row("nan", [&](const Buffer& x) { return u(x.stats.nan); });
+  row("inf", [&](const Buffer& x) { return u(x.stats.inf); });
+  row("ninf", [&](const Buffer& x) { return u(x.stats.ninf); });
+  row("zero", [&](const Buffer& x) { return u(x.stats.zero); });
+  row("min", [](const Buffer& x) { return x.stats.has_range ? Number(x.stats.min) : std::string("-"); });
+  row("max", [](const Buffer& x) { return x.stats.has_range ? Number(x.stats.max) : std::string("-"); });
+  row("sum", [](const Buffer& x) { return Number(x.stats.sum); });
+  row("l1", [](const Buffer& x) { return Number(x.stats.l1); });
+  row("l2", [](const Buffer& x) { return Number(x.stats.l2); });
+  row("hash", [](const Buffer& x) {
+    std::string h;
+    AppendHash16(x.stats.hash, &h);
+    return h.substr(1, h.size() - 2);  // without the JSON quotes
+  });
+  m.Raw("<details><summary>the diverging buffer's statistics, A and B (").Raw(std::to_string(differ));
+  m.Raw(" differ)</summary><table class=\"kv mono\"><tr><th>diverging buffer</th><th>A</th><th>B</th></tr>");
+  m.Raw(rows).Raw("</table></details>");
+}
+
+const Buffer* BufferAt(const Trace& t, const Kernel& k, int32_t i) {
+  return i >= 0 && static_cast<uint32_t>(i) < k.buffer_count ? &t.BuffersOf(k)[i] : nullptr;
+}
+
+void FirstCard(const RankDiff& rd, const RankRows& r, bool shown, Markup& m) {
   const DiffResult& res = *rd.result;
-  const Alignment& al = res.alignment;
-  NameTable names;
-  Columns cols;
-  HtmlModuleColumn modules;
-  int64_t first_row = -1;
-  std::vector<int64_t> pair_row(al.pairs.size());
-  size_t ia = 0, ib = 0;
-  auto only_a = [&](uint32_t k) {
-    cols.Row(static_cast<int64_t>(ta.kernels[k].seq), -1, names.Id(ta, ta.kernels[k]), 0, kOnlyA, 0,
-             Cause::kNone, 0, 0);
-    modules.Row(ta, &ta.kernels[k], tb, nullptr);
-  };
-  auto only_b = [&](uint32_t k) {
-    cols.Row(-1, static_cast<int64_t>(tb.kernels[k].seq), 0, names.Id(tb, tb.kernels[k]), kOnlyB, 0,
-             Cause::kNone, 0, 0);
-    modules.Row(ta, nullptr, tb, &tb.kernels[k]);
-  };
-  for (size_t i = 0; i < al.pairs.size(); ++i) {
-    const KernelPair& p = al.pairs[i];
-    while (ia < al.only_a.size() && al.only_a[ia] < p.a) only_a(al.only_a[ia++]);
-    while (ib < al.only_b.size() && al.only_b[ib] < p.b) only_b(al.only_b[ib++]);
-    const PairVerdict& v = res.verdicts[i];
-    if (res.first_divergence && *res.first_divergence == i) first_row = cols.rows;
-    pair_row[i] = cols.rows;
-    const Kernel& ka = ta.kernels[p.a];
-    const Kernel& kb = tb.kernels[p.b];
-    cols.Row(static_cast<int64_t>(ka.seq), static_cast<int64_t>(kb.seq), names.Id(ta, ka), names.Id(tb, kb),
-             static_cast<int>(v.status), static_cast<int>(p.method), v.cause, v.score, v.rel_diff);
-    modules.Row(ta, &ka, tb, &kb);
+  m.Card("first", "First divergence", "", "firstbody", shown);
+  if (!res.first_divergence) {
+    m.Raw("<div class=\"muted\">").Raw(res.counts.diverged ? "" : "No pair diverged.").Raw("</div></div></div>");
+    return;
   }
-  while (ia < al.only_a.size()) only_a(al.only_a[ia++]);
-  while (ib < al.only_b.size()) only_b(al.only_b[ib++]);
+  const uint32_t i = *res.first_divergence;
+  const KernelPair& p = res.alignment.pairs[i];
+  const PairVerdict& v = res.verdicts[i];
+  const Kernel& ka = rd.a->kernels[p.a];
+  const Kernel& kb = rd.b->kernels[p.b];
+  m.Raw("<div><b>").Text(DivergenceKind(v.status)).Raw("</b><span>  score ").Raw(Rel(v.score));
+  m.Raw(", rel diff ").Raw(Rel(v.rel_diff)).Raw(", cause ").Text(CauseName(v.cause)).Raw(", matched ");
+  m.Text(MatchMethodName(p.method)).Raw(", row ").Raw(std::to_string(r.first_row)).Raw(" </span>");
+  m.Raw("<a class=\"jump\" data-row=\"").Raw(std::to_string(r.first_row)).Raw("\">show in table</a></div>");
+  for (const EnvDifference* e : AffectingFirstDivergence(rd)) {
+    m.Raw("<div class=\"warn\">affected by ").Text(e->key).Raw(" (A '").Text(e->a).Raw("', B '").Text(e->b);
+    m.Raw("'): ").Text(EffectOf(*e)).Raw("</div>");
+  }
+  const PairProvenance prov_a = ProvenanceOf(*rd.a, &ka, *rd.b, nullptr);
+  const PairProvenance prov_b = ProvenanceOf(*rd.a, nullptr, *rd.b, &kb);
+  const std::string wa = KernelWhere(prov_a, true), wb = KernelWhere(prov_b, false);
+  if (!wa.empty() || !wb.empty()) {
+    m.Raw("<div>in <b class=\"mono\">").Text(wa.empty() ? wb : wa).Raw("</b>");
+    if (!wa.empty() && !wb.empty() && wa != wb) m.Raw("<span class=\"mono\">  |  B: ").Text(wb).Raw("</span>");
+    m.Raw("</div>");
+  }
+  const std::vector<uint32_t>& from = res.origins.of_first_divergence;
+  if (v.cause == Cause::kInherited && !from.empty()) {
+    m.Raw("<div class=\"muted\">inherited from origin: ");
+    RowLink(rd, from[0], r.pair_row[from[0]], "data-origin", m);
+    if (from.size() > 1) m.Raw("<span> and ").Num(from.size() - 1).Raw(" more</span>");
+    m.Raw("</div>");
+  }
+  m.Raw("<div class=\"cardgrid\"><div><div class=\"row2\">");
+  NameBlock(*rd.a, ka, "A seq " + std::to_string(ka.seq) + " - " + KernelMeta(ka), m);
+  NameBlock(*rd.b, kb, "B seq " + std::to_string(kb.seq) + " - " + KernelMeta(kb), m);
+  m.Raw("</div>");
+  StatsTable(BufferAt(*rd.a, ka, v.a_buffer), BufferAt(*rd.b, kb, v.b_buffer), m);
+  // The page lists the pairs just before it from the row table.
+  m.Raw("</div><div><div class=\"muted\">the pairs before it (and the divergence):</div>");
+  m.Raw("<ul class=\"ctx mono\" data-context=\"").Raw(std::to_string(r.first_row)).Raw("\"></ul></div></div>");
+  // A log of ops names an op, not a launch numtrace could dump: no recipe.
+  if (rd.a->records_launches && rd.b->records_launches) {
+    const DumpCommands dump = BuildDumpCommands(*rd.a, ka, *rd.b, kb);
+    m.Raw("<div class=\"muted\">element view: re-capture both sides with a dump of this launch, then compare:</div>");
+    m.Raw("<pre class=\"mono dumpcmd\">").Text(dump.capture_a).Raw("\n").Text(dump.capture_b).Raw("\n");
+    m.Text(dump.tensors).Raw("</pre>");
+  }
+  m.Raw("</div></div>");
+}
 
-  w.BeginObject().Key("rank").Int(rd.rank).Key("a");
-  Side(ta, w);
-  w.Key("b");
-  Side(tb, w);
-  w.Key("verdict").String(VerdictName(res.verdict));
-  w.Key("rtol").Double(res.tolerance.rtol).Key("atol").Double(res.tolerance.atol);
+void Header(const RankDiff& rd, Markup& m) {
+  const DiffResult& res = *rd.result;
+  m.Raw("<div class=\"mono muted\">");
+  for (const Trace* t : {rd.a, rd.b}) {
+    m.Raw("<span>").Raw(t == rd.a ? "A: " : "B: ").Text(t->path).Raw("  (").Text(t->label).Raw(", ");
+    m.Num(t->kernels.size()).Raw(" kernels)</span>").Raw(t == rd.a ? "<br>" : "");
+  }
+  m.Raw("</div><div class=\"counts\">");
   const DiffCounts& c = res.counts;
-  // Keyed by the JSON summary's words, so the page depends on no order.
-  w.Key("counts").BeginObject().Key("pairs").Uint(c.pairs).Key("bitwise_equal").Uint(c.bitwise_equal);
-  w.Key("within_tolerance").Uint(c.within_tolerance).Key("diverged").Uint(c.diverged);
-  w.Key("only_a").Uint(c.only_a).Key("only_b").Uint(c.only_b).EndObject();
-  w.Key("methods").BeginArray();
-  for (int m = 0; m < kMatchMethodCount; ++m) w.Uint(c.by_method[m]);
-  w.EndArray().Key("first").Int(first_row);
-  if (res.environment) WriteEnvironmentJson(*res.environment, w);
-  if (!ta.records_environment || !tb.records_environment) {
-    w.Key("env_note").String(NoEnvironmentNote(ta.records_environment ? tb : ta));
+  const std::pair<const char*, uint64_t> items[] = {{"pairs", c.pairs},
+                                                    {"bitwise equal", c.bitwise_equal},
+                                                    {"within tolerance", c.within_tolerance},
+                                                    {"diverged", c.diverged},
+                                                    {"only in A", c.only_a},
+                                                    {"only in B", c.only_b}};
+  for (const auto& [k, n] : items) m.Raw("<span>").Raw(k).Raw(" <b>").Num(n).Raw("</b></span>");
+  m.Raw("<span class=\"muted\">matched: ");
+  for (int i = 0; i < kMatchMethodCount; ++i) {
+    m.Raw(i ? ", " : "").Text(MatchMethodName(static_cast<MatchMethod>(i))).Raw(" ").Num(c.by_method[i]);
   }
-  if (res.first_divergence) {
-    const uint32_t i = *res.first_divergence;
-    const PairVerdict& v = res.verdicts[i];
-    w.Key("card").BeginObject().Key("kind").String(DivergenceKind(v.status));
-    w.Key("rel").Double(Finite(v.rel_diff)).Key("score").Double(Finite(v.score));
-    w.Key("cause").String(CauseName(v.cause)).Key("method").String(MatchMethodName(al.pairs[i].method));
-    w.Key("a");
-    KernelInfo(ta, al.pairs[i].a, v.a_buffer, names, w);
-    w.Key("b");
-    KernelInfo(tb, al.pairs[i].b, v.b_buffer, names, w);
-    w.Key("context").Int(opt.context);
-    w.Key("affected").BeginArray();
-    for (const EnvDifference* e : AffectingFirstDivergence(rd)) {
-      w.BeginObject().Key("key").String(e->key).Key("a").String(e->a).Key("b").String(e->b);
-      w.Key("effect").String(EffectOf(*e)).EndObject();
-    }
-    w.EndArray();
-    w.Key("origins").BeginArray();
-    for (uint32_t o : res.origins.of_first_divergence) w.Int(pair_row[o]);
-    w.EndArray();
-    // A log of ops names an op, not a launch numtrace could dump: no recipe.
-    if (ta.records_launches && tb.records_launches) {
-      const DumpCommands dump = BuildDumpCommands(ta, ta.kernels[al.pairs[i].a], tb, tb.kernels[al.pairs[i].b]);
-      w.Key("dump").BeginArray().String(dump.capture_a).String(dump.capture_b).String(dump.tensors).EndArray();
-    }
-    w.EndObject();
+  m.Raw("</span><span class=\"muted\">tolerance: calibrated per dtype and statistic, rtol floor ");
+  m.Raw(Number(res.tolerance.rtol)).Raw(", atol ").Raw(Number(res.tolerance.atol)).Raw("</span></div>");
+  m.Raw("<div class=\"warn\">");
+  if (res.verdict == Verdict::kDiverged && res.environment) {
+    const std::string keys = VerdictEnvironmentKeys(*res.environment);
+    if (!keys.empty()) m.Raw("<div>settings differ: ").Text(keys).Raw("</div>");
   }
-  w.Key("nonfinite").BeginObject().Key("a");
-  if (res.first_nonfinite_a) KernelInfo(ta, *res.first_nonfinite_a, -1, names, w);
-  else w.Null();
-  w.Key("b");
-  if (res.first_nonfinite_b) KernelInfo(tb, *res.first_nonfinite_b, -1, names, w);
-  else w.Null();
-  w.EndObject().Key("top").BeginArray();
+  for (const Trace* t : {rd.a, rd.b}) {
+    const std::string side = t == rd.a ? "A" : "B";
+    const SideHealth h = HealthOf(*t);
+    auto warn = [&](const std::string& s) { m.Raw("<div>warning: ").Text(s).Raw("</div>"); };
+    if (h.truncated) warn(t->path + " is truncated (cut short: no footer, the process was killed)");
+    if (h.dropped) warn(t->path + ": records dropped (" + std::to_string(h.dropped) + ")");
+    if (h.unmeasured) warn(std::to_string(h.unmeasured) + " kernels ran unmeasured in " + side);
+    if (h.undigested) warn(std::to_string(h.undigested) + " launches not digested in " + side);
+    for (const std::string& s : CaptureWarnings(*t, side)) warn(s);
+  }
+  for (const std::string& s : res.alignment.warnings) m.Raw("<div>warning: ").Text(s).Raw("</div>");
+  for (const Trace* t : {rd.a, rd.b}) {
+    const std::string counters = CountersText(*t);
+    if (!counters.empty()) m.Raw("<div class=\"muted\">").Raw(t == rd.a ? "A" : "B").Raw(" counters: ").Text(counters).Raw("</div>");
+  }
+  m.Raw("</div>");
+}
+
+void EnvCard(const RankDiff& rd, bool shown, Markup& m) {
+  const std::optional<EnvironmentDiff>& e = rd.result->environment;
+  const Trace* without = !rd.a->records_environment ? rd.a : !rd.b->records_environment ? rd.b : nullptr;
+  if (!e && without == nullptr) return;
+  m.Card("envcard", "Environment",
+         "what else decides the numbers: settings, libraries, GPU; the ones that change numbers first", "env", shown);
+  if (!e) {
+    m.Raw("<div class=\"muted\">").Text(NoEnvironmentNote(*without)).Raw("</div></div></div>");
+    return;
+  }
+  m.Raw("<div class=\"muted\">").Num(e->differs.size()).Raw(" differ, ").Num(e->same).Raw(" same");
+  for (const auto* keys : {&e->only_a, &e->only_b}) {
+    if (keys->empty()) continue;
+    m.Raw(keys == &e->only_a ? ", only in A: " : ", only in B: ");
+    for (size_t i = 0; i < keys->size(); ++i) m.Raw(i ? ", " : "").Text((*keys)[i]);
+  }
+  m.Raw("</div>");
+  if (!e->differs.empty()) {
+    m.Raw("<table class=\"kv\"><tr><th>key</th><th>A</th><th>B</th><th>effect</th></tr>");
+    for (const EnvDifference& d : e->differs) {
+      m.Raw("<tr><td class=\"mono").Raw(d.relevant() ? " warn" : "").Raw("\">").Text(d.key);
+      m.Raw("</td><td class=\"mono\">").Text(d.a).Raw("</td><td class=\"mono\">").Text(d.b).Raw("</td><td>");
+      m.Text(EffectOf(d)).Raw("</td></tr>");
+    }
+    m.Raw("</table>");
+  }
+  m.Raw("</div></div>");
+}
+
+void RootsCard(const RankDiff& rd, const RankRows& r, bool shown, Markup& m) {
+  const Roots& o = rd.result->roots;
+  m.Card("rootscard", "Where the divergence beyond tolerance starts",
+         "roots: diverged pairs whose inputs were all within tolerance", "roots", shown);
+  if (!o.count) {
+    m.Raw("<div class=\"muted\">No divergence beyond tolerance.</div></div></div>");
+    return;
+  }
+  m.Raw("<b>").Text(RootsSentence(rd)).Raw("</b><ul class=\"ctx mono origins\">");
+  for (uint32_t i : o.top) {
+    const PairVerdict& v = rd.result->verdicts[i];
+    m.Raw("<li><span class=\"st-values lead\">").Text(CauseName(v.cause)).Raw(", score ").Raw(Rel(v.score));
+    m.Raw(", ").Num(o.descendants[i]).Raw(" descend</span>");
+    RowLink(rd, i, r.pair_row[i], "data-row", m);
+    m.Raw("</li>");
+  }
+  m.Raw("</ul></div></div>");
+}
+
+void OriginsCard(const RankDiff& rd, const RankRows& r, bool shown, Markup& m) {
+  const Origins& o = rd.result->origins;
+  m.Card("originscard", "Origins",
+         "kernels whose inputs were equal in both runs but whose outputs differ: where differences are born; click "
+         "one to highlight the divergences it reaches",
+         "origins", shown);
+  if (!o.count) {
+    m.Raw("<div class=\"muted\">No kernel introduced a difference.</div></div></div>");
+    return;
+  }
+  m.Raw("<div class=\"muted\">").Num(o.count).Raw(" origins, ").Num(o.diverged).Raw(" beyond tolerance");
+  if (o.first) {
+    m.Raw("; the runs part first at ");
+    RowLink(rd, *o.first, r.pair_row[*o.first], "data-row", m);
+  }
+  m.Raw("</div><ul class=\"ctx mono origins\">");
+  for (uint32_t i : o.top) {
+    const PairVerdict& v = rd.result->verdicts[i];
+    const int64_t row = r.pair_row[i];
+    m.Raw("<li data-row=\"").Raw(std::to_string(row)).Raw("\"><span class=\"lead st-");
+    m.Text(PairStatusName(v.status)).Raw("\">score ").Raw(Rel(v.score)).Raw(", reaches ");
+    m.Num(o.descendants[i]).Raw("</span>");
+    RowLink(rd, i, row, "data-origin", m);
+    const Kernel& ka = rd.a->kernels[rd.result->alignment.pairs[i].a];
+    const std::string where = KernelWhere(ProvenanceOf(*rd.a, &ka, *rd.b, nullptr), true);
+    if (!where.empty()) m.Raw("<span> in ").Text(where).Raw("</span>");
+    m.Raw("</li>");
+  }
+  m.Raw("</ul></div></div>");
+}
+
+void ModulesCard(const RankDiff& rd, const RankRows& r, bool shown, Markup& m) {
+  const std::vector<ModuleRollup> modules = RollUpModules(*rd.a, *rd.b, *rd.result);
+  if (modules.empty()) return;
+  m.Card("modulescard", "Modules",
+         "where in the model: pairs and divergences per module, from the kernels' scope; click a module to filter "
+         "the table",
+         "modules", shown);
+  // A model has hundreds of modules: the list scrolls in its own box.
+  m.Raw("<div class=\"scrollbox\"><table class=\"kv mono\"><tr><th>module</th><th>pairs</th><th>diverged</th>"
+        "<th>first divergence</th></tr>");
+  for (const ModuleRollup& mod : modules) {
+    m.Raw("<tr><td><a class=\"jump\" data-module=\"").Text(mod.scope).Raw("\">");
+    m.Text(mod.scope.empty() ? "(root)" : mod.scope).Raw("</a></td><td>").Num(mod.pairs).Raw("</td><td");
+    m.Raw(mod.diverged ? " class=\"st-values\"" : "").Raw(">").Num(mod.diverged).Raw("</td><td>");
+    if (mod.first_divergence) RowLink(rd, *mod.first_divergence, r.pair_row[*mod.first_divergence], "data-row", m);
+    m.Raw("</td></tr>");
+  }
+  m.Raw("</table></div></div></div>");
+}
+
+void NonfiniteAndTop(const RankDiff& rd, const RankRows& r, const HtmlOptions& opt, Markup& m) {
+  const DiffResult& res = *rd.result;
+  m.Raw("<div class=\"row2\"><div class=\"card\"><h2>First NaN / Inf</h2><div>");
+  for (const Trace* t : {rd.a, rd.b}) {
+    const std::optional<uint32_t>& k = t == rd.a ? res.first_nonfinite_a : res.first_nonfinite_b;
+    const char* side = t == rd.a ? "A" : "B";
+    if (!k) {
+      m.Raw("<div class=\"muted\">run ").Raw(side).Raw(": none</div>");
+      continue;
+    }
+    const Kernel& kk = t->kernels[*k];
+    const PairProvenance p = t == rd.a ? ProvenanceOf(*t, &kk, *t, nullptr) : ProvenanceOf(*t, nullptr, *t, &kk);
+    const std::string where = KernelWhere(p, t == rd.a);
+    NameBlock(*t, kk, std::string("run ") + side + ": seq " + std::to_string(kk.seq) +
+                          (where.empty() ? "" : " in " + where) + " - " + KernelMeta(kk), m);
+  }
+  m.Raw("</div></div><div class=\"card\"><h2>Largest divergences <span class=\"note\">(by score)</span></h2><div>");
+  if (res.top_divergences.empty()) m.Raw("<div class=\"muted\">none</div>");
+  m.Raw("<ul class=\"ctx mono\">");
   int shown = 0;
   for (uint32_t i : res.top_divergences) {
     if (shown++ >= opt.top) break;
-    w.Int(pair_row[i]);
+    const PairVerdict& v = res.verdicts[i];
+    m.Raw("<li><span class=\"lead st-").Text(PairStatusName(v.status)).Raw("\">").Text(DivergenceKind(v.status));
+    m.Raw(" ").Raw(Rel(v.score)).Raw("</span>");
+    RowLink(rd, i, r.pair_row[i], "data-row", m);
+    m.Raw("</li>");
   }
-  w.EndArray();
-  // Origins: each with its score, how many diverged pairs it reaches and
-  // which rows (the page highlights them when the origin is selected).
-  const Origins& o = res.origins;
-  w.Key("origins").BeginObject().Key("count").Uint(o.count).Key("diverged").Uint(o.diverged);
-  w.Key("first").Int(o.first ? pair_row[*o.first] : -1).Key("list").BeginArray();
-  for (size_t t = 0; t < o.top.size(); ++t) {
-    const uint32_t i = o.top[t];
-    w.BeginObject().Key("row").Int(pair_row[i]).Key("score").Double(Finite(res.verdicts[i].score));
-    w.Key("status").String(PairStatusName(res.verdicts[i].status));
-    w.Key("reach").Uint(o.descendants[i]).Key("rows").BeginArray();
-    // Highlighting needs no more than this many rows; `reach` stays exact.
-    const size_t shown_rows = std::min(o.reach[t].size(), kMaxReachRows);
-    for (size_t d = 0; d < shown_rows; ++d) w.Int(pair_row[o.reach[t][d]]);
-    w.EndArray().EndObject();
-  }
-  w.EndArray().EndObject();
-  // Roots (judge/roots.h): the page leads with the sentence and lists them.
-  const Roots& rt = res.roots;
-  w.Key("roots").BeginObject().Key("count").Uint(rt.count).Key("lead").String(RootsSentence(rd));
-  w.Key("first").Int(rt.first ? pair_row[*rt.first] : -1).Key("list").BeginArray();
-  for (uint32_t i : rt.top) {
-    w.BeginObject().Key("row").Int(pair_row[i]).Key("score").Double(Finite(res.verdicts[i].score));
-    w.Key("cause").String(CauseName(res.verdicts[i].cause)).Key("reach").Uint(rt.descendants[i]).EndObject();
-  }
-  w.EndArray().EndObject();
-  Warnings(ta, tb, al, w);
-  WriteStepsJson(rd, /*strip=*/true, w);
-  names.Write(w);
-  modules.Write(w);
-  HtmlModules(ta, tb, res, pair_row, w);
-  w.Key("rows").BeginObject().Key("n").Int(cols.rows);
-  for (auto [key, col] : {std::pair{"a", &cols.a}, {"b", &cols.b}, {"an", &cols.an}, {"bn", &cols.bn},
-                          {"s", &cols.s}, {"m", &cols.m}, {"c", &cols.c}, {"sc", &cols.sc}, {"r", &cols.r}}) {
-    w.Key(key).BeginArray().RawMembers(*col).EndArray();
-    col->clear();
-    col->shrink_to_fit();
-  }
-  w.EndObject().EndObject();
+  m.Raw("</ul></div></div></div>");
 }
 
-// Escapes what could end the <script> element or confuse an HTML parser.
-// These characters occur only inside JSON strings, so a pass over the whole
-// data is exact.
-void MakeScriptSafe(std::string_view json, std::string* out) {
-  out->reserve(out->size() + json.size() + json.size() / 64);
-  size_t plain = 0;  // start of the bytes not yet copied
-  for (size_t i = 0; i < json.size(); ++i) {
-    char c = json[i];
-    // Most bytes are copied as they are, in runs (not one push_back each).
-    if (c != '<' && c != '>' && c != '&' && c != '\xE2') continue;
-    out->append(json.data() + plain, i - plain);
-    plain = i + 1;
-    switch (c) {
-      case '<': out->append("\\u003c"); continue;
-      case '>': out->append("\\u003e"); continue;
-      case '&': out->append("\\u0026"); continue;
-      default: break;
-    }
-    if (c == '\xE2' && i + 2 < json.size() && json[i + 1] == '\x80' &&
-        (json[i + 2] == '\xA8' || json[i + 2] == '\xA9')) {
-      out->append(json[i + 2] == '\xA8' ? "\\u2028" : "\\u2029");
-      i += 2;
-      plain = i + 1;
-      continue;
-    }
-    out->push_back(c);
-  }
-  out->append(json.data() + plain, json.size() - plain);
+void RankSection(const RankDiff& rd, const RankRows& r, const HtmlOptions& opt, bool shown, Markup& m) {
+  m.Raw("<section class=\"rank\" data-rank=\"").Raw(std::to_string(rd.rank)).Raw("\"").Raw(shown ? "" : " hidden");
+  m.Raw("><div class=\"card\">");
+  Header(rd, m);
+  m.Raw("</div>");
+  EnvCard(rd, shown, m);
+  FirstCard(rd, r, shown, m);
+  RootsCard(rd, r, shown, m);
+  OriginsCard(rd, r, shown, m);
+  // Watch mode's per-step strip: drawn by the page from the row table's "steps".
+  m.Raw("<div class=\"card\"").Id("stepscard", shown).Raw(" hidden><h2>Steps <span class=\"note\">(watch mode: one "
+        "cell per compared step; grey: equal, red: digests differ, black: kernel sequences differ, purple: a "
+        "NaN/Inf)</span></h2><div").Id("steps", shown).Raw("></div></div>");
+  ModulesCard(rd, r, shown, m);
+  NonfiniteAndTop(rd, r, opt, m);
+  m.Raw("</section>");
 }
 
 }  // namespace
 
-void AppendScriptSafeJsonString(std::string_view s, std::string* out) {
-  std::string json;
-  AppendJsonString(s, &json);
-  MakeScriptSafe(json, out);
-}
-
 std::string HtmlReport(const DiffReport& report, const HtmlOptions& opt) {
-  std::string data;
-  JsonWriter w(&data);
-  RolledUp up = RollUpRanks(report);
-  w.BeginObject().Key("version").Int(1).Key("a").String(report.path_a).Key("b").String(report.path_b);
-  w.Key("verdict").String(VerdictName(up.verdict)).Key("first_rank").Int(up.first_divergence_rank);
-  if (const int e = EnvironmentRank(report); e >= 0) {
-    w.Key("settings").String(VerdictEnvironmentKeys(*report.ranks[e].result->environment));
-  }
+  const RolledUp up = RollUpRanks(report);
+  const size_t start = static_cast<size_t>(std::max(0, up.first_divergence_rank));
+  std::string table, summary_markup;
+  JsonWriter w(&table);
+  Markup m(&summary_markup);
+  w.BeginObject().Key("format").String("numtrace-html-rows").Key("version").Int(1);
   EnumLists(w);
   w.Key("ranks").BeginArray();
-  for (const RankDiff& rd : report.ranks) RankData(rd, opt, w);
+  for (size_t k = 0; k < report.ranks.size(); ++k) {
+    RankRows rows;
+    BuildRows(report.ranks[k], &rows);
+    RankSection(report.ranks[k], rows, opt, k == start, m);
+    WriteRankTable(report.ranks[k], opt, rows, w);
+  }
   w.EndArray().EndObject();
 
-  std::string_view page = HtmlTemplate();
-  size_t at = page.find(kHtmlDataMarker);
-  std::string html;
-  html.reserve(page.size() + data.size() + data.size() / 32);
-  html.append(page.substr(0, at));
-  MakeScriptSafe(data, &html);
-  if (at != std::string_view::npos) html.append(page.substr(at + kHtmlDataMarker.size()));
-  return html;
+  std::string head;
+  Markup h(&head);
+  const std::string_view verdict = VerdictName(up.verdict);
+  std::string verdict_text(verdict);
+  std::replace(verdict_text.begin(), verdict_text.end(), '_', ' ');
+  h.Raw("<span id=\"verdict\" class=\"badge v-").Raw(verdict).Raw("\">").Raw(verdict_text).Raw("</span>");
+  h.Raw("<span id=\"rankpick\">");
+  if (report.ranks.size() > 1) {
+    h.Raw("<select id=\"rank\">");
+    for (size_t k = 0; k < report.ranks.size(); ++k) {
+      const RankDiff& rd = report.ranks[k];
+      std::string v(VerdictName(rd.result->verdict));
+      std::replace(v.begin(), v.end(), '_', ' ');
+      h.Raw("<option value=\"").Num(k).Raw("\"").Raw(k == start ? " selected" : "").Raw(">rank ");
+      h.Raw(std::to_string(rd.rank)).Raw(": ").Raw(v).Raw("</option>");
+    }
+    h.Raw("</select>");
+  }
+  h.Raw("</span>");
+
+  std::string summary_json;
+  AppendScriptSafe(JsonSummary(report), &summary_json);
+  std::string table_json;
+  AppendScriptSafe(table, &table_json);
+  table.clear();
+  table.shrink_to_fit();
+
+  // The template's parts between the markers, in order: what a trace string
+  // inserted earlier could contain is never searched for a marker.
+  const std::string_view tpl = HtmlTemplate();
+  const std::pair<std::string_view, const std::string*> parts[] = {{kHtmlHeadMarker, &head},
+                                                                    {kHtmlSummaryMarker, &summary_markup},
+                                                                    {kHtmlSummaryDataMarker, &summary_json},
+                                                                    {kHtmlRowsDataMarker, &table_json}};
+  std::string page;
+  page.reserve(tpl.size() + head.size() + summary_markup.size() + summary_json.size() + table_json.size());
+  size_t at = 0;
+  for (const auto& [marker, text] : parts) {
+    const size_t found = tpl.find(marker, at);
+    if (found == std::string_view::npos) continue;  // (a template without it: a build error in tests)
+    page.append(tpl.substr(at, found - at)).append(*text);
+    at = found + marker.size();
+  }
+  page.append(tpl.substr(at));
+  return page;
 }
 
 }  // namespace numtrace::analyzer

@@ -1,18 +1,25 @@
 // File: analyzer/report/html_report.h
 //
-// One self-contained HTML file (inline CSS/JS, no network) for a diff: the
-// verdict, a "first divergence" card, an origins panel (where differences
-// are born, each with the pairs it reaches), a log-scale plot of each pair's
-// score along the launch sequence (score 1 = the tolerance line) and a
-// filterable, virtualised table of every pair with its status and cause. Built to stay usable at 1M kernels: the data is embedded as compact
-// columns (names interned, numbers with 2 significant digits, enums as small
-// ints) and the page renders only the rows in view. The page takes the
-// names of statuses, causes and match methods from the data, which writes
-// them from judge/'s and align/'s enum lists: no index is hard-coded twice.
-//
-// Every trace string is data, never markup: it travels in a JSON block with
-// '<', '>', '&' and U+2028/2029 escaped, and the page builds DOM nodes with
-// textContent.
+// One self-contained HTML file (inline CSS/JS, no network) for a diff. The
+// summary - verdict, counts, warnings, environment, the first divergence
+// card, roots, origins, modules, first NaN/Inf, largest divergences - is
+// markup, readable without JavaScript, rendered from the diff result like
+// the terminal summary. Below it a log-scale plot of each pair's score
+// (score 1 = the tolerance line) and a virtualised, filterable, sortable
+// table of every row (pairs and unmatched kernels) that the page's script
+// builds from the embedded data:
+// - "numtrace-summary": the `--json` summary, byte for byte JsonSummary's
+//   document (docs/format.md section 2);
+// - "numtrace-data": the row table, compact whatever the number of rows:
+//   names interned, per row a few LEB128 varints (seq steps, name ids, one
+//   kind code for status, method and cause, scores as 16-bit ordered codes
+//   of two significant digits, module ids), column after column, deflated
+//   and base64 (the page inflates it with the browser's DecompressionStream);
+//   per origin the rows it reaches as a deflated bitset.
+// The page takes the names of statuses, causes and methods from the data,
+// which writes them from judge/'s and align/'s enum lists. Every trace string
+// is data, never markup: HtmlEscape in markup, AppendScriptSafe in data
+// blocks (html_escape.h); the page builds DOM nodes with textContent.
 //
 // Example:
 //   std::string html = HtmlReport(report, {});
@@ -23,6 +30,7 @@
 #include <string>
 #include <string_view>
 
+#include "analyzer/report/html_escape.h"  // AppendScriptSafeJsonString, for callers
 #include "analyzer/report/rank_diff.h"
 
 namespace numtrace::analyzer {
@@ -33,10 +41,6 @@ struct HtmlOptions {
 };
 
 std::string HtmlReport(const DiffReport& report, const HtmlOptions& options);
-
-// Appends `s` as a JSON string safe inside an HTML <script> element: on top
-// of JSON escaping, '<', '>', '&', U+2028 and U+2029 become \uXXXX.
-void AppendScriptSafeJsonString(std::string_view s, std::string* out);
 
 }  // namespace numtrace::analyzer
 

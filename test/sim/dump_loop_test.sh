@@ -17,8 +17,8 @@ NUMTRACE_OUTPUT_DIR=run_a NUMTRACE_STEPS=2 "$sim" --steps 4 >/dev/null
 NUMTRACE_OUTPUT_DIR=run_b NUMTRACE_STEPS=2 "$sim" --steps 4 --perturb 2 --perturb-step 2 --perturb-ulps 1048576 >/dev/null
 rc=0; "$NUMTRACE_DIFF" run_a run_b --json summary.json -o report.html --color never >diff.txt || rc=$?
 [ "$rc" = 1 ] || fail "trace diff exit $rc, expected 1 (diverged)"
-# The HTML card carries the same commands (its data block; the page shows them).
-grep -q -- '"dump":\["numtrace run -o run_a-dump-seq3 --steps 2 --dump seq:3 ' report.html ||
+# The HTML card carries the same commands (the card's markup).
+grep -q -- '<pre class="mono dumpcmd">numtrace run -o run_a-dump-seq3 --steps 2 --dump seq:3 ' report.html ||
   fail "the HTML report's first-divergence card has no dump commands"
 grep -A3 "element view:" diff.txt | tail -3 | sed 's/^ *//' >cmds.sh
 [ "$(wc -l <cmds.sh)" = 3 ] || fail "no dump commands printed: $(cat diff.txt)"

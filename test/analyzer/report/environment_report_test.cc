@@ -140,10 +140,11 @@ TEST(EnvironmentReportTest, HtmlCarriesTheSectionEscaped) {
   EXPECT_EQ(html.find("<script>alert"), std::string::npos);
   EXPECT_NE(html.find("\"environment\":{\"differs\":[{\"key\":\"torch.float32_matmul_precision\""),
             std::string::npos);
-  EXPECT_NE(html.find("\"affected\":[{\"key\":\"torch.float32_matmul_precision\""), std::string::npos);
+  // The card's "affected by" line and the verdict's settings are summary markup now.
+  EXPECT_NE(html.find("affected by torch.float32_matmul_precision (A '"), std::string::npos);
   EXPECT_NE(html.find("{\"key\":\"torch.matmul.allow_tf32\",\"a\":\"false\",\"b\":\"true\",\"effect\""), std::string::npos);
   EXPECT_NE(html.find("id=\"envcard\""), std::string::npos);
-  EXPECT_NE(html.find("\"settings\":\"torch.float32_matmul_precision"), std::string::npos);
+  EXPECT_NE(html.find("settings differ: torch.float32_matmul_precision"), std::string::npos);
 }
 
 }  // namespace

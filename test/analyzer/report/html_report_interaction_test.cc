@@ -51,10 +51,10 @@ RankFixture Controls() {
   return f;
 }
 
-// Runs after the page's own script (both are synchronous, in document order).
+// Runs once the page's own script has built the table (window.numtraceReady).
 constexpr const char* kProbe = R"js(
 <script>
-(function () {
+window.numtraceReady.then(function () {
   const $ = (id) => document.getElementById(id);
   const out = {};
   const shown = () => Number($("shown").textContent.split(" ")[0]);
@@ -110,7 +110,7 @@ constexpr const char* kProbe = R"js(
   pre.id = "probe";
   pre.textContent = JSON.stringify(out);
   document.body.append(pre);
-})();
+});
 </script>
 )js";
 

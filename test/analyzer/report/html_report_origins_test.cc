@@ -8,21 +8,16 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
-#include <unistd.h>
-
-#include <filesystem>
 #include <string>
 
 #include "analyzer/report/html_report.h"
 #include "test/analyzer/report/chromium.h"
 #include "test/analyzer/report/report_fixture.h"
-#include "test/util/test_paths.h"
 
 namespace numtrace::analyzer {
 namespace {
 
 using testing::Chromium;
-using testing::DumpDom;
 using testing::RankFixture;
 
 // Rows 0..9 equal; row 10 an origin beyond tolerance writing 0x2000, rows
@@ -42,7 +37,7 @@ RankFixture Flow() {
 
 constexpr const char* kOriginsProbe = R"js(
 <script>
-(function () {
+window.numtraceReady.then(function () {
   const $ = (id) => document.getElementById(id);
   const out = {};
   const shown = () => Number($("shown").textContent.split(" ")[0]);
@@ -72,7 +67,7 @@ constexpr const char* kOriginsProbe = R"js(
   pre.id = "probe";
   pre.textContent = JSON.stringify(out);
   document.body.append(pre);
-})();
+});
 </script>
 )js";
 
@@ -82,16 +77,9 @@ TEST(HtmlReportOriginsTest, PanelSelectsAnOriginAndHighlightsWhatItReaches) {
   ASSERT_EQ(f.result().origins.count, 2u);
   DiffReport report{"flow_a.jsonl", "flow_b.jsonl", false, {f.Diff()}};
   std::string html = HtmlReport(report, {});
-  html.insert(html.rfind("</body>"), kOriginsProbe);
-  const std::string file = "html_report_origins_" + std::to_string(::getpid()) + ".html";
-  std::string dom = DumpDom(html, file);
-  std::filesystem::remove(std::filesystem::path(NUMTRACE_BINARY_DIR) / file);
-  std::filesystem::remove_all(std::filesystem::temp_directory_path() / ("numtrace-chromium-" + file));
-  const std::string open = "<pre id=\"probe\">";
-  const size_t begin = dom.find(open);
-  ASSERT_NE(begin, std::string::npos) << "the probe did not run: " << dom.substr(0, 3000);
-  const size_t end = dom.find("</pre>", begin);
-  simdjson::padded_string json(dom.substr(begin + open.size(), end - begin - open.size()));
+  std::string dom_head;
+  simdjson::padded_string json(testing::RunProbe(html, kOriginsProbe, "html_report_origins", &dom_head));
+  ASSERT_GT(json.size(), 0u) << "the probe did not run: " << dom_head;
   simdjson::dom::parser parser;
   simdjson::dom::element out;
   ASSERT_EQ(parser.parse(json).get(out), simdjson::SUCCESS) << std::string_view(json);

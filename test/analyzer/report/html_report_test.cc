@@ -3,12 +3,16 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include <zlib.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 
+#include "absl/strings/escaping.h"
+#include "analyzer/report/json_summary.h"
 #include "test/analyzer/report/chromium.h"
 #include "test/analyzer/report/report_fixture.h"
 #include "test/util/kernel_names.h"
@@ -29,15 +33,47 @@ size_t Count(const std::string& hay, const std::string& needle) {
   return n;
 }
 
-// The JSON text between the data block's tags.
-std::string DataBlock(const std::string& html) {
-  const std::string open = "<script type=\"application/json\" id=\"numtrace-data\">";
+// The JSON text between a data block's tags ("numtrace-data": the row
+// table, "numtrace-summary": the --json summary).
+std::string DataBlock(const std::string& html, const std::string& id = "numtrace-data") {
+  const std::string open = "<script type=\"application/json\" id=\"" + id + "\">";
   size_t begin = html.find(open);
   EXPECT_NE(begin, std::string::npos);
   begin += open.size();
   size_t end = html.find("</script>", begin);
   EXPECT_NE(end, std::string::npos);
   return html.substr(begin, end - begin);
+}
+
+// One column of a rank's row table, decoded as html_report.h describes it
+// (base64, deflate, LEB128 values column after column).
+std::vector<uint64_t> Column(simdjson::dom::element rank, std::string_view name) {
+  std::string packed;
+  const std::string_view b64 = rank["data"];
+  EXPECT_TRUE(absl::Base64Unescape(absl::string_view(b64.data(), b64.size()), &packed));
+  std::string raw(64 << 20, '\0');
+  uLongf size = raw.size();
+  EXPECT_EQ(uncompress(reinterpret_cast<Bytef*>(raw.data()), &size, reinterpret_cast<const Bytef*>(packed.data()),
+                       packed.size()), Z_OK);
+  raw.resize(size);
+  size_t at = 0, len = 0;
+  simdjson::dom::array names = rank["columns"], lengths = rank["lengths"];
+  for (size_t c = 0; c < names.size(); ++c) {
+    len = uint64_t(lengths.at(c));
+    if (std::string_view(names.at(c)) == name) break;
+    at += len;
+  }
+  std::vector<uint64_t> values;
+  for (size_t p = at; p < at + len;) {
+    uint64_t v = 0;
+    for (int shift = 0;; shift += 7) {
+      const auto b = static_cast<unsigned char>(raw[p++]);
+      v |= uint64_t(b & 0x7f) << shift;
+      if (!(b & 0x80)) break;
+    }
+    values.push_back(v);
+  }
+  return values;
 }
 
 RankFixture Evil() {
@@ -62,10 +98,24 @@ TEST(HtmlReportTest, DataBlockHasNoMarkupAndParsesBack) {
   std::string html = HtmlReport(report, {});
   EXPECT_EQ(html.find("<script>alert"), std::string::npos);
   EXPECT_EQ(html.find("<img"), std::string::npos);
-  EXPECT_EQ(html.find("__NUMTRACE_DATA__"), std::string::npos);
-  EXPECT_EQ(Count(html, "<script"), 2u);  // the data block and the page's code
+  EXPECT_EQ(html.find("__NUMTRACE_"), std::string::npos);
+  EXPECT_EQ(Count(html, "<script"), 3u);  // the summary block, the row table block and the page's code
   EXPECT_EQ(html.find("http://"), std::string::npos) << "no network";
   EXPECT_EQ(html.find("https://"), std::string::npos) << "no network";
+  // The summary block is the --json document itself (script-safe escaped).
+  std::string summary = DataBlock(html, "numtrace-summary");
+  EXPECT_EQ(summary.find_first_of("<>&"), std::string::npos);
+  std::string expected;
+  AppendScriptSafe(JsonSummary(report), &expected);
+  EXPECT_EQ(summary, expected);
+  simdjson::dom::parser summary_parser;
+  simdjson::padded_string summary_padded(summary);
+  simdjson::dom::element s;
+  ASSERT_EQ(summary_parser.parse(summary_padded).get(s), simdjson::SUCCESS);
+  EXPECT_EQ(std::string_view(s["a"]["path"]), "a<b>.jsonl");
+  EXPECT_EQ(uint64_t(s["first_divergence"]["a_seq"]), 2u);
+  EXPECT_EQ(std::string_view(s["first_divergence"]["a_name"]), kEvilName);
+  // The row table.
   std::string data = DataBlock(html);
   EXPECT_EQ(data.find_first_of("<>&"), std::string::npos);
   simdjson::dom::parser parser;
@@ -73,17 +123,40 @@ TEST(HtmlReportTest, DataBlockHasNoMarkupAndParsesBack) {
   auto doc = parser.parse(padded);
   ASSERT_EQ(doc.error(), simdjson::SUCCESS);
   simdjson::dom::element rank = doc.value()["ranks"].at(0).value();
-  EXPECT_EQ(std::string_view(rank["a"]["path"]), "a<b>.jsonl");
   EXPECT_EQ(int64_t(rank["first"]), 2);  // the third row
   simdjson::dom::array names = rank["names"];
   bool found = false;
   for (auto n : names) found |= std::string_view(n) == kEvilName;
   EXPECT_TRUE(found);
-  EXPECT_EQ(int64_t(rank["rows"]["n"]), 4);
-  simdjson::dom::array status = rank["rows"]["s"];
-  std::vector<int64_t> s;
-  for (auto v : status) s.push_back(int64_t(v));
-  EXPECT_EQ(s, (std::vector<int64_t>{0, 1, 2, 6}));  // 6: only in B
+  EXPECT_EQ(int64_t(rank["n"]), 4);
+  std::vector<int64_t> status;
+  const size_t kinds = simdjson::dom::array(doc.value()["statuses"]).size();
+  for (uint64_t k : Column(rank, "kind")) status.push_back(int64_t(k % kinds));
+  EXPECT_EQ(status, (std::vector<int64_t>{0, 1, 2, 6}));  // 6: only in B
+  // The markup summary (readable without JavaScript) carries the names as text.
+  EXPECT_NE(html.find("&lt;script&gt;alert(1)&lt;/script&gt; &amp;amp; &quot;q&quot; &#39;k&#39;"), std::string::npos);
+}
+
+TEST(HtmlReportTest, ScoreCodesKeepTwoDigitsAndOrder) {
+  RankFixture f(0, "a.jsonl", "b.jsonl");
+  const double rels[] = {0, 1.5e-7, 2.5e-2, 0.15, 1.04, 9.96, 150, 3.3e5};
+  for (double r : rels) f.AddPair("k", "k", r == 0 ? PairStatus::kBitwiseEqual : PairStatus::kDiverged, r);
+  f.Finish();
+  DiffReport report{"a.jsonl", "b.jsonl", false, {f.Diff()}};
+  simdjson::padded_string padded(DataBlock(HtmlReport(report, {})));
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(padded).get(doc), simdjson::SUCCESS);
+  const std::vector<uint64_t> codes = Column(doc["ranks"].at(0).value(), "rel");
+  ASSERT_EQ(codes.size(), std::size(rels));
+  EXPECT_EQ(codes[0], 0u);
+  for (size_t i = 1; i < codes.size(); ++i) {
+    EXPECT_GT(codes[i], codes[i - 1]) << i;
+    // The page's decoding: m x 10^(e-1).
+    const uint64_t c = codes[i] - 1;
+    const double v = double(c % 90 + 10) * std::pow(10.0, double(c / 90) - 331);
+    EXPECT_NEAR(v, rels[i], rels[i] * 0.05) << i;
+  }
 }
 
 TEST(HtmlReportTest, DataNamesItsEnumsAndShowsIncompleteTracesAndCounters) {
@@ -96,7 +169,8 @@ TEST(HtmlReportTest, DataNamesItsEnumsAndShowsIncompleteTracesAndCounters) {
   f.a().truncated = true;
   f.a().digests.push_back(StepDigest{4, 3, 0x77, std::nullopt, /*lost=*/3, 0});  // watch: 3 not digested
   DiffReport report{"a<b>.jsonl", "b&c.jsonl", false, {f.Diff()}};
-  simdjson::padded_string padded(DataBlock(HtmlReport(report, {})));
+  const std::string html = HtmlReport(report, {});
+  simdjson::padded_string padded(DataBlock(html));
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
   ASSERT_EQ(parser.parse(padded).get(doc), simdjson::SUCCESS);
@@ -106,19 +180,21 @@ TEST(HtmlReportTest, DataNamesItsEnumsAndShowsIncompleteTracesAndCounters) {
   EXPECT_EQ(statuses, (std::vector<std::string_view>{"bitwise_equal", "within_tolerance", "values", "nonfinite",
                                                      "layout", "only_a", "only_b"}));
   EXPECT_EQ(simdjson::dom::array(doc["causes"]).size(), static_cast<size_t>(kCauseCount));
-  EXPECT_EQ(simdjson::dom::array(doc["methods_names"]).size(), static_cast<size_t>(kMatchMethodCount));
-  simdjson::dom::element rank = doc["ranks"].at(0).value();
-  std::string warnings, notes;
-  for (auto w : simdjson::dom::array(rank["warnings"])) warnings.append(std::string_view(w)).append("|");
-  for (auto n : simdjson::dom::array(rank["notes"])) notes.append(std::string_view(n)).append("|");
-  EXPECT_NE(warnings.find("a<b>.jsonl is truncated (cut short"), std::string::npos) << warnings;
-  EXPECT_NE(warnings.find("records dropped (2)"), std::string::npos) << warnings;
-  EXPECT_NE(warnings.find("7 kernels ran unmeasured in B"), std::string::npos) << warnings;
-  EXPECT_NE(warnings.find("3 launches not digested in A"), std::string::npos) << warnings;
-  EXPECT_EQ(uint64_t(rank["a"]["undigested"]), 3u);
-  EXPECT_EQ(notes, "B counters: launches_seen 120|");
-  EXPECT_EQ(uint64_t(rank["b"]["unmeasured"]), 7u);
-  EXPECT_EQ(uint64_t(rank["counts"]["diverged"]), 1u);
+  EXPECT_EQ(simdjson::dom::array(doc["methods"]).size(), static_cast<size_t>(kMatchMethodCount));
+  // Warnings and notes are in the summary's markup (escaped).
+  EXPECT_NE(html.find("warning: a&lt;b&gt;.jsonl is truncated (cut short"), std::string::npos);
+  EXPECT_NE(html.find("records dropped (2)"), std::string::npos);
+  EXPECT_NE(html.find("7 kernels ran unmeasured in B"), std::string::npos);
+  EXPECT_NE(html.find("3 launches not digested in A"), std::string::npos);
+  EXPECT_NE(html.find(">B counters: launches_seen 120<"), std::string::npos);
+  EXPECT_EQ(Count(html, " counters: "), 1u);
+  simdjson::padded_string summary_padded(DataBlock(html, "numtrace-summary"));
+  simdjson::dom::parser summary_parser;
+  simdjson::dom::element s;
+  ASSERT_EQ(summary_parser.parse(summary_padded).get(s), simdjson::SUCCESS);
+  EXPECT_EQ(uint64_t(s["a"]["undigested"]), 3u);
+  EXPECT_EQ(uint64_t(s["b"]["unmeasured"]), 7u);
+  EXPECT_EQ(uint64_t(s["counts"]["diverged"]), 1u);
 }
 
 RankFixture Big(int pairs, int diverge_at) {
@@ -141,8 +217,8 @@ TEST(HtmlReportTest, CompactAtScale) {
   std::string html = HtmlReport(report, {});
   double per_row = static_cast<double>(html.size()) / 100000;
   std::printf("HTML report: %zu bytes for 100000 pairs (%.1f bytes/pair)\n", html.size(), per_row);
-  // 50 MB at 1M kernels leaves 50 bytes a pair; stay well under.
-  EXPECT_LT(per_row, 30);
+  // 5 MB whatever the number of rows: at 1M rows 5 bytes a row.
+  EXPECT_LT(per_row, 5);
 }
 
 // A realistic report (one training step's real kernel names, diverging
@@ -191,7 +267,7 @@ TEST(HtmlReportBrowserTest, TraceStringsRenderAsTextNeverAsMarkup) {
   // Nothing injected: no element came from a name.
   EXPECT_EQ(dom.find("<script>alert"), std::string::npos);
   EXPECT_EQ(dom.find("<img"), std::string::npos);
-  EXPECT_EQ(Count(dom, "<script"), 2u);
+  EXPECT_EQ(Count(dom, "<script"), 3u);  // the two data blocks and the page's code
   EXPECT_NE(dom.find("a&lt;b&gt;.jsonl"), std::string::npos);
   EXPECT_NE(dom.find("extra&lt;b&gt;"), std::string::npos);
   // The first divergence card names the diverging kernel (its label).
@@ -203,6 +279,27 @@ TEST(HtmlReportBrowserTest, TraceStringsRenderAsTextNeverAsMarkup) {
   EXPECT_NE(card_text.find("values"), std::string::npos) << card_text;
   EXPECT_NE(card_text.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos) << card_text;
   EXPECT_EQ(card_text.find("fine_kernel</div>"), std::string::npos) << "not an earlier pair as the divergence";
+}
+
+TEST(HtmlReportBrowserTest, SummaryReadsWithJavaScriptOff) {
+  if (Chromium().empty()) GTEST_SKIP() << "chromium not installed: browser checks skipped";
+  RankFixture f = Evil();
+  DiffReport report{"a<b>.jsonl", "b&c.jsonl", false, {f.Diff()}};
+  // A policy that blocks every script, as a browser with JavaScript off
+  // (chromium's --dump-dom needs scripting itself, so it cannot be turned off).
+  std::string html = HtmlReport(report, {});
+  html.insert(html.find("<meta charset"), "<meta http-equiv=\"Content-Security-Policy\" content=\"script-src 'none'\">");
+  const std::string dom = DumpDom(html, "html_report_nojs.html");
+  ASSERT_NE(dom.find("</html>"), std::string::npos) << "chromium produced no DOM";
+  EXPECT_EQ(Count(dom, "class=\"trow"), 0u) << "the script did not run";
+  EXPECT_NE(dom.find(">diverged</span>"), std::string::npos);
+  EXPECT_NE(dom.find("<b>1</b>"), std::string::npos) << "the counts";
+  const size_t card = dom.find("id=\"firstbody\"");
+  ASSERT_NE(card, std::string::npos);
+  const std::string card_text = dom.substr(card, dom.find("First NaN", card) - card);
+  EXPECT_NE(card_text.find("A seq 2"), std::string::npos) << card_text;
+  EXPECT_NE(card_text.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos) << card_text;
+  EXPECT_NE(dom.find("needs JavaScript"), std::string::npos) << "the noscript line for the table";
 }
 
 TEST(HtmlReportBrowserTest, LargeReportRendersABoundedNumberOfRows) {

@@ -45,7 +45,8 @@ TEST(ProvenanceReportTest, TracesWithoutProvenanceGetNoProvenanceFields) {
     EXPECT_EQ(json.find(field), std::string::npos) << field << " in " << json;
   }
   const std::string html = HtmlReport(report, {});
-  EXPECT_EQ(html.find("\"rows_sm\""), std::string::npos);
+  EXPECT_EQ(html.find("\"scopes\":["), std::string::npos) << "no module column";
+  EXPECT_EQ(html.find("data-id=\"modulescard\""), std::string::npos) << "no modules card";
   EXPECT_EQ(html.find("\"modules\":["), std::string::npos);
   TerminalOptions topt;
   EXPECT_EQ(TerminalSummary(report, topt).find("    in "), std::string::npos);
@@ -125,7 +126,7 @@ TEST(DebugModeProvenanceTest, ModulesRollUpCountsDivergencesPerModule) {
 // column and the module filter, as a user sees them.
 constexpr const char* kModuleProbe = R"js(
 <script>
-(function () {
+window.numtraceReady.then(function () {
   const $ = (id) => document.getElementById(id);
   const shown = () => Number($("shown").textContent.split(" ")[0]);
   const rows = () => Array.from(document.querySelectorAll("#spacer .trow"))
@@ -143,7 +144,7 @@ constexpr const char* kModuleProbe = R"js(
   pre.id = "probe";
   pre.textContent = JSON.stringify(out);
   document.body.append(pre);
-})();
+});
 </script>
 )js";
 
@@ -154,17 +155,11 @@ TEST(ProvenanceHtmlBrowserTest, CardModuleColumnAndFilter) {
   ASSERT_TRUE(a.ok() && b.ok());
   const DiffResult res = Judge(*a, *b, Align(*a, *b));
   DiffReport report{"a", "b", false, {{0, &*a, &*b, &res}}};
-  std::string html = HtmlReport(report, {});
-  html.insert(html.rfind("</body>"), kModuleProbe);
-  const std::string file = "html_provenance_" + std::to_string(::getpid()) + ".html";
-  const std::string dom = testing::DumpDom(html, file);
-  std::filesystem::remove(std::filesystem::path(NUMTRACE_BINARY_DIR) / file);
-  std::filesystem::remove_all(std::filesystem::temp_directory_path() / ("numtrace-chromium-" + file));
-  const size_t begin = dom.find("<pre id=\"probe\">");
-  ASSERT_NE(begin, std::string::npos) << dom.substr(0, 2000);
-  const size_t end = dom.find("</pre>", begin);
+  std::string dom_head;
+  const std::string probe = testing::RunProbe(HtmlReport(report, {}), kModuleProbe, "html_provenance", &dom_head);
+  ASSERT_FALSE(probe.empty()) << dom_head;
   simdjson::dom::parser parser;
-  simdjson::dom::element out = parser.parse(dom.substr(begin + 16, end - begin - 16));
+  simdjson::dom::element out = parser.parse(probe);
   EXPECT_NE(std::string_view(out["card"]).find("in layers.1.feed_forward.w1 (aten::addmm, forward)"),
             std::string_view::npos) << std::string_view(out["card"]);
   EXPECT_NE(std::string_view(out["modules"]).find("layers.1.feed_forward.w1"), std::string_view::npos);
@@ -218,7 +213,9 @@ TEST(ProvenanceReportTest, SrcIsReportedInJsonTerminalAndHtml) {
                       "(aten::softmax, forward) at model.py:7\n"),
             std::string::npos) << text;
   const std::string html = HtmlReport(report, {});
-  EXPECT_NE(html.find("\"src\":\"train.py:42\""), std::string::npos);
+  // In the embedded summary and in the card's markup.
+  EXPECT_NE(html.find("\"a_src\":\"train.py:42\""), std::string::npos);
+  EXPECT_NE(html.find("in <b class=\"mono\">layers.1.fc (aten::softmax, forward) at train.py:42</b>"), std::string::npos);
   EXPECT_EQ(ProvenanceLabel(std::nullopt, std::nullopt, Phase::kNone, std::string_view("t.py:1")), "t.py:1");
   EXPECT_EQ(ProvenanceLabel(std::string_view("fc"), std::nullopt, Phase::kNone, std::string_view("t.py:1")),
             "fc at t.py:1");
@@ -243,8 +240,8 @@ TEST(ProvenanceHtmlBrowserTest, CardShowsSrc) {
   SrcFixture sf("model.py:7");
   std::string html = HtmlReport(sf.Report(), {});
   html.insert(html.rfind("</body>"),
-              "<script>(function(){const p=document.createElement('pre');p.id='probe';"
-              "p.textContent=document.getElementById('firstbody').textContent;document.body.append(p);})();"
+              "<script>window.numtraceReady.then(function(){const p=document.createElement('pre');p.id='probe';"
+              "p.textContent=document.getElementById('firstbody').textContent;document.body.append(p);});"
               "</script>");
   const std::string file = "html_src_" + std::to_string(::getpid()) + ".html";
   const std::string dom = testing::DumpDom(html, file);
