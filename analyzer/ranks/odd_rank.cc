@@ -14,6 +14,7 @@
 #include "analyzer/read/line_reader.h"
 #include "analyzer/read/meta_record_parser.h"
 #include "analyzer/read/text_util.h"
+#include "analyzer/read/importer.h"
 #include "analyzer/read/trace_file_name.h"
 #include "common/format/environment.h"
 #include "simdjson.h"
@@ -221,7 +222,7 @@ absl::StatusOr<bool> IsWatchTrace(const std::string& path) {
     if (!reader.ok()) return reader.status();
     absl::StatusOr<std::string_view> head = (*reader)->Peek();
     if (!head.ok()) return head.status();
-    if (DetectTraceFormat(*head) != TraceFormat::kNumtraceJsonl) return false;
+    if (ImporterForContent(*head) != FindImporter("numtrace")) return false;
   }
   absl::StatusOr<std::unique_ptr<DigestStream>> s = DigestStream::Open(path);
   if (!s.ok()) return s.status();

@@ -21,12 +21,10 @@ void Nonfinite(const std::optional<NonfiniteAt>& n, JsonWriter& w) {
   w.Key("arg").Uint(n->arg).Key("name").String(n->name).EndObject();
 }
 
-// Script-safe JSON inside the page: "</script>" cannot close the block.
+// Script-safe JSON inside the page (html_escape.h's one rule).
 std::string ScriptSafe(const std::string& json) {
   std::string safe;
-  for (char c : json) {
-    if (c == '<') safe += "\\u003c"; else safe += c;
-  }
+  AppendScriptSafe(json, &safe);
   return safe;
 }
 
