@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "CLI/CLI.hpp"
+#include "analyzer/report/dump_commands.h"
 #include "launcher/child_process.h"
 #include "launcher/dump_from_summary.h"
 #include "launcher/output_dir.h"
@@ -37,6 +38,14 @@ RunOptions WithAbsolutePaths(const RunOptions& options) {
 // tree the job runs in, "+dirty" when tracked files changed; empty outside
 // a work tree or without git. Asked once here, never by the shim (which
 // must not start processes inside the job).
+// The job's command line as one shell-quoted string (environment
+// job.command): pasted into a shell it runs the same argv, byte for byte.
+std::string JobCommand(const std::vector<std::string>& command) {
+  std::string line;
+  for (const std::string& arg : command) line += (line.empty() ? "" : " ") + analyzer::ShellQuote(arg);
+  return line;
+}
+
 std::string JobGitRevision(const Environment& env) {
   CapturedChild head = RunChildCaptured({"git", "rev-parse", "HEAD"}, env, 10);
   if (!head.result.started || head.result.exit_code != 0) return {};
@@ -89,6 +98,9 @@ absl::StatusOr<CaptureOutcome> CaptureJob(const RunOptions& options, const Comma
   if (env.Find("NUMTRACE_JOB_GIT") == nullptr) {
     if (std::string rev = JobGitRevision(ctx.env); !rev.empty()) env.Set("NUMTRACE_JOB_GIT", rev);
   }
+  // The command as started here (a launcher's, with every rank), not the
+  // worker's argv the shim sees: what the diff's re-capture commands re-run.
+  env.Set("NUMTRACE_JOB_COMMAND", JobCommand(options.command));
   // --force into a used directory: the listing names this run's traces only.
   const std::set<std::string> earlier = TraceFilesIn(*dir);
   for (const std::string& w : warnings) WarnLine(ctx, "run", w);

@@ -66,10 +66,30 @@ std::string RunPrefix(const Trace& t, const std::string& out, std::string steps,
   return cmd;
 }
 
-// ` -- ARGV...` as the header recorded it.
+// The command `numtrace run` started (environment job.command, already
+// shell-quoted): a launcher's, with every rank, where the job had one. A
+// value with a byte a terminal would act on was not written by numtrace run
+// (its quoting escapes them): not used.
+const std::string* JobCommandOf(const Trace& t) {
+  for (const auto& [key, value] : t.header.environment) {
+    if (key != "job.command" || value.empty()) continue;
+    for (size_t i = 0; i < value.size();) {
+      const size_t len = TerminalInertLength(value, i);
+      if (len == 0) return nullptr;
+      i += len;
+    }
+    return &value;
+  }
+  return nullptr;
+}
+
+// ` -- COMMAND`: the job's command as numtrace run started it, else the
+// process's argv as the header recorded it.
 std::string CommandTail(const Trace& t) {
   std::string cmd = " --";
-  if (t.header.run && !t.header.run->argv.empty()) {
+  if (const std::string* job = JobCommandOf(t)) {
+    cmd += " " + *job;
+  } else if (t.header.run && !t.header.run->argv.empty()) {
     for (const std::string& arg : t.header.run->argv) cmd += " " + ShellQuote(arg);
   } else {
     cmd += " YOUR_COMMAND";  // the trace did not record one
@@ -148,7 +168,8 @@ StepCapture BuildStepCapture(const Trace& a, const Trace& b, int64_t step) {
   c.command_a = RunPrefix(a, c.dir_a, std::to_string(step), /*whole_step=*/true, &c.left_out_a) + CommandTail(a);
   c.command_b = RunPrefix(b, c.dir_b, std::to_string(step), /*whole_step=*/true, &c.left_out_b) + CommandTail(b);
   for (const Trace* t : {&a, &b}) {
-    if (t->header.run && (t->header.run->world_size > 1 || t->header.run->rank != 0)) c.worker = true;
+    const bool launched_worker = t->header.run && (t->header.run->world_size > 1 || t->header.run->rank != 0);
+    if (launched_worker && JobCommandOf(*t) == nullptr) c.worker = true;
   }
   c.diff = "numtrace diff " + ShellQuote(c.dir_a) + " " + ShellQuote(c.dir_b);
   return c;

@@ -4,9 +4,10 @@
 // that re-capture each side with a tensor dump of exactly that launch
 // (`numtrace run -o DIR ... --dump seq:N`), and the `--tensors` diff of the
 // two dumps. Built from what each trace's header recorded: the command line
-// (run.argv), the captured steps (capture.steps), the settings that select
-// launches (capture.settings, as options; shim/engine/settings.h) and the
-// label, so the re-run numbers
+// (the environment's job.command - what `numtrace run` started, a launcher
+// with all its ranks - else the process's run.argv), the captured steps
+// (capture.steps), the settings that select launches (capture.settings, as
+// options; shim/engine/settings.h) and the label, so the re-run numbers
 // its launches as the trace did. `--dump-expect` passes the kernel name and
 // buffer sizes the trace recorded, which the dumper checks the re-run's
 // launch against. Commands are meant for the directory the run was started
@@ -46,7 +47,8 @@ struct StepCapture {
   std::string command_a, command_b;
   std::string diff;                    // numtrace diff DIR_A DIR_B
   std::string left_out_a, left_out_b;  // "--launch-count 2 --kernel-name softmax", or empty
-  // A side was one worker of a launcher (rank or world size recorded): its
+  // A side was one worker of a launcher (rank or world size recorded) and
+  // its trace holds no job.command (captured without numtrace run): its
   // command is the worker's own command line.
   bool worker = false;
 };

@@ -86,6 +86,7 @@ constexpr EnvironmentKey kKeys[] = {
     {"env.CUDA_LAUNCH_BLOCKING", false, A::kNothing, "synchronous launches: other timing, the same numbers unless the job races"},
     {"gpu.uuid", false, A::kNothing, "another physical GPU"},
     {"job.cwd", false, A::kNothing, "another working directory"},
+    {"job.command", false, A::kNothing, "another command line"},
 };
 
 // The exact names of the env.* entries above, for readers that can only

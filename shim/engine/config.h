@@ -120,6 +120,7 @@ struct Config {
   std::string log_level = "warn";                 // NUMTRACE_LOG_LEVEL
   std::string label;                              // NUMTRACE_LABEL
   std::string job_git;                            // NUMTRACE_JOB_GIT (environment job.git)
+  std::string job_command;                        // NUMTRACE_JOB_COMMAND (environment job.command)
   uint64_t device_memory = 64ull << 20;           // NUMTRACE_DEVICE_MEMORY
   uint64_t ring_max = kDefaultRingMax;            // NUMTRACE_RING_MAX
   std::string cupti_lib;                          // NUMTRACE_CUPTI_LIB

@@ -70,6 +70,7 @@ EnvironmentValues Runtime::StartEnvironment() const {
     }
   }
   if (!config_.job_git.empty()) SetEnvironmentValue(&env, "job.git", config_.job_git);
+  if (!config_.job_command.empty()) SetEnvironmentValue(&env, "job.command", config_.job_command);
   char cwd[PATH_MAX];
   if (getcwd(cwd, sizeof cwd) != nullptr) SetEnvironmentValue(&env, "job.cwd", cwd);
   SetEnvironmentValue(&env, "job.world_size", std::to_string(WorldSizeFromEnv(getenv_)));

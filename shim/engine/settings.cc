@@ -117,6 +117,14 @@ constexpr Setting kSettings[] = {
        c->job_git = std::string(v);
        return true;
      }},
+    {.variable = "NUMTRACE_JOB_COMMAND",
+     .accepted = "any text",
+     .help = "the command numtrace run started, shell-quoted (a launcher's, not one worker's); written as the "
+             "environment's job.command, which the diff's printed re-capture commands run again",
+     .parse = [](string_view v, Config* c) {
+       c->job_command = std::string(v);
+       return true;
+     }},
     {.variable = "NUMTRACE_STEP_MODE",
      .option = "--step-mark",
      .value_name = "MODE",

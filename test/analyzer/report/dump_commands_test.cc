@@ -123,5 +123,29 @@ TEST(DumpCommandsTest, StepCaptureTakesTheWholeStepIntoOneDirectoryPerSide) {
   EXPECT_EQ(e.dir_b, "./-dash-step1");
 }
 
+// Under a launcher the worker's argv re-runs one rank without its launcher
+// and rank environment; numtrace run records the command it started
+// (job.command), and the printed commands run that: the whole job again.
+TEST(DumpCommandsTest, TheJobsOwnCommandReplacesTheWorkersArgv) {
+  Trace a = TraceWith("ddp/rank_1.ntrace.jsonl", {"/usr/bin/python3", "train.py", "--lr", "0.1"}, {}, {2}, "");
+  Trace b = TraceWith("ddp2/rank_1.ntrace.jsonl", {"/usr/bin/python3", "train.py"}, {}, {2}, "");
+  for (Trace* t : {&a, &b}) {
+    t->header.run->rank = 1;
+    t->header.run->world_size = 2;
+  }
+  a.header.environment = {{"job.cwd", "/w"}, {"job.command", "torchrun --nproc-per-node 2 train.py --lr 0.1"}};
+  StepCapture c = BuildStepCapture(a, a, 4);
+  EXPECT_EQ(c.command_a, "numtrace run -o ddp-step4-a --steps 4 -- torchrun --nproc-per-node 2 train.py --lr 0.1");
+  EXPECT_FALSE(c.worker) << "the launcher's command, with every rank";
+  EXPECT_TRUE(BuildStepCapture(a, b, 4).worker) << "B has only its worker's argv";
+  const DumpCommands d = BuildDumpCommands(a, a.kernels[0], b, b.kernels[0]);
+  EXPECT_NE(d.capture_a.find("-- torchrun --nproc-per-node 2 train.py --lr 0.1"), std::string::npos) << d.capture_a;
+  EXPECT_NE(d.capture_b.find("-- /usr/bin/python3 train.py"), std::string::npos) << d.capture_b;
+  // A value numtrace run could not have written (a raw control byte) is not pasted.
+  a.header.environment = {{"job.command", "torchrun train.py\n; rm -rf ~"}};
+  EXPECT_EQ(BuildStepCapture(a, b, 4).command_a,
+            "numtrace run -o ddp-step4 --steps 4 -- /usr/bin/python3 train.py --lr 0.1");
+}
+
 }  // namespace
 }  // namespace numtrace::analyzer
