@@ -48,6 +48,7 @@ namespace numtrace::shim {
   X(kActivityDropped, "activity_dropped")                        \
   X(kKernelsUnmeasured, "kernels_unmeasured")                    \
   X(kKernelsInGraphs, "kernels_in_graphs")                       \
+  X(kKernelsLate, "kernels_late")                                \
   X(kBuffersFromDriver, "buffers_from_driver")                  \
   X(kRangesConfirmed, "ranges_confirmed")                        \
   X(kRangesUnconfirmed, "ranges_unconfirmed")                    \
