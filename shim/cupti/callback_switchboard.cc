@@ -179,7 +179,7 @@ void CallbackSwitchboard::RuntimeWithoutDriver(uint32_t cbid, const CUpti_Callba
   if (!l) return;
   Count(Counter::kRuntimeDecoded);
   // EXIT only: at ENTER nobody knew the driver would stay silent.
-  HandleLaunch(l->args, d, /*enter=*/false, l->describable);
+  HandleLaunch(l->args, d, /*enter=*/false, l->handle);
 }
 
 void CallbackSwitchboard::TrackWindow(bool quiet, uint32_t correlation) {
@@ -224,8 +224,9 @@ EventSink* CallbackSwitchboard::EnsureSink(uint64_t context) {
   return s;
 }
 
-const KernelDescription& CallbackSwitchboard::Describe(uint64_t function, const char* symbol,
-                                                       bool check_reuse, bool* known) {
+const KernelDescription& CallbackSwitchboard::Describe(uint64_t function, HandleKind kind,
+                                                       const char* symbol, bool check_reuse,
+                                                       bool* known) {
   *known = true;
   const KernelDescription* cached = kernels_.Find(function);
   // A handle reused by another kernel after a module unload: its name
@@ -236,7 +237,7 @@ const KernelDescription& CallbackSwitchboard::Describe(uint64_t function, const 
     return *cached;
   }
   auto info = std::make_unique<KernelDescription>();
-  if (!queries_->Describe(function, info.get())) {
+  if (!queries_->Describe(function, kind, info.get())) {
     *known = false;  // counted by the caller, once per launch (at EXIT)
     t_uncached = KernelDescription{};
     return t_uncached;  // not cached: a later launch may succeed
@@ -247,7 +248,7 @@ const KernelDescription& CallbackSwitchboard::Describe(uint64_t function, const 
                                                  : kernels_.Insert(function, std::move(info));
   if (k != nullptr) return *k;
   t_uncached = KernelDescription{};  // function 0: never cached
-  queries_->Describe(function, &t_uncached);
+  queries_->Describe(function, kind, &t_uncached);
   return t_uncached;
 }
 
@@ -259,19 +260,20 @@ void CallbackSwitchboard::OnKernelLaunch(CallbackSwitchboard& self, uint32_t cbi
   std::optional<LaunchArgs> args = ExtractLaunchArgs(cbid, d.functionParams);
   if (!args) return;
   if (!enter) Count(Counter::kDriverLaunches);
-  self.HandleLaunch(*args, d, enter, /*describable=*/true);
+  self.HandleLaunch(*args, d, enter, HandleKind::kEither);
 }
 
 void CallbackSwitchboard::HandleLaunch(const LaunchArgs& args, const CUpti_CallbackData& d,
-                                       bool enter, bool describable) {
+                                       bool enter, HandleKind handle) {
   EventSink* sink = EnsureSink(ContextOf(d));
   if (sink == nullptr) return;
   const bool quiet = sink->Quiet();
   // The reused-handle check compares names: only worth it when the layout
   // will be used (not on the quiet path, which must stay as cheap as it was).
-  bool has_layout = describable;
+  bool has_layout = handle != HandleKind::kNone;
   const KernelDescription& info =
-      describable ? Describe(args.function, d.symbolName, /*check_reuse=*/!quiet, &has_layout) : kNoLayout;
+      has_layout ? Describe(args.function, handle, d.symbolName, /*check_reuse=*/!quiet, &has_layout)
+                 : kNoLayout;
   if (!has_layout && !enter) Count(Counter::kLaunchesNoLayout);
   TrackWindow(quiet, d.correlationId);
   if (quiet) {

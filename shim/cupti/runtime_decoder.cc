@@ -143,7 +143,7 @@ std::optional<RuntimeLaunch> ExtractRuntimeLaunch(uint32_t cbid, const void* par
       const auto& p = *static_cast<const RuntimeLaunchKernelParams*>(params);
       if (!Plausible(p.gridDim, p.blockDim)) return std::nullopt;
       l.args = FromClassic(p, Handle(p.kernel));
-      l.describable = p.kernel != nullptr;
+      l.handle = p.kernel != nullptr ? HandleKind::kKernel : HandleKind::kNone;
       break;
     }
     default:

@@ -45,8 +45,9 @@ constexpr uint64_t kNcclKernel = 0x4CC1;
 
 class FakeQueries : public DriverQueries {
  public:
-  bool Describe(uint64_t function, KernelDescription* out) override {
+  bool Describe(uint64_t function, HandleKind kind, KernelDescription* out) override {
     ++describe_calls;
+    last_kind = kind;
     if (function == 0xBAD) return false;
     if (function == kNcclKernel) {
       // NCCL >= 2.19 (src/device/common.h DEFINE_ncclDevKernel): one
@@ -68,6 +69,7 @@ class FakeQueries : public DriverQueries {
   int DeviceOf(uint64_t context) override { return context == 0xC1 ? 1 : 0; }
 
   int describe_calls = 0;
+  HandleKind last_kind = HandleKind::kNone;
   int capture_queries = 0;
   uint64_t capturing_stream = 0;
 };
@@ -582,6 +584,7 @@ TEST(CallbackSwitchboard, DunderLaunchKernelFallbackDescribesTheCUkernel) {
   board.Dispatch(kRuntime, kDunder, rt.At(CUPTI_API_EXIT));
   ASSERT_EQ(sink.exits.size(), 1u);
   EXPECT_EQ(q.describe_calls, 1);
+  EXPECT_EQ(q.last_kind, HandleKind::kKernel) << "a cudaKernel_t: described as a CUkernel, never probed";
   EXPECT_EQ(sink.exits[0].slots, 2u);
   ASSERT_EQ(sink.exits[0].params.size(), 12u);
   uint64_t out;
