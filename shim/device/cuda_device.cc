@@ -521,9 +521,12 @@ void CudaDevice::RetireLocked(Context& c) {
     if (r == CUDA_ERROR_NOT_READY) return;
     if (r == CUDA_SUCCESS && b.deliver) {
       const auto* stats = static_cast<const BufferStats*>(b.results);
-      parked_.push_back({b.ticket, std::vector<BufferStats>(stats, stats + b.count)});
+      parked_.push_back({b.ticket, std::vector<BufferStats>(stats, stats + b.count), false});
     } else if (r != CUDA_SUCCESS) {
-      NUMTRACE_CU_CHECK(r);  // the ticket never completes: the engine times it out
+      NUMTRACE_CU_CHECK(r);
+      // Its results are unknown: handed out as failed, so the engine writes
+      // the launch as dropped instead of holding every later record for it.
+      if (b.deliver) parked_.push_back({b.ticket, {}, true});
     }
     // Batches of one chunk are allocated and retired in the same order, so
     // each chunk's ring stays FIFO.
@@ -553,7 +556,7 @@ void CudaDevice::Poll(const ResultFn& fn) {
   ResizeRings();
   // Outside the lock: the engine's callback may take its own locks, which
   // an application thread may hold while it calls Enqueue.
-  for (const Parked& p : ready) fn(p.ticket, p.stats);
+  for (const Parked& p : ready) fn(p.ticket, p.stats, p.failed);
 }
 
 void CudaDevice::ResizeRings() {

@@ -237,6 +237,7 @@ class CudaDevice : public Device {
   struct Parked {
     uint64_t ticket;
     std::vector<BufferStats> stats;
+    bool failed;  // the batch's event reported an error
   };
   enum class Prepared : uint8_t { kReady, kFailed, kBusy };
 

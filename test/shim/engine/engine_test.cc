@@ -355,6 +355,27 @@ TEST(EngineSeq, RefusedRecordsLeaveNoHole) {
   for (size_t i = 0; i < sink.kernels.size(); ++i) EXPECT_EQ(sink.kernels[i].seq, i);
 }
 
+// Review finding 12: a measurement the GPU failed never completed, and
+// records are written in launch order, so every later record stayed in
+// memory until exit. Fails before the fix: nothing is written before
+// Shutdown.
+TEST_F(EngineTest, AFailedMeasurementDropsItsLaunchAndLaterRecordsFlow) {
+  Make({{"NUMTRACE_STEPS", "0"}});
+  Buf in(16), out(16);
+  Register(in);
+  Register(out);
+  device.FailNextResults(1);  // the first launch's "before"
+  Launch("_Z3addPfS_i", in, out, 1);
+  Launch("_Z3addPfS_i", in, out, 1);
+  engine->Pump();
+  ASSERT_EQ(sink.kernels.size(), 1u) << "the second launch's record is written without waiting for exit";
+  EXPECT_EQ(sink.kernels[0].launch, 1u);
+  ASSERT_EQ(sink.notes.size(), 1u);
+  EXPECT_NE(sink.notes[0].msg.find("reported an error"), std::string::npos) << sink.notes[0].msg;
+  engine->Shutdown();
+  EXPECT_EQ(sink.dropped, 1u);
+}
+
 TEST_F(EngineTest, RecordsWaitForSlowResultsAndKeepLaunchOrder) {
   Make({{"NUMTRACE_STEPS", "0"}});
   Buf in(16), out(16);
