@@ -38,6 +38,7 @@ namespace numtrace::shim {
   X(kRuntimeCorrelationDiffers, "runtime_correlation_differs")   \
   X(kRuntimeAllocsWithoutDriver, "runtime_allocs_without_driver") \
   X(kGraphLaunches, "graph_launches")                            \
+  X(kLaunchesPaused, "launches_paused")                          \
   X(kNvtxRanges, "nvtx_ranges")                                  \
   X(kContextsCreated, "contexts_created")                        \
   X(kContextsPrepared, "contexts_prepared")                      \

@@ -21,6 +21,7 @@
 #include "shim/cupti/cupti_api.h"
 #include "shim/cupti/kernel_activity.h"
 #include "shim/cupti/kernel_activity_check.h"
+#include "shim/cupti/measurement_pause.h"
 #include "shim/cupti/runtime_call_stack.h"
 #include "shim/cupti/self_call_guard.h"
 #include "shim/engine/alloc_map.h"
@@ -779,6 +780,66 @@ TEST(CallbackSwitchboard, ActivityWindowFollowsTheCapturedStepsWithoutACuptiCall
   auto u = check.Settle();
   ASSERT_EQ(u.size(), 1u);
   EXPECT_EQ(u[0].name, "internal_in_window");
+}
+
+// Review finding 7: an autotuner's benchmark (numtrace_pause around it,
+// from the hooks) must not be slowed by reductions nor change the launch
+// numbering (its launch count depends on timings). Paused launches and
+// graph replays reach no sink, are counted apart, and their ids are noted
+// so that their kernels' activity records are no unmeasured ones. Other
+// threads are not paused; allocations are still tracked. Fails before the
+// fix: the paused launches reached the sink.
+TEST(CallbackSwitchboard, PausedLaunchesAreInvisibleButTheirKernelsAreNotUnmeasured) {
+  KernelActivityCheck check("numtrace_reduce_batch");
+  FakeQueries q;
+  FakeSink sink;
+  CallbackSwitchboard board(&q, {});
+  board.SetSink(&sink);
+  board.SetActivityCheck(&check);
+  MeasurementPause::Push();
+  MeasurementPause::Push();  // nesting: Inductor's benchmark around Triton's do_bench
+  MeasurementPause::Pop();
+  for (uint32_t corr : {7u, 8u}) {
+    FakeLaunch l(0x1000);
+    l.data.correlationId = corr;
+    board.Dispatch(kDriver, kLaunch, l.At(CUPTI_API_ENTER));
+    board.Dispatch(kDriver, kLaunch, l.At(CUPTI_API_EXIT));
+  }
+  CUresult ok = CUDA_SUCCESS;
+  CUpti_CallbackData d{};
+  d.functionReturnValue = &ok;
+  d.callbackSite = CUPTI_API_EXIT;
+  cuGraphLaunch_params g{reinterpret_cast<CUgraphExec>(0x88), nullptr};
+  d.functionParams = &g;
+  board.Dispatch(kDriver, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, &d);
+  CUdeviceptr ptr = 0x5000;
+  cuMemAlloc_v2_params a{&ptr, 4096};
+  d.functionParams = &a;
+  board.Dispatch(kDriver, CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, &d);
+  bool other_thread_seen = false;
+  std::thread([&] {
+    FakeLaunch l(0x1000);
+    l.data.correlationId = 9;
+    board.Dispatch(kDriver, kLaunch, l.At(CUPTI_API_EXIT));
+    other_thread_seen = sink.exits.size() == 1;
+  }).join();
+  EXPECT_TRUE(other_thread_seen) << "another thread's launch is measured meanwhile";
+  MeasurementPause::Pop();
+  EXPECT_FALSE(MeasurementPause::Active());
+  FakeLaunch after(0x1000);
+  after.data.correlationId = 10;
+  board.Dispatch(kDriver, kLaunch, after.At(CUPTI_API_EXIT));
+  EXPECT_TRUE(sink.enters.empty());
+  EXPECT_EQ(sink.exits.size(), 2u) << "only the other thread's and the one after resuming";
+  EXPECT_TRUE(sink.graphs.empty());
+  EXPECT_EQ(sink.allocs.size(), 1u) << "allocations are tracked while paused";
+  EXPECT_EQ(Value(Counter::kLaunchesPaused), 3u);
+  EXPECT_EQ(Value(Counter::kLaunchesSeen), 2u);
+  check.OnKernel(7, "triton_bench", false);
+  check.OnKernel(8, "triton_bench", false);
+  EXPECT_TRUE(check.Settle().empty()) << "a benchmark's kernels are not unmeasured";
+  MeasurementPause::Pop();  // a resume without a pause is ignored
+  EXPECT_FALSE(MeasurementPause::Active());
 }
 
 TEST(CallbackSwitchboard, AStepEndFlushNeverBlocksALaunchCallback) {
