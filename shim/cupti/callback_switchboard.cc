@@ -36,6 +36,7 @@ constexpr uint32_t kProfilerIds[] = {
     CUPTI_DRIVER_TRACE_CBID_cuProfilerStart,
     CUPTI_DRIVER_TRACE_CBID_cuProfilerStop,
 };
+constexpr uint32_t kPoolTrimIds[] = {CUPTI_DRIVER_TRACE_CBID_cuMemPoolTrimTo};
 constexpr uint32_t kResourceIds[] = {
     CUPTI_CBID_RESOURCE_CONTEXT_CREATED,
     CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING,
@@ -46,6 +47,7 @@ const std::vector<uint32_t>& AllDriverIds() {
     std::vector<uint32_t> v(std::begin(kLaunchIds), std::end(kLaunchIds));
     v.insert(v.end(), std::begin(kGraphIds), std::end(kGraphIds));
     v.insert(v.end(), std::begin(kProfilerIds), std::end(kProfilerIds));
+    v.insert(v.end(), std::begin(kPoolTrimIds), std::end(kPoolTrimIds));
     for (uint32_t id : AllocCallbackIds()) v.push_back(id);
     return v;
   }();
@@ -99,6 +101,7 @@ CallbackSwitchboard::CallbackSwitchboard(DriverQueries* queries, Hooks hooks)
   for (uint32_t id : kLaunchIds) handlers_[id] = &OnKernelLaunch;
   for (uint32_t id : kGraphIds) handlers_[id] = &OnGraphLaunch;
   for (uint32_t id : kProfilerIds) handlers_[id] = &OnProfiler;
+  for (uint32_t id : kPoolTrimIds) handlers_[id] = &OnPoolTrim;
   for (uint32_t id : AllocCallbackIds()) handlers_[id] = &OnAllocOrFree;
 }
 
@@ -141,6 +144,14 @@ void CallbackSwitchboard::Dispatch(CUpti_CallbackDomain domain, CUpti_CallbackId
 }
 
 void CallbackSwitchboard::OnRuntime(uint32_t cbid, const CUpti_CallbackData& d) {
+  if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaMemPoolTrimTo_v11020) {
+    // Whether the driver's trim callback fires inside it is not known
+    // [D]: both clear the cache (twice is harmless).
+    if (d.callbackSite == CUPTI_API_EXIT && RuntimeSucceeded(d)) {
+      if (EventSink* sink = sink_.load(std::memory_order_acquire)) sink->OnPoolTrim();
+    }
+    return;
+  }
   if (d.callbackSite == CUPTI_API_ENTER) {
     RuntimeCallStack::Push(cbid, IsRuntimeLaunchId(cbid) ? CallKind::kLaunch : CallKind::kAlloc,
                            d.correlationId);
@@ -366,6 +377,12 @@ void CallbackSwitchboard::DeliverAlloc(EventSink* sink, std::optional<AllocEvent
   } else if (a) {
     sink->OnAlloc(*a);
   }
+}
+
+void CallbackSwitchboard::OnPoolTrim(CallbackSwitchboard& self, uint32_t,
+                                     const CUpti_CallbackData& d) {
+  if (d.callbackSite != CUPTI_API_EXIT || !Succeeded(d)) return;
+  if (EventSink* sink = self.sink_.load(std::memory_order_acquire)) sink->OnPoolTrim();
 }
 
 void CallbackSwitchboard::OnProfiler(CallbackSwitchboard& self, uint32_t cbid,

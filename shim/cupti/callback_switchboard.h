@@ -105,6 +105,7 @@ class CallbackSwitchboard {
   static void OnGraphLaunch(CallbackSwitchboard&, uint32_t, const CUpti_CallbackData&);
   static void OnAllocOrFree(CallbackSwitchboard&, uint32_t, const CUpti_CallbackData&);
   static void OnProfiler(CallbackSwitchboard&, uint32_t, const CUpti_CallbackData&);
+  static void OnPoolTrim(CallbackSwitchboard&, uint32_t, const CUpti_CallbackData&);
   void OnNvtx(uint32_t cbid, const void* cbdata);
 
   // The sink, starting the engine on first use; null while inert.

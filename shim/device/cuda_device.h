@@ -223,6 +223,7 @@ class CudaDevice : public Device {
     uint64_t handle = 0;
     State state = State::kNew;
     void* function = nullptr;  // CUfunction: the kernel loaded into this context
+    int device = -1;           // its device ordinal (buffers of other devices are refused)
     std::vector<std::unique_ptr<Chunk>> chunks;
     uint64_t ring_bytes = 0;   // device bytes of all chunks
     uint64_t in_use = 0;       // device bytes held by batches in flight
@@ -265,8 +266,13 @@ class CudaDevice : public Device {
   // The ring bytes of all contexts changed by `delta`: footer ring_bytes
   // keeps the most they held at once. Under mu_.
   void NoteRingBytesLocked(int64_t delta);
-  // Checks each item's range with the driver; unconfirmed ones get 0 bytes.
-  void ConfirmRanges(std::span<const MeasureItem> items, std::vector<MeasureItem>* out);
+  // Checks each item's range with the driver; unconfirmed ones get 0 bytes,
+  // and so do ranges on another device than `device` (the launch's ordinal;
+  // -1: unknown): a reduction reading another GPU's memory without peer
+  // access faults (counter ranges_other_device).
+  void ConfirmRanges(std::span<const MeasureItem> items, int device, std::vector<MeasureItem>* out);
+  // The device ordinal of `context` (-1 when the driver cannot say).
+  int ContextDevice(uint64_t context);
   bool AcquireEventLocked(Context& c, void** event);
   // Moves finished batches of `c` (FIFO order) to parked_ and recycles
   // their ring space. Never waits (no cuEventSynchronize anywhere: every
@@ -296,7 +302,7 @@ class CudaDevice : public Device {
   std::vector<Parked> parked_;
   RangeOracle* ranges_ = nullptr;
   std::atomic<bool> warned_unconfirmed_{false}, warned_full_{false}, warned_budget_{false},
-      warned_wait_{false};
+      warned_wait_{false}, warned_other_device_{false};
   uint64_t ring_total_ = 0, ring_peak_ = 0;  // all contexts' ring bytes (under mu_)
   Stats stats_;
   CudaDumpCopier dump_copier_{api_};

@@ -54,6 +54,7 @@ namespace numtrace::shim {
   X(kRangesConfirmed, "ranges_confirmed")                        \
   X(kRangesUnconfirmed, "ranges_unconfirmed")                    \
   X(kBuffersSkipped, "buffers_skipped")                          \
+  X(kRangesOtherDevice, "ranges_other_device")                  \
   X(kRangesUnmapped, "ranges_unmapped")                          \
   X(kDriverBuffersCapped, "driver_buffers_capped")              \
   X(kTensorEvents, "tensor_events")                              \

@@ -445,6 +445,11 @@ void Engine::OnFree(const FreeEvent& free) {
   if (!allocs_.Erase(free.address) && free.bytes != 0) allocs_.EraseRange(free.address, free.bytes);
 }
 
+void Engine::OnPoolTrim() {
+  // Which ranges went is unknown: the step's cached answers are asked again.
+  if (ranges_ != nullptr) ranges_->NewStep();
+}
+
 void Engine::OnTensorEvent(const TensorEvent& event) {
   if (tensors_.Apply(event)) CaptureCounters::Get().Add(Counter::kTensorEvents);
 }

@@ -95,6 +95,8 @@ class FakeSink : public EventSink {
   void OnAlloc(const AllocEvent& a) override { allocs.push_back(a); }
   void OnFree(const FreeEvent& f) override { frees.push_back(f); }
   void OnGraphLaunch(const GraphLaunchEvent& g) override { graphs.push_back(g); }
+  void OnPoolTrim() override { ++pool_trims; }
+  int pool_trims = 0;
   void OnStepMark() override {}
   void OnCaptureBegin() override {}
   void OnCaptureEnd() override {}
@@ -840,6 +842,40 @@ TEST(CallbackSwitchboard, PausedLaunchesAreInvisibleButTheirKernelsAreNotUnmeasu
   EXPECT_TRUE(check.Settle().empty()) << "a benchmark's kernels are not unmeasured";
   MeasurementPause::Pop();  // a resume without a pause is ignored
   EXPECT_FALSE(MeasurementPause::Active());
+}
+
+// Review finding 10: a pool trim (empty_cache under cudaMallocAsync)
+// unmaps freed pool memory and raises no free callback, so cached driver
+// ranges stayed "confirmed". Both trim calls reach the sink now; fails
+// before the fix (no handler, no runtime id).
+TEST(CallbackSwitchboard, PoolTrimsReachTheSink) {
+  FakeQueries q;
+  FakeSink sink;
+  CallbackSwitchboard board(&q, {});
+  board.SetSink(&sink);
+  auto driver = CallbackSwitchboard::DriverIds();
+  auto runtime = CallbackSwitchboard::RuntimeIds();
+  EXPECT_NE(std::find(driver.begin(), driver.end(), CUPTI_DRIVER_TRACE_CBID_cuMemPoolTrimTo), driver.end());
+  EXPECT_NE(std::find(runtime.begin(), runtime.end(), CUPTI_RUNTIME_TRACE_CBID_cudaMemPoolTrimTo_v11020),
+            runtime.end());
+  CUresult ok = CUDA_SUCCESS;
+  CUpti_CallbackData d{};
+  d.functionReturnValue = &ok;
+  d.callbackSite = CUPTI_API_ENTER;
+  board.Dispatch(kDriver, CUPTI_DRIVER_TRACE_CBID_cuMemPoolTrimTo, &d);
+  EXPECT_EQ(sink.pool_trims, 0) << "at EXIT only";
+  d.callbackSite = CUPTI_API_EXIT;
+  board.Dispatch(kDriver, CUPTI_DRIVER_TRACE_CBID_cuMemPoolTrimTo, &d);
+  EXPECT_EQ(sink.pool_trims, 1);
+  int rt_ok = 0;
+  CUpti_CallbackData r{};
+  r.functionReturnValue = &rt_ok;
+  r.callbackSite = CUPTI_API_ENTER;
+  board.Dispatch(kRuntime, CUPTI_RUNTIME_TRACE_CBID_cudaMemPoolTrimTo_v11020, &r);
+  r.callbackSite = CUPTI_API_EXIT;
+  board.Dispatch(kRuntime, CUPTI_RUNTIME_TRACE_CBID_cudaMemPoolTrimTo_v11020, &r);
+  EXPECT_EQ(sink.pool_trims, 2);
+  EXPECT_EQ(RuntimeCallStack::depth(), 0) << "a trim is no witnessed call";
 }
 
 TEST(CallbackSwitchboard, AStepEndFlushNeverBlocksALaunchCallback) {

@@ -51,7 +51,11 @@ struct FakeGpu {
   int blocking_waits = 0;  // cuEventSynchronize calls: must stay 0
   std::atomic<int> stuck_queries{0};  // queries answered "not ready" while stuck
   bool fail_event_create = false;
-  int fail_queries = 0;  // the next N event queries answer an error (a faulted batch)
+  int fail_queries = 0;
+  // cuPointerGetAttributes' DEVICE_ORDINAL by range start (others: 0), and
+  // cuCtxGetDevice by context (others: 0).
+  std::map<uint64_t, int> range_device;
+  std::map<CUcontext, int> context_device;  // the next N event queries answer an error (a faulted batch)
   // The thread's context stack (the fake is single-threaded): top is current.
   std::vector<CUcontext> contexts{reinterpret_cast<CUcontext>(0xC0)};
   std::vector<CUcontext> queried_in;  // the current context at each cuEventQuery
@@ -257,7 +261,17 @@ CUresult PointerAttrs(unsigned n, CUpointer_attribute* attrs, void** data, CUdev
     if (attrs[i] == CU_POINTER_ATTRIBUTE_RANGE_START_ADDR) *static_cast<CUdeviceptr*>(data[i]) = start;
     if (attrs[i] == CU_POINTER_ATTRIBUTE_RANGE_SIZE) *static_cast<size_t*>(data[i]) = size;
     if (attrs[i] == CU_POINTER_ATTRIBUTE_MAPPED) *static_cast<unsigned*>(data[i]) = start != 0;
+    if (attrs[i] == CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL) {
+      auto it = g->range_device.find(start);
+      *static_cast<int*>(data[i]) = it != g->range_device.end() ? it->second : 0;
+    }
   }
+  return CUDA_SUCCESS;
+}
+
+CUresult CtxGetDevice(CUdevice* dev) {
+  auto it = g->context_device.find(g->contexts.empty() ? nullptr : g->contexts.back());
+  *dev = it != g->context_device.end() ? it->second : 0;
   return CUDA_SUCCESS;
 }
 
@@ -302,6 +316,7 @@ DriverApi FakeApi() {
   a.cuCtxPopCurrent_v2 = &CtxPop;
   a.cuStreamGetCtx = &StreamGetCtx;
   a.cuPointerGetAttributes = &PointerAttrs;
+  a.cuCtxGetDevice = &CtxGetDevice;
   a.cuMemGetAddressRange_v2 = &AddressRange;
   a.cuMemGetInfo_v2 = &MemGetInfo;
   return a;
@@ -465,6 +480,35 @@ TEST_F(CudaDeviceTest, UnconfirmedRangesAreNeverRead) {
   EXPECT_EQ(CaptureCounters::Get().value(Counter::kRangesConfirmed), 1u);
   EXPECT_EQ(CaptureCounters::Get().value(Counter::kRangesUnconfirmed), 2u);
   EXPECT_EQ(CaptureCounters::Get().value(Counter::kBuffersSkipped), 2u);
+}
+
+// Review finding 10: one process driving several GPUs; a parameter word
+// pointing at another GPU's memory (no peer access) was confirmed and read
+// by the reduction - a fault that kills the context. Fails before the fix:
+// the GPU-1 buffer was read.
+TEST_F(CudaDeviceTest, ABufferOnAnotherGpuIsNeverRead) {
+  CudaDevice dev(api_, kFatbin, {.device_memory = 1 << 20});
+  gpu_.ranges[0x10000] = 0x1000;  // GPU 0, the launch's
+  gpu_.ranges[0x40000] = 0x1000;  // GPU 1
+  gpu_.range_device[0x40000] = 1;
+  MeasureItem items[2] = {{0x10000, 256, DType::kF32}, {0x40000, 256, DType::kF32}};
+  ASSERT_TRUE(dev.Enqueue(0x5, items, 9));
+  std::vector<BufferStats> got;
+  dev.Poll([&](uint64_t, std::span<const BufferStats> s, bool) { got.assign(s.begin(), s.end()); });
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].n, 256u);
+  EXPECT_EQ(got[1].n, 0u) << "another GPU's buffer: measured over zero bytes";
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kRangesOtherDevice), 1u);
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kBuffersSkipped), 1u);
+
+  // The launch's device is its context's: a context on GPU 1 reads GPU 1's.
+  gpu_.stream_ctx[0x7] = reinterpret_cast<CUcontext>(0xC7);
+  gpu_.context_device[reinterpret_cast<CUcontext>(0xC7)] = 1;
+  ASSERT_TRUE(dev.Enqueue(0x7, items, 10));
+  dev.Poll([&](uint64_t, std::span<const BufferStats> s, bool) { got.assign(s.begin(), s.end()); });
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].n, 0u);
+  EXPECT_EQ(got[1].n, 256u);
 }
 
 // RANGE_START/RANGE_SIZE describe a reservation (VMM, pool); only part of

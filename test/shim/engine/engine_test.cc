@@ -10,6 +10,7 @@
 
 #include "shim/device/host_device.h"
 #include "shim/engine/capture_counters.h"
+#include "shim/engine/range_oracle.h"
 #include "test/shim/engine/engine_test_util.h"
 
 namespace numtrace::shim {
@@ -374,6 +375,29 @@ TEST_F(EngineTest, AFailedMeasurementDropsItsLaunchAndLaterRecordsFlow) {
   EXPECT_NE(sink.notes[0].msg.find("reported an error"), std::string::npos) << sink.notes[0].msg;
   engine->Shutdown();
   EXPECT_EQ(sink.dropped, 1u);
+}
+
+// Review finding 10: the step's cached driver ranges are asked again after
+// a pool trim (which may have unmapped any freed pool range). Fails before
+// the fix: the engine ignored trims and the stale answer stayed.
+TEST_F(EngineTest, APoolTrimClearsTheCachedDriverRanges) {
+  struct Counting : RangeOracle {
+    std::optional<Allocation> Confirm(uint64_t address) override {
+      ++asked;
+      return Allocation{address & ~uint64_t{0xfff}, 0x1000, AllocKind::kStreamOrdered};
+    }
+    int asked = 0;
+  } driver;
+  StepRangeCache cache(&driver);
+  Make({{"NUMTRACE_STEPS", "0"}});
+  engine->SetRangeOracle(&cache);
+  ASSERT_TRUE(cache.Confirm(0x7000010).has_value());
+  ASSERT_TRUE(cache.Confirm(0x7000020).has_value());
+  EXPECT_EQ(driver.asked, 1) << "cached within the step";
+  engine->OnPoolTrim();
+  ASSERT_TRUE(cache.Confirm(0x7000010).has_value());
+  EXPECT_EQ(driver.asked, 2) << "asked again after the trim";
+  engine->Shutdown();
 }
 
 TEST_F(EngineTest, RecordsWaitForSlowResultsAndKeepLaunchOrder) {
