@@ -148,6 +148,7 @@ void CallbackSwitchboard::OnRuntime(uint32_t cbid, const CUpti_CallbackData& d) 
     // Whether the driver's trim callback fires inside it is not known
     // [D]: both clear the cache (twice is harmless).
     if (d.callbackSite == CUPTI_API_EXIT && RuntimeSucceeded(d)) {
+      Count(Counter::kPoolTrims);
       if (EventSink* sink = sink_.load(std::memory_order_acquire)) sink->OnPoolTrim();
     }
     return;
@@ -382,6 +383,7 @@ void CallbackSwitchboard::DeliverAlloc(EventSink* sink, std::optional<AllocEvent
 void CallbackSwitchboard::OnPoolTrim(CallbackSwitchboard& self, uint32_t,
                                      const CUpti_CallbackData& d) {
   if (d.callbackSite != CUPTI_API_EXIT || !Succeeded(d)) return;
+  Count(Counter::kPoolTrims);
   if (EventSink* sink = self.sink_.load(std::memory_order_acquire)) sink->OnPoolTrim();
 }
 

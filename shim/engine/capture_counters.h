@@ -39,6 +39,7 @@ namespace numtrace::shim {
   X(kRuntimeAllocsWithoutDriver, "runtime_allocs_without_driver") \
   X(kGraphLaunches, "graph_launches")                            \
   X(kLaunchesPaused, "launches_paused")                          \
+  X(kPoolTrims, "pool_trims")                                    \
   X(kNvtxRanges, "nvtx_ranges")                                  \
   X(kContextsCreated, "contexts_created")                        \
   X(kContextsPrepared, "contexts_prepared")                      \

@@ -875,6 +875,7 @@ TEST(CallbackSwitchboard, PoolTrimsReachTheSink) {
   r.callbackSite = CUPTI_API_EXIT;
   board.Dispatch(kRuntime, CUPTI_RUNTIME_TRACE_CBID_cudaMemPoolTrimTo_v11020, &r);
   EXPECT_EQ(sink.pool_trims, 2);
+  EXPECT_EQ(Value(Counter::kPoolTrims), 2u);
   EXPECT_EQ(RuntimeCallStack::depth(), 0) << "a trim is no witnessed call";
 }
 
