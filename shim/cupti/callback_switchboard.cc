@@ -282,7 +282,9 @@ void CallbackSwitchboard::HandleLaunch(const LaunchArgs& args, const CUpti_Callb
     // An autotuner's benchmark: invisible, but its kernels are no unmeasured ones.
     if (enter) return;
     Count(Counter::kLaunchesPaused);
-    if (check_ != nullptr) check_->NoteLaunch(d.correlationId);
+    if (check_ != nullptr && window_open_.load(std::memory_order_relaxed)) {
+      check_->NoteLaunch(d.correlationId);
+    }
     return;
   }
   EventSink* sink = EnsureSink(ContextOf(d));
