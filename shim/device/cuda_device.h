@@ -288,10 +288,14 @@ class CudaDevice : public Device {
   const DriverApi& api_;
   std::span<const uint8_t> fatbin_;
   Options options_;
-  // Never held across a blocking driver call or a CUPTI call: Enqueue (in
+  // Never held across a CUPTI call, nor across a wait of ours: Enqueue (in
   // the application's launch callback) takes it for ring bookkeeping and
   // the asynchronous copy/launch/record calls; Poll for non-blocking event
-  // queries. Context preparation, chunk allocation and freeing, and the
+  // queries. Open (review round 4, finding 11): those asynchronous calls
+  // block when the stream's launch queue is full, and every other launching
+  // thread and Poll then wait behind that one; the fix is to reserve ring
+  // space and the event under the lock, enqueue outside it, and lock per
+  // context. Context preparation, chunk allocation and freeing, and the
   // waits of Drain and ReleaseContext run without it.
   std::mutex mu_;
   std::mutex load_mu_;  // the one kernel load; only try_lock'ed on the launch path
