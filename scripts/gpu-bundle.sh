@@ -77,7 +77,8 @@ if [ -e "$build/bin/numtrace" ]; then
   chmod +x "$out/bin/numtrace"
   mkdir -p "$out/share/numtrace/hooks"
   cp "$root/scripts/hooks/sitecustomize.py" "$root/scripts/hooks/numtrace_provenance.py" \
-     "$root/scripts/hooks/numtrace_tensor_map.py" "$root/scripts/hooks/numtrace_alloc_bridge.cc" "$out/share/numtrace/hooks/"
+     "$root/scripts/hooks/numtrace_tensor_map.py" "$root/scripts/hooks/numtrace_alloc_bridge.cc" \
+     "$root/scripts/hooks/numtrace_bench_pause.py" "$out/share/numtrace/hooks/"
 else
   say "WARNING: numtrace missing: doctor/twice/across-ranks checks will fail"
 fi

@@ -77,6 +77,7 @@ limits_table() {
 3  watch-plain       25 30 eager steps without numtrace
 3  watch-sampled     35 numtrace run --watch (sampled), 30 steps
 3  watch-hunt        15 numtrace twice --watch mlp_train --nondeterministic
+3  pause-trim        90 max-autotune compile + empty_cache under cudaMallocAsync, under numtrace
 3  doctor            20 numtrace doctor
 3  ranks-run         40 numtrace run torchrun 2 ranks
 3  ranks-diff        10 numtrace-diff --across-ranks
@@ -564,7 +565,7 @@ part1_nosync() {
   summarize nosync "$(main_trace "$traces/nosync")"
   local u d s r0 r1 rg; u=$(val nosync counter.kernels_unmeasured); d=$(val nosync dropped); s=$(val nosync steps)
   read -r r0 r1 rg < <(rss_growth "$logs/nosync.log")
-  local fig="steps $s, kernels $(val nosync kernel_records), ring_bytes $(val nosync counter.ring_bytes), ring_full $(val nosync counter.ring_full), kernels_unmeasured $u, dropped $d, host RSS ${r1:-?} KB (+${rg:-?} KB from step 5)"
+  local fig="steps $s, kernels $(val nosync kernel_records), ring_bytes $(val nosync counter.ring_bytes), ring_full $(val nosync counter.ring_full), kernels_unmeasured $u, kernels_late $(val nosync counter.kernels_late), dropped $d, host RSS ${r1:-?} KB (+${rg:-?} KB from step 5)"
   if [ $rc -eq 0 ] && [ "$u" = 0 ] && [ "$d" = 0 ] && [ "$(val nosync footer)" = yes ]; then
     row "no-sync 20 steps, all captured" "pass" "$fig"
   else
@@ -833,6 +834,40 @@ part3_async_step() {
   fi
 }
 
+# Review findings 7 and 10: a max-autotune compile benchmarks its choices
+# with measurement paused (footer launches_paused > 0: the hooks' pause
+# reached Inductor's benchmarker or Triton's do_bench), and empty_cache
+# under cudaMallocAsync raises a pool-trim callback (pool_trims > 0: the
+# range cache is cleared) without faulting the job.
+part3_pause_trim() {
+  local rc py="$work/pause_trim.py"
+  cat >"$py" <<'PY'
+import torch
+x = torch.randn(1024, 1024, device="cuda")
+f = torch.compile(lambda a: (a @ a).relu(), mode="max-autotune-no-cudagraphs")
+for _ in range(3):
+    y = f(x)
+torch.cuda.synchronize()
+z = [torch.ones(1 << 20, device="cuda") for _ in range(8)]
+del z
+torch.cuda.empty_cache()  # cudaMemPoolTrimTo under cudaMallocAsync
+print("sum", float((y * 2).sum()))
+PY
+  rm -rf "$traces/pause-trim"
+  stepbt pause-trim env LD_PRELOAD="$lib" NUMTRACE_STEPS=all PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync \
+    NUMTRACE_OUTPUT_DIR="$traces/pause-trim" "${hooks_env[@]}" python3 "$py"
+  rc=$?
+  [ $rc -eq $NOT_RUN ] && { oot "autotune benchmarks paused" pause-trim; return; }
+  if [ $rc -ne 0 ]; then row "autotune benchmarks paused" "fail" "$(why $rc "$logs/pause-trim.log")"; return; fi
+  summarize pausetrim "$(main_trace "$traces/pause-trim")"
+  local p t; p=$(val pausetrim counter.launches_paused); t=$(val pausetrim counter.pool_trims)
+  [ "$p" != 0 ] && [ "$p" != "?" ] && row "autotune benchmarks paused" "pass" "launches_paused $p, kernels $(val pausetrim kernel_records)" ||
+    row "autotune benchmarks paused" "fail" "launches_paused $p: no benchmark ran paused (the hook points of scripts/hooks/numtrace_bench_pause.py for this torch)"
+  [ "$t" != 0 ] && [ "$t" != "?" ] && row "pool trim clears the range cache" "pass" "pool_trims $t, ranges_unconfirmed $(val pausetrim counter.ranges_unconfirmed)" ||
+    row "pool trim clears the range cache" "fail" "pool_trims $t: neither cuMemPoolTrimTo nor cudaMemPoolTrimTo raised a callback"
+  footer "pause and trim" pausetrim
+}
+
 # torch.compile(mode="reduce-overhead"): under cudaMallocAsync PyTorch is
 # expected to refuse CUDA graph trees (the row says what it did); under the
 # caching allocator with the hooks it must run, the map attached.
@@ -952,6 +987,7 @@ if [ "$part" = 3 ]; then
     part3_async_step; section_end
     part3_reduce_overhead; section_end
     part3_tensor_map_fake; section_end
+    part3_pause_trim; section_end
     if [ -x "$nt" ]; then part3_watch_cost; section_end; part3_command
     else row "watch cost, doctor, 2 ranks" "fail" "bin/numtrace not in the bundle"; fi
   else

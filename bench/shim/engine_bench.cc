@@ -40,7 +40,7 @@ class NoopDevice : public Device {
       done.swap(done_);
     }
     BufferStats zeros[64];
-    for (auto [ticket, n] : done) fn(ticket, std::span<const BufferStats>(zeros, std::min<size_t>(n, 64)));
+    for (auto [ticket, n] : done) fn(ticket, std::span<const BufferStats>(zeros, std::min<size_t>(n, 64)), false);
   }
   void Drain() override {}
 

@@ -38,7 +38,7 @@ class QuietSink : public EventSink {
 
 class FixedQueries : public DriverQueries {
  public:
-  bool Describe(uint64_t, KernelDescription* out) override {
+  bool Describe(uint64_t, HandleKind, KernelDescription* out) override {
     out->layout = {{0, 8}, {8, 4}};
     out->param_bytes = 12;
     return true;

@@ -265,7 +265,9 @@ DoctorReport RunDoctorChecks(SystemProbe& probe, const DoctorInputs& in) {
     } else {
       rows.push_back({"CUPTI subscriber free", CheckStatus::kOk,
                       "a CUDA child under the library subscribed" +
-                          (sub.message.empty() ? std::string() : " (" + sub.message + ")"),
+                          (sub.message.empty() ? std::string() : " (" + sub.message + ")") +
+                          "; a torch.profiler started later in a job still records kernels but "
+                          "takes numtrace's activity records (kernels_unmeasured unknown then)",
                       ""});
     }
     // Most launches without a parameter layout: kernels are listed with no

@@ -227,6 +227,10 @@ def _chain_other_sitecustomize():
 _HOOKS = (("torch.optim.optimizer", _install_step_hook),
           ("torch", _install_torch),
           ("triton.compiler.compiler", _install_triton_hook))
+try:  # no measurement while autotuners time (best effort, like every hook)
+    _HOOKS += _hooks_module("numtrace_bench_pause").HOOKS
+except Exception:
+    pass
 
 
 def _main():

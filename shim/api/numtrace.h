@@ -130,6 +130,15 @@ int numtrace_tensor_map_status(int state, const char* detail);
  * over 128 bytes or a value over 4096 bytes (one line on stderr). */
 int numtrace_set_environment(const char* key, const char* value);
 
+/* Pause and resume measurement on the calling thread (nesting): launches in
+ * between are neither measured nor counted (footer launches_paused). For
+ * timing-based choices - an autotuner's benchmark - that numtrace's
+ * reductions on the same stream would slow: the PyTorch hooks call them
+ * around Inductor's and Triton's benchmarking. Return 1 when numtrace is
+ * capturing in this process, else 0; a resume without a pause is ignored. */
+int numtrace_pause(void);
+int numtrace_resume(void);
+
 /* "0.1.0". */
 const char* numtrace_version(void);
 

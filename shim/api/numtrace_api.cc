@@ -4,6 +4,7 @@
 #include <string>
 
 #include "common/version/version.h"
+#include "shim/cupti/measurement_pause.h"
 #include "shim/engine/config.h"
 #include "shim/engine/provenance.h"
 #include "shim/engine/runtime.h"
@@ -138,6 +139,16 @@ NUMTRACE_EXPORT int numtrace_set_environment(const char* key, const char* value)
   }
   Runtime::Get().AddEnvironment({{std::string(k), std::string(v)}});
   return 0;
+}
+
+NUMTRACE_EXPORT int numtrace_pause(void) {
+  numtrace::shim::MeasurementPause::Push();
+  return numtrace_is_active();
+}
+
+NUMTRACE_EXPORT int numtrace_resume(void) {
+  numtrace::shim::MeasurementPause::Pop();
+  return numtrace_is_active();
 }
 
 NUMTRACE_EXPORT const char* numtrace_version(void) { return numtrace::kVersion; }

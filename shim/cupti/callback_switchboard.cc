@@ -10,6 +10,7 @@
 #include "shim/cupti/alloc_decoder.h"
 #include "shim/cupti/launch_capture_state.h"
 #include "shim/cupti/launch_decoder.h"
+#include "shim/cupti/measurement_pause.h"
 #include "shim/cupti/nvtx_decoder.h"
 #include "shim/cupti/runtime_call_stack.h"
 #include "shim/cupti/runtime_decoder.h"
@@ -35,6 +36,7 @@ constexpr uint32_t kProfilerIds[] = {
     CUPTI_DRIVER_TRACE_CBID_cuProfilerStart,
     CUPTI_DRIVER_TRACE_CBID_cuProfilerStop,
 };
+constexpr uint32_t kPoolTrimIds[] = {CUPTI_DRIVER_TRACE_CBID_cuMemPoolTrimTo};
 constexpr uint32_t kResourceIds[] = {
     CUPTI_CBID_RESOURCE_CONTEXT_CREATED,
     CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING,
@@ -45,6 +47,7 @@ const std::vector<uint32_t>& AllDriverIds() {
     std::vector<uint32_t> v(std::begin(kLaunchIds), std::end(kLaunchIds));
     v.insert(v.end(), std::begin(kGraphIds), std::end(kGraphIds));
     v.insert(v.end(), std::begin(kProfilerIds), std::end(kProfilerIds));
+    v.insert(v.end(), std::begin(kPoolTrimIds), std::end(kPoolTrimIds));
     for (uint32_t id : AllocCallbackIds()) v.push_back(id);
     return v;
   }();
@@ -98,6 +101,7 @@ CallbackSwitchboard::CallbackSwitchboard(DriverQueries* queries, Hooks hooks)
   for (uint32_t id : kLaunchIds) handlers_[id] = &OnKernelLaunch;
   for (uint32_t id : kGraphIds) handlers_[id] = &OnGraphLaunch;
   for (uint32_t id : kProfilerIds) handlers_[id] = &OnProfiler;
+  for (uint32_t id : kPoolTrimIds) handlers_[id] = &OnPoolTrim;
   for (uint32_t id : AllocCallbackIds()) handlers_[id] = &OnAllocOrFree;
 }
 
@@ -140,6 +144,15 @@ void CallbackSwitchboard::Dispatch(CUpti_CallbackDomain domain, CUpti_CallbackId
 }
 
 void CallbackSwitchboard::OnRuntime(uint32_t cbid, const CUpti_CallbackData& d) {
+  if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaMemPoolTrimTo_v11020) {
+    // Whether the driver's trim callback fires inside it is not known
+    // [D]: both clear the cache (twice is harmless).
+    if (d.callbackSite == CUPTI_API_EXIT && RuntimeSucceeded(d)) {
+      Count(Counter::kPoolTrims);
+      if (EventSink* sink = sink_.load(std::memory_order_acquire)) sink->OnPoolTrim();
+    }
+    return;
+  }
   if (d.callbackSite == CUPTI_API_ENTER) {
     RuntimeCallStack::Push(cbid, IsRuntimeLaunchId(cbid) ? CallKind::kLaunch : CallKind::kAlloc,
                            d.correlationId);
@@ -179,7 +192,7 @@ void CallbackSwitchboard::RuntimeWithoutDriver(uint32_t cbid, const CUpti_Callba
   if (!l) return;
   Count(Counter::kRuntimeDecoded);
   // EXIT only: at ENTER nobody knew the driver would stay silent.
-  HandleLaunch(l->args, d, /*enter=*/false, l->describable);
+  HandleLaunch(l->args, d, /*enter=*/false, l->handle);
 }
 
 void CallbackSwitchboard::TrackWindow(bool quiet, uint32_t correlation) {
@@ -224,8 +237,9 @@ EventSink* CallbackSwitchboard::EnsureSink(uint64_t context) {
   return s;
 }
 
-const KernelDescription& CallbackSwitchboard::Describe(uint64_t function, const char* symbol,
-                                                       bool check_reuse, bool* known) {
+const KernelDescription& CallbackSwitchboard::Describe(uint64_t function, HandleKind kind,
+                                                       const char* symbol, bool check_reuse,
+                                                       bool* known) {
   *known = true;
   const KernelDescription* cached = kernels_.Find(function);
   // A handle reused by another kernel after a module unload: its name
@@ -236,7 +250,7 @@ const KernelDescription& CallbackSwitchboard::Describe(uint64_t function, const 
     return *cached;
   }
   auto info = std::make_unique<KernelDescription>();
-  if (!queries_->Describe(function, info.get())) {
+  if (!queries_->Describe(function, kind, info.get())) {
     *known = false;  // counted by the caller, once per launch (at EXIT)
     t_uncached = KernelDescription{};
     return t_uncached;  // not cached: a later launch may succeed
@@ -247,7 +261,7 @@ const KernelDescription& CallbackSwitchboard::Describe(uint64_t function, const 
                                                  : kernels_.Insert(function, std::move(info));
   if (k != nullptr) return *k;
   t_uncached = KernelDescription{};  // function 0: never cached
-  queries_->Describe(function, &t_uncached);
+  queries_->Describe(function, kind, &t_uncached);
   return t_uncached;
 }
 
@@ -259,19 +273,29 @@ void CallbackSwitchboard::OnKernelLaunch(CallbackSwitchboard& self, uint32_t cbi
   std::optional<LaunchArgs> args = ExtractLaunchArgs(cbid, d.functionParams);
   if (!args) return;
   if (!enter) Count(Counter::kDriverLaunches);
-  self.HandleLaunch(*args, d, enter, /*describable=*/true);
+  self.HandleLaunch(*args, d, enter, HandleKind::kEither);
 }
 
 void CallbackSwitchboard::HandleLaunch(const LaunchArgs& args, const CUpti_CallbackData& d,
-                                       bool enter, bool describable) {
+                                       bool enter, HandleKind handle) {
+  if (MeasurementPause::Active()) {
+    // An autotuner's benchmark: invisible, but its kernels are no unmeasured ones.
+    if (enter) return;
+    Count(Counter::kLaunchesPaused);
+    if (check_ != nullptr && window_open_.load(std::memory_order_relaxed)) {
+      check_->NoteLaunch(d.correlationId);
+    }
+    return;
+  }
   EventSink* sink = EnsureSink(ContextOf(d));
   if (sink == nullptr) return;
   const bool quiet = sink->Quiet();
   // The reused-handle check compares names: only worth it when the layout
   // will be used (not on the quiet path, which must stay as cheap as it was).
-  bool has_layout = describable;
+  bool has_layout = handle != HandleKind::kNone;
   const KernelDescription& info =
-      describable ? Describe(args.function, d.symbolName, /*check_reuse=*/!quiet, &has_layout) : kNoLayout;
+      has_layout ? Describe(args.function, handle, d.symbolName, /*check_reuse=*/!quiet, &has_layout)
+                 : kNoLayout;
   if (!has_layout && !enter) Count(Counter::kLaunchesNoLayout);
   TrackWindow(quiet, d.correlationId);
   if (quiet) {
@@ -326,6 +350,10 @@ void CallbackSwitchboard::HandleLaunch(const LaunchArgs& args, const CUpti_Callb
 void CallbackSwitchboard::OnGraphLaunch(CallbackSwitchboard& self, uint32_t cbid,
                                         const CUpti_CallbackData& d) {
   if (d.callbackSite != CUPTI_API_EXIT || !Succeeded(d)) return;
+  if (MeasurementPause::Active()) {  // a benchmark replaying a graph (do_bench_cudagraph)
+    Count(Counter::kLaunchesPaused);
+    return;
+  }
   EventSink* sink = self.EnsureSink(ContextOf(d));
   if (sink == nullptr) return;
   if (std::optional<GraphLaunchEvent> g = ExtractGraphLaunch(cbid, d.functionParams)) {
@@ -352,6 +380,13 @@ void CallbackSwitchboard::DeliverAlloc(EventSink* sink, std::optional<AllocEvent
   } else if (a) {
     sink->OnAlloc(*a);
   }
+}
+
+void CallbackSwitchboard::OnPoolTrim(CallbackSwitchboard& self, uint32_t,
+                                     const CUpti_CallbackData& d) {
+  if (d.callbackSite != CUPTI_API_EXIT || !Succeeded(d)) return;
+  Count(Counter::kPoolTrims);
+  if (EventSink* sink = self.sink_.load(std::memory_order_acquire)) sink->OnPoolTrim();
 }
 
 void CallbackSwitchboard::OnProfiler(CallbackSwitchboard& self, uint32_t cbid,

@@ -92,10 +92,10 @@ class CallbackSwitchboard {
  private:
   using Handler = void (*)(CallbackSwitchboard&, uint32_t cbid, const CUpti_CallbackData&);
   static void OnKernelLaunch(CallbackSwitchboard&, uint32_t, const CUpti_CallbackData&);
-  // Both launch paths end here: `describable` false for a runtime launch
-  // whose function is a host stub (no layout to ask the driver for).
+  // Both launch paths end here: `handle` kNone for a runtime launch whose
+  // function is a host stub (no layout to ask the driver for).
   void HandleLaunch(const LaunchArgs& args, const CUpti_CallbackData& d, bool enter,
-                    bool describable);
+                    HandleKind handle);
   void OnRuntime(uint32_t cbid, const CUpti_CallbackData& d);
   void RuntimeWithoutDriver(uint32_t cbid, const CUpti_CallbackData& d);
   void DeliverAlloc(EventSink* sink, std::optional<AllocEvent> a, std::optional<FreeEvent> f);
@@ -105,6 +105,7 @@ class CallbackSwitchboard {
   static void OnGraphLaunch(CallbackSwitchboard&, uint32_t, const CUpti_CallbackData&);
   static void OnAllocOrFree(CallbackSwitchboard&, uint32_t, const CUpti_CallbackData&);
   static void OnProfiler(CallbackSwitchboard&, uint32_t, const CUpti_CallbackData&);
+  static void OnPoolTrim(CallbackSwitchboard&, uint32_t, const CUpti_CallbackData&);
   void OnNvtx(uint32_t cbid, const void* cbdata);
 
   // The sink, starting the engine on first use; null while inert.
@@ -112,8 +113,8 @@ class CallbackSwitchboard {
   // `check_reuse`: compare the cached entry's name with `symbol` (skipped
   // on the quiet path, where the layout is not used). `known` false: the
   // driver gave no layout (the caller counts launches_no_layout at EXIT).
-  const KernelDescription& Describe(uint64_t function, const char* symbol, bool check_reuse,
-                                    bool* known);
+  const KernelDescription& Describe(uint64_t function, HandleKind kind, const char* symbol,
+                                    bool check_reuse, bool* known);
 
   DriverQueries* queries_;
   Hooks hooks_;

@@ -32,7 +32,25 @@ CUresult ReadLayout(InfoFn fn, Handle h, KernelDescription* out) {
 
 }  // namespace
 
-bool LiveDriverQueries::Describe(uint64_t function, KernelDescription* out) {
+bool LiveDriverQueries::Describe(uint64_t function, HandleKind kind, KernelDescription* out) {
+  auto* f = reinterpret_cast<CUfunction>(function);
+  auto* k = reinterpret_cast<CUkernel>(function);
+  const char* name = nullptr;
+  if (kind == HandleKind::kKernel) {
+    // Known to be a CUkernel (__cudaLaunchKernel): only the kernel queries
+    // are asked. What the function query does with a CUkernel is not
+    // settled on hardware, and an empty layout (a kernel without
+    // parameters) must not send a CUkernel there either.
+    if (api_.cuKernelGetParamInfo == nullptr ||
+        ReadLayout(api_.cuKernelGetParamInfo, k, out) != CUDA_SUCCESS) {
+      out->layout.clear();
+      return false;
+    }
+    if (api_.cuKernelGetName == nullptr || api_.cuKernelGetName(&name, k) != CUDA_SUCCESS) name = nullptr;
+    out->name = name ? name : "";
+    out->param_bytes = ParamBytes(out->layout);
+    return true;
+  }
   // `f` may be a CUkernel cast to CUfunction (cuLaunchKernel accepts both,
   // and the runtime may hand over CUkernel handles). What the function query
   // answers for a kernel handle is not settled on hardware: an error, or
@@ -40,9 +58,6 @@ bool LiveDriverQueries::Describe(uint64_t function, KernelDescription* out) {
   // answers. So an empty layout asks the kernel query too: a CUkernel then
   // gets its real layout, a true CUfunction is refused by the kernel query
   // (handle-kind error) and keeps its empty one.
-  auto* f = reinterpret_cast<CUfunction>(function);
-  auto* k = reinterpret_cast<CUkernel>(function);
-  const char* name = nullptr;
   bool ok = ReadLayout(api_.cuFuncGetParamInfo, f, out) == CUDA_SUCCESS;
   bool as_kernel = !ok;
   if (ok && out->layout.empty() && api_.cuKernelGetParamInfo != nullptr) {

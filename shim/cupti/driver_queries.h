@@ -8,7 +8,7 @@
 // Example:
 //   LiveDriverQueries q(DriverApi::Instance());
 //   KernelDescription info;
-//   if (q.Describe(fn, &info)) ...  // info.layout from cuFuncGetParamInfo
+//   if (q.Describe(fn, HandleKind::kEither, &info)) ...  // info.layout from cuFuncGetParamInfo
 #ifndef NUMTRACE_SHIM_CUPTI_DRIVER_QUERIES_H_
 #define NUMTRACE_SHIM_CUPTI_DRIVER_QUERIES_H_
 
@@ -23,9 +23,10 @@ struct DriverApi;
 class DriverQueries {
  public:
   virtual ~DriverQueries() = default;
-  // Name and parameter layout of a CUfunction or CUkernel handle; false when
+  // Name and parameter layout of a CUfunction or CUkernel handle (`kind`:
+  // what the launch path knows it to be, kEither or kKernel); false when
   // the driver knows neither.
-  virtual bool Describe(uint64_t function, KernelDescription* out) = 0;
+  virtual bool Describe(uint64_t function, HandleKind kind, KernelDescription* out) = 0;
   // True while `stream` (already resolved: never NULL) is being captured,
   // and when the driver cannot say (work must not be enqueued there then).
   virtual bool IsCapturing(uint64_t stream) = 0;
@@ -36,7 +37,7 @@ class DriverQueries {
 class LiveDriverQueries : public DriverQueries {
  public:
   explicit LiveDriverQueries(const DriverApi& api) : api_(api) {}
-  bool Describe(uint64_t function, KernelDescription* out) override;
+  bool Describe(uint64_t function, HandleKind kind, KernelDescription* out) override;
   bool IsCapturing(uint64_t stream) override;
   int DeviceOf(uint64_t context) override;
 

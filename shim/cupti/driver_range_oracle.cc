@@ -15,11 +15,12 @@ std::optional<Allocation> MappedRange(const DriverApi& api, uint64_t address) {
   CUdeviceptr start = 0;
   size_t size = 0;
   unsigned int mapped = 0;
-  CUpointer_attribute attrs[] = {CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
-                                 CU_POINTER_ATTRIBUTE_RANGE_SIZE, CU_POINTER_ATTRIBUTE_MAPPED};
-  void* data[] = {&start, &size, &mapped};
+  int ordinal = -1;
+  CUpointer_attribute attrs[] = {CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, CU_POINTER_ATTRIBUTE_RANGE_SIZE,
+                                 CU_POINTER_ATTRIBUTE_MAPPED, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL};
+  void* data[] = {&start, &size, &mapped, &ordinal};
   // An error (e.g. an address of no context) is an answer: not confirmed.
-  if (api.cuPointerGetAttributes(3, attrs, data, address) != CUDA_SUCCESS) return std::nullopt;
+  if (api.cuPointerGetAttributes(4, attrs, data, address) != CUDA_SUCCESS) return std::nullopt;
   if (mapped == 0 || start == 0 || size == 0 || address < start || address - start >= size) {
     return std::nullopt;
   }
@@ -38,7 +39,7 @@ std::optional<Allocation> MappedRange(const DriverApi& api, uint64_t address) {
     CaptureCounters::Get().Add(Counter::kRangesUnmapped);
     return std::nullopt;
   }
-  return Allocation{lo, hi - lo, AllocKind::kPlain};
+  return Allocation{lo, hi - lo, AllocKind::kPlain, ordinal};
 }
 
 std::optional<Allocation> DriverRangeOracle::Confirm(uint64_t address) {

@@ -10,7 +10,9 @@
 // cuMemGetAddressRange reports as mapped around the address; a pointer it
 // refuses is not confirmed (counter ranges_unmapped). The driver returns
 // success with zeros for a pointer it does not know; that, an unmapped
-// range or an error is "not confirmed".
+// range or an error is "not confirmed". The answer carries the range's
+// device ordinal (CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL): CudaDevice refuses
+// a range of another GPU than the launch's.
 //
 // Example:
 //   DriverRangeOracle driver(DriverApi::Instance());

@@ -104,6 +104,7 @@ void KernelActivity::Report(EventSink* sink) {
                                u.count);
     if (sink != nullptr) sink->OnUnmeasured(u.name, u.count, u.in_graph);
   }
+  CaptureCounters::Get().Add(Counter::kKernelsLate, check_->TakeLate());
 }
 
 void KernelActivity::ReadBuffer(uint8_t* buffer, size_t valid_bytes) {

@@ -17,7 +17,16 @@ constexpr size_t kMaxWindows = 64;
 
 void KernelActivityCheck::NoteLaunch(uint32_t correlation) {
   std::lock_guard<std::mutex> lock(mu_);
-  seen_.insert(correlation);
+  seen_.ids.insert(correlation);
+  seen_.highest = std::max(seen_.highest, correlation);
+}
+
+bool KernelActivityCheck::NotedLocked(uint32_t correlation) const {
+  if (seen_.ids.count(correlation) != 0) return true;
+  for (const Generation& g : kept_) {
+    if (g.ids.count(correlation) != 0) return true;
+  }
+  return false;
 }
 
 void KernelActivityCheck::Window(bool open, uint32_t correlation) {
@@ -58,11 +67,15 @@ std::vector<KernelActivityCheck::Unmeasured> KernelActivityCheck::Settle() {
     for (const Record& r : records_) {
       // Graph kernels carry the graph launch's correlation id, which the
       // switchboard saw as a graph launch, never as this kernel's launch.
-      if (!r.in_graph && (seen_.count(r.correlation) != 0 || seen_before_.count(r.correlation) != 0)) {
-        continue;
-      }
+      if (!r.in_graph && NotedLocked(r.correlation)) continue;
       if (!InWindowLocked(r.correlation)) {
         ++outside_;
+        continue;
+      }
+      // Its launch may have been noted in a generation dropped since: the
+      // host ran further ahead than kKeptGenerations steps.
+      if (!r.in_graph && aged_ && r.correlation <= aged_through_) {
+        ++late_;
         continue;
       }
       ++counts[{r.name.empty() ? std::string("(unnamed kernel)") : r.name, r.in_graph}];
@@ -70,8 +83,13 @@ std::vector<KernelActivityCheck::Unmeasured> KernelActivityCheck::Settle() {
     records_.clear();
     // Per step, not per job: with NUMTRACE_STEPS=all the set would grow by
     // every launch of the run.
-    seen_before_ = std::move(seen_);
+    kept_.push_back(std::move(seen_));
     seen_ = {};
+    if (kept_.size() > kKeptGenerations - 1) {
+      aged_through_ = aged_ ? std::max(aged_through_, kept_.front().highest) : kept_.front().highest;
+      aged_ = true;
+      kept_.pop_front();
+    }
   }
   std::vector<Unmeasured> out;
   out.reserve(counts.size());
@@ -81,7 +99,14 @@ std::vector<KernelActivityCheck::Unmeasured> KernelActivityCheck::Settle() {
 
 uint64_t KernelActivityCheck::launches_noted() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return seen_.size() + seen_before_.size();
+  uint64_t n = seen_.ids.size();
+  for (const Generation& g : kept_) n += g.ids.size();
+  return n;
+}
+
+uint64_t KernelActivityCheck::TakeLate() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return std::exchange(late_, 0);
 }
 
 uint64_t KernelActivityCheck::records_outside() const {

@@ -21,10 +21,18 @@
 // ([D] docs/gpu.md: not yet seen on a GPU). Until the first Window() call
 // the check counts every record (one window open from id 0).
 //
-// Memory with NUMTRACE_STEPS=all: the noted ids are kept for two settles
-// (the step just ended and the one before, whose late records may still
-// come), then dropped; about 4 bytes and a hash node per captured launch of
-// two steps, not of the whole job. In watch mode every launch is decoded,
+// Late records. cuptiActivityFlushAll(0) hands over only buffers whose
+// records are all complete, so when the host runs ahead of the GPU (normal
+// training, no per-step synchronisation) a step's kernel records arrive
+// several step ends later. The noted ids are therefore kept for
+// kKeptGenerations settles, then dropped; the highest id of each dropped
+// generation raises a watermark (CUPTI's correlation ids grow through the
+// process), and a record at or below it whose id is no longer held arrived
+// too late to be matched: counted as late (TakeLate, footer kernels_late),
+// never as unmeasured.
+//
+// Memory with NUMTRACE_STEPS=all: about 4 bytes and a hash node per
+// captured launch of kKeptGenerations steps, not of the whole job. In watch mode every launch is decoded,
 // so the window stays open and every launch is noted: the engine then
 // reports every step's end (Engine::TakeStepEnded), so Settle still runs
 // once a step and memory stays bounded by two steps' launches.
@@ -71,13 +79,19 @@ class KernelActivityCheck {
     uint64_t count = 0;
     bool in_graph = false;
   };
+  // Settles a noted launch is kept for: the step just ended and the ones
+  // before it whose records may still come.
+  static constexpr size_t kKeptGenerations = 8;
+
   // Matches the records received so far; returns unmeasured kernels by
   // (name, in_graph), sorted by name. Clears the records and ages the noted
-  // launches (kept for one more settle: a late record may still come for
-  // one of them). Thread-safe.
+  // launches (kept for kKeptGenerations settles). Thread-safe.
   std::vector<Unmeasured> Settle();
+  // Records that came after their launch's id had aged out, since the last
+  // call: neither matched nor unmeasured.
+  uint64_t TakeLate();
 
-  // Noted launches still held (both generations).
+  // Noted launches still held (all generations).
   uint64_t launches_noted() const;
   // Records ignored as outside every captured window.
   uint64_t records_outside() const;
@@ -92,11 +106,20 @@ class KernelActivityCheck {
   struct Span {
     uint32_t begin, end;  // [begin, end); end kOpenEnd while open
   };
+  struct Generation {
+    std::unordered_set<uint32_t> ids;
+    uint32_t highest = 0;
+  };
   bool InWindowLocked(uint32_t correlation) const;
+  bool NotedLocked(uint32_t correlation) const;
 
   const std::string own_kernel_;
   mutable std::mutex mu_;
-  std::unordered_set<uint32_t> seen_, seen_before_;
+  Generation seen_;                // since the last settle
+  std::deque<Generation> kept_;    // the settles before, oldest first
+  bool aged_ = false;              // a generation was dropped: aged_through_ holds
+  uint32_t aged_through_ = 0;      // highest id of the dropped generations
+  uint64_t late_ = 0;
   std::vector<Record> records_;
   std::deque<Span> windows_{{0, kOpenEnd}};
   uint64_t outside_ = 0;

@@ -37,6 +37,13 @@ struct KernelDescription {
   std::string symbol;
 };
 
+// What a launch's function handle is known to be. The driver launch APIs
+// take a CUfunction or a CUkernel cast to one (either); CUDA 13's
+// __cudaLaunchKernel hands over a cudaKernel_t, which is a CUkernel
+// (driver_types.h); cudaLaunchKernel's is a host stub the driver cannot
+// describe (none).
+enum class HandleKind : uint8_t { kNone, kEither, kKernel };
+
 // A launch's arguments, whichever of the launch APIs made it.
 struct LaunchArgs {
   uint64_t function = 0;  // CUfunction, or a CUkernel cast to one

@@ -46,6 +46,9 @@ constexpr uint32_t kAllIds[] = {
     kLaunchIds[0], kLaunchIds[1], kLaunchIds[2], kLaunchIds[3], kLaunchIds[4], kLaunchIds[5],
     kLaunchIds[6], kLaunchIds[7], kAllocIds[0],  kAllocIds[1],  kAllocIds[2],  kAllocIds[3],
     kAllocIds[4],  kAllocIds[5],  kAllocIds[6],  kAllocIds[7],
+    // Not a witness: a pool trim unmaps freed pool memory without any free
+    // callback (PyTorch's empty_cache under cudaMallocAsync).
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemPoolTrimTo_v11020,
 };
 
 uint64_t Handle(const void* p) { return reinterpret_cast<uint64_t>(p); }
@@ -143,7 +146,7 @@ std::optional<RuntimeLaunch> ExtractRuntimeLaunch(uint32_t cbid, const void* par
       const auto& p = *static_cast<const RuntimeLaunchKernelParams*>(params);
       if (!Plausible(p.gridDim, p.blockDim)) return std::nullopt;
       l.args = FromClassic(p, Handle(p.kernel));
-      l.describable = p.kernel != nullptr;
+      l.handle = p.kernel != nullptr ? HandleKind::kKernel : HandleKind::kNone;
       break;
     }
     default:

@@ -10,7 +10,7 @@
 //   - cudaLaunchKernel / cudaLaunchKernelExC / cudaLaunchCooperativeKernel
 //     (+ _ptsz): `func` is the host stub of the kernel, meaningful only to
 //     its own cudart: the launch is decoded without a parameter layout
-//     (`describable` false: counted, listed, no buffers).
+//     (HandleKind::kNone: counted, listed, no buffers).
 //   - __cudaLaunchKernel (+ _ptsz), CUDA 13's lowering of <<<>>>: its first
 //     argument is a cudaKernel_t, i.e. a CUkernel (driver_types.h), which
 //     the driver's cuKernelGetParamInfo describes. CUPTI 13.0 ships no
@@ -45,7 +45,7 @@ bool IsRuntimeAllocId(uint32_t cbid);
 
 struct RuntimeLaunch {
   LaunchArgs args;           // function: the CUkernel, or the host stub
-  bool describable = false;  // args.function is a driver handle (CUkernel)
+  HandleKind handle = HandleKind::kNone;  // kKernel: args.function is a CUkernel
 };
 
 // nullopt for other ids or null structs.

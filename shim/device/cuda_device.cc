@@ -300,6 +300,7 @@ CudaDevice::Prepared CudaDevice::Prepare(Context& c) {
   std::unique_ptr<Chunk> first = AllocateChunk(options_.device_memory);
   if (first == nullptr) return Prepared::kFailed;  // said why
   c.function = function;
+  c.device = ContextDevice(c.handle);
   c.ring_bytes = options_.device_memory;
   c.chunks.push_back(std::move(first));
   CaptureCounters::Get().Add(Counter::kRingChunks);
@@ -356,25 +357,37 @@ void CudaDevice::NoteRingBytesLocked(int64_t delta) {
   CaptureCounters::Get().Set(Counter::kRingBytes, ring_peak_);
 }
 
-void CudaDevice::ConfirmRanges(std::span<const MeasureItem> items, std::vector<MeasureItem>* out) {
+int CudaDevice::ContextDevice(uint64_t context) {
+  ContextScope current(api_, context);
+  CUdevice dev = 0;
+  if (!current.ok() || api_.cuCtxGetDevice == nullptr || api_.cuCtxGetDevice(&dev) != CUDA_SUCCESS) {
+    return -1;
+  }
+  return static_cast<int>(dev);
+}
+
+void CudaDevice::ConfirmRanges(std::span<const MeasureItem> items, int device,
+                               std::vector<MeasureItem>* out) {
   out->assign(items.begin(), items.end());
   for (MeasureItem& it : *out) {
     if (it.bytes == 0) continue;
-    uint64_t start = 0, size = 0;
-    bool known = false;
-    if (ranges_ != nullptr) {
-      if (std::optional<Allocation> a = ranges_->Confirm(it.address)) {
-        start = a->start;
-        size = a->bytes;
-        known = true;
+    std::optional<Allocation> a =
+        ranges_ != nullptr ? ranges_->Confirm(it.address)
+                           : MappedRange(api_, it.address);  // bounded by what is mapped
+    bool ok = a.has_value() && a->start != 0 && a->start <= it.address &&
+              it.address - a->start <= a->bytes && it.bytes <= a->bytes - (it.address - a->start);
+    if (ok && a->device >= 0 && device >= 0 && a->device != device) {
+      // Another GPU's memory: without peer access our read faults the context.
+      CaptureCounters::Get().Add(Counter::kRangesOtherDevice);
+      CaptureCounters::Get().Add(Counter::kBuffersSkipped);
+      if (!warned_other_device_.exchange(true)) {
+        log::Warn("buffer {:#x} ({} bytes) lives on GPU {}, the launch runs on GPU {}: not read "
+                  "(footer counter ranges_other_device counts every such buffer)",
+                  it.address, it.bytes, a->device, device);
       }
-    } else if (std::optional<Allocation> a = MappedRange(api_, it.address)) {
-      start = a->start;  // bounded by what is mapped (cuMemGetAddressRange)
-      size = a->bytes;
-      known = true;
+      it.bytes = 0;
+      continue;
     }
-    bool ok = known && start != 0 && start <= it.address && it.address - start <= size &&
-              it.bytes <= size - (it.address - start);
     if (ok) {
       CaptureCounters::Get().Add(Counter::kRangesConfirmed);
       continue;
@@ -418,7 +431,7 @@ bool CudaDevice::Enqueue(uint64_t stream, std::span<const MeasureItem> items, ui
   }
   // Range checks are driver queries: made before taking the mutex.
   thread_local std::vector<MeasureItem> confirmed;
-  ConfirmRanges(items, &confirmed);
+  ConfirmRanges(items, c->device, &confirmed);
   items = confirmed;
 
   uint64_t tiles = 0;
@@ -521,9 +534,12 @@ void CudaDevice::RetireLocked(Context& c) {
     if (r == CUDA_ERROR_NOT_READY) return;
     if (r == CUDA_SUCCESS && b.deliver) {
       const auto* stats = static_cast<const BufferStats*>(b.results);
-      parked_.push_back({b.ticket, std::vector<BufferStats>(stats, stats + b.count)});
+      parked_.push_back({b.ticket, std::vector<BufferStats>(stats, stats + b.count), false});
     } else if (r != CUDA_SUCCESS) {
-      NUMTRACE_CU_CHECK(r);  // the ticket never completes: the engine times it out
+      NUMTRACE_CU_CHECK(r);
+      // Its results are unknown: handed out as failed, so the engine writes
+      // the launch as dropped instead of holding every later record for it.
+      if (b.deliver) parked_.push_back({b.ticket, {}, true});
     }
     // Batches of one chunk are allocated and retired in the same order, so
     // each chunk's ring stays FIFO.
@@ -553,7 +569,7 @@ void CudaDevice::Poll(const ResultFn& fn) {
   ResizeRings();
   // Outside the lock: the engine's callback may take its own locks, which
   // an application thread may hold while it calls Enqueue.
-  for (const Parked& p : ready) fn(p.ticket, p.stats);
+  for (const Parked& p : ready) fn(p.ticket, p.stats, p.failed);
 }
 
 void CudaDevice::ResizeRings() {

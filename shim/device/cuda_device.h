@@ -223,6 +223,7 @@ class CudaDevice : public Device {
     uint64_t handle = 0;
     State state = State::kNew;
     void* function = nullptr;  // CUfunction: the kernel loaded into this context
+    int device = -1;           // its device ordinal (buffers of other devices are refused)
     std::vector<std::unique_ptr<Chunk>> chunks;
     uint64_t ring_bytes = 0;   // device bytes of all chunks
     uint64_t in_use = 0;       // device bytes held by batches in flight
@@ -237,6 +238,7 @@ class CudaDevice : public Device {
   struct Parked {
     uint64_t ticket;
     std::vector<BufferStats> stats;
+    bool failed;  // the batch's event reported an error
   };
   enum class Prepared : uint8_t { kReady, kFailed, kBusy };
 
@@ -264,8 +266,13 @@ class CudaDevice : public Device {
   // The ring bytes of all contexts changed by `delta`: footer ring_bytes
   // keeps the most they held at once. Under mu_.
   void NoteRingBytesLocked(int64_t delta);
-  // Checks each item's range with the driver; unconfirmed ones get 0 bytes.
-  void ConfirmRanges(std::span<const MeasureItem> items, std::vector<MeasureItem>* out);
+  // Checks each item's range with the driver; unconfirmed ones get 0 bytes,
+  // and so do ranges on another device than `device` (the launch's ordinal;
+  // -1: unknown): a reduction reading another GPU's memory without peer
+  // access faults (counter ranges_other_device).
+  void ConfirmRanges(std::span<const MeasureItem> items, int device, std::vector<MeasureItem>* out);
+  // The device ordinal of `context` (-1 when the driver cannot say).
+  int ContextDevice(uint64_t context);
   bool AcquireEventLocked(Context& c, void** event);
   // Moves finished batches of `c` (FIFO order) to parked_ and recycles
   // their ring space. Never waits (no cuEventSynchronize anywhere: every
@@ -281,10 +288,14 @@ class CudaDevice : public Device {
   const DriverApi& api_;
   std::span<const uint8_t> fatbin_;
   Options options_;
-  // Never held across a blocking driver call or a CUPTI call: Enqueue (in
+  // Never held across a CUPTI call, nor across a wait of ours: Enqueue (in
   // the application's launch callback) takes it for ring bookkeeping and
   // the asynchronous copy/launch/record calls; Poll for non-blocking event
-  // queries. Context preparation, chunk allocation and freeing, and the
+  // queries. Open (review round 4, finding 11): those asynchronous calls
+  // block when the stream's launch queue is full, and every other launching
+  // thread and Poll then wait behind that one; the fix is to reserve ring
+  // space and the event under the lock, enqueue outside it, and lock per
+  // context. Context preparation, chunk allocation and freeing, and the
   // waits of Drain and ReleaseContext run without it.
   std::mutex mu_;
   std::mutex load_mu_;  // the one kernel load; only try_lock'ed on the launch path
@@ -295,7 +306,7 @@ class CudaDevice : public Device {
   std::vector<Parked> parked_;
   RangeOracle* ranges_ = nullptr;
   std::atomic<bool> warned_unconfirmed_{false}, warned_full_{false}, warned_budget_{false},
-      warned_wait_{false};
+      warned_wait_{false}, warned_other_device_{false};
   uint64_t ring_total_ = 0, ring_peak_ = 0;  // all contexts' ring bytes (under mu_)
   Stats stats_;
   CudaDumpCopier dump_copier_{api_};

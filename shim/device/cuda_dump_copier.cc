@@ -138,7 +138,7 @@ bool CudaDevice::EnqueueCopy(uint64_t stream, std::span<const MeasureItem> items
   // confirm (a copy of an unconfirmed buffer is of zero bytes, and the
   // dump's hash check then says so). Dumps are rare: a local vector is fine.
   std::vector<MeasureItem> confirmed;
-  ConfirmRanges(items, &confirmed);
+  ConfirmRanges(items, ContextDevice(StreamContext(reinterpret_cast<void*>(stream))), &confirmed);
   return dump_copier_.Enqueue(stream, confirmed, ticket);
 }
 

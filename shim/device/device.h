@@ -10,7 +10,7 @@
 //   HostDevice dev;
 //   MeasureItem item{reinterpret_cast<uint64_t>(buf), 4096, DType::kF32};
 //   dev.Enqueue(/*stream=*/0, {&item, 1}, /*ticket=*/7);
-//   dev.Poll([](uint64_t ticket, std::span<const BufferStats> s) { ... });
+//   dev.Poll([](uint64_t ticket, std::span<const BufferStats> s, bool failed) { ... });
 #ifndef NUMTRACE_SHIM_DEVICE_DEVICE_H_
 #define NUMTRACE_SHIM_DEVICE_DEVICE_H_
 
@@ -39,9 +39,12 @@ class Device {
   [[nodiscard]] virtual bool Enqueue(uint64_t stream, std::span<const MeasureItem> items,
                                      uint64_t ticket) = 0;
 
-  using ResultFn = std::function<void(uint64_t ticket, std::span<const BufferStats> stats)>;
+  using ResultFn =
+      std::function<void(uint64_t ticket, std::span<const BufferStats> stats, bool failed)>;
   // Hands every measurement completed since the last call to `fn`, in any
   // order, one call per ticket with one BufferStats per item. Non-blocking.
+  // `failed`: the device reported an error for that ticket's work (no
+  // stats): its launch is written as dropped, never waited for.
   virtual void Poll(const ResultFn& fn) = 0;
 
   // Waits until everything enqueued so far has completed (step end, exit).

@@ -33,6 +33,11 @@ bool HostDevice::Enqueue(uint64_t stream, std::span<const MeasureItem> items, ui
     ++rejected_;
     return false;
   }
+  if (fail_results_ > 0) {
+    --fail_results_;
+    r.failed = true;
+    r.stats.clear();
+  }
   (hold_ ? held_ : ready_).push_back(std::move(r));
   ++enqueued_;
   return true;
@@ -45,7 +50,7 @@ void HostDevice::Poll(const ResultFn& fn) {
     out.swap(ready_);
   }
   // Called without the lock so fn may enqueue more work.
-  for (const Result& r : out) fn(r.ticket, r.stats);
+  for (const Result& r : out) fn(r.ticket, r.stats, r.failed);
 }
 
 void HostDevice::Drain() {
@@ -87,6 +92,11 @@ void HostDevice::PollCopies(const CopyFn& fn, bool wait) {
 void HostDevice::CorruptNextCopies(int n) {
   std::lock_guard<std::mutex> lock(mu_);
   corrupt_next_ = n;
+}
+
+void HostDevice::FailNextResults(int n) {
+  std::lock_guard<std::mutex> lock(mu_);
+  fail_results_ = n;
 }
 
 void HostDevice::FailNextEnqueues(int n) {

@@ -8,7 +8,8 @@
 //
 // Test hooks let engine tests imitate a real device: FailNextEnqueues (device
 // error), SetCapacity (ring full while results are unpolled) and
-// SetHoldResults (results not ready until Drain, like unfinished GPU work).
+// SetHoldResults (results not ready until Drain, like unfinished GPU work),
+// FailNextResults (work the GPU reported an error for).
 // Thread-safe: every method may be called from any thread.
 //
 // Example:
@@ -16,7 +17,7 @@
 //   float buf[4] = {1, 2, 3, 4};
 //   MeasureItem item{reinterpret_cast<uint64_t>(buf), sizeof buf, DType::kF32};
 //   bool ok = dev.Enqueue(/*stream=*/0, {&item, 1}, /*ticket=*/7);  // true
-//   dev.Poll([](uint64_t ticket, std::span<const BufferStats> s) {
+//   dev.Poll([](uint64_t ticket, std::span<const BufferStats> s, bool failed) {
 //     // ticket == 7, s.size() == 1, s[0].sum == 10
 //   });
 #ifndef NUMTRACE_SHIM_DEVICE_HOST_DEVICE_H_
@@ -55,6 +56,9 @@ class HostDevice : public Device {
   // While on, new results are parked and Poll does not see them until Drain
   // (or SetHoldResults(false)) releases them.
   void SetHoldResults(bool hold);
+  // The next `n` accepted measurements complete as failed (Poll's `failed`),
+  // as when the GPU reports an error for a batch's event.
+  void FailNextResults(int n);
   // The next `n` copies hand out their bytes with the first byte flipped, as
   // a device that copied the wrong thing would (dump hash checks).
   void CorruptNextCopies(int n);
@@ -67,6 +71,7 @@ class HostDevice : public Device {
   struct Result {
     uint64_t ticket;
     std::vector<BufferStats> stats;
+    bool failed = false;
   };
   void ReleaseHeldLocked();
   struct Copy {
@@ -80,6 +85,7 @@ class HostDevice : public Device {
   std::deque<Result> ready_;  // visible to Poll
   std::deque<Result> held_;   // parked until Drain
   int fail_next_ = 0;
+  int fail_results_ = 0;
   size_t capacity_ = 0;
   bool hold_ = false;
   uint64_t enqueued_ = 0;

@@ -40,6 +40,7 @@ struct Allocation {
   uint64_t start = 0;
   uint64_t bytes = 0;
   AllocKind kind = AllocKind::kPlain;
+  int device = -1;  // the driver's device ordinal of the range (-1: not asked)
   uint64_t end() const { return start + bytes; }
 };
 

@@ -38,6 +38,8 @@ namespace numtrace::shim {
   X(kRuntimeCorrelationDiffers, "runtime_correlation_differs")   \
   X(kRuntimeAllocsWithoutDriver, "runtime_allocs_without_driver") \
   X(kGraphLaunches, "graph_launches")                            \
+  X(kLaunchesPaused, "launches_paused")                          \
+  X(kPoolTrims, "pool_trims")                                    \
   X(kNvtxRanges, "nvtx_ranges")                                  \
   X(kContextsCreated, "contexts_created")                        \
   X(kContextsPrepared, "contexts_prepared")                      \
@@ -48,10 +50,12 @@ namespace numtrace::shim {
   X(kActivityDropped, "activity_dropped")                        \
   X(kKernelsUnmeasured, "kernels_unmeasured")                    \
   X(kKernelsInGraphs, "kernels_in_graphs")                       \
+  X(kKernelsLate, "kernels_late")                                \
   X(kBuffersFromDriver, "buffers_from_driver")                  \
   X(kRangesConfirmed, "ranges_confirmed")                        \
   X(kRangesUnconfirmed, "ranges_unconfirmed")                    \
   X(kBuffersSkipped, "buffers_skipped")                          \
+  X(kRangesOtherDevice, "ranges_other_device")                  \
   X(kRangesUnmapped, "ranges_unmapped")                          \
   X(kDriverBuffersCapped, "driver_buffers_capped")              \
   X(kTensorEvents, "tensor_events")                              \

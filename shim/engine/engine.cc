@@ -303,15 +303,20 @@ void Engine::PushNote(NoteRecord note) {
 
 void Engine::Pump() {
   std::lock_guard<std::mutex> pump_lock(pump_mu_);
-  device_->Poll([this](uint64_t ticket, std::span<const BufferStats> stats) {
+  device_->Poll([this](uint64_t ticket, std::span<const BufferStats> stats, bool failed) {
     if (StepWatch::IsWatchTicket(ticket)) {
-      if (watch_) watch_->OnResult(ticket, stats);
+      if (watch_) watch_->OnResult(ticket, stats, failed);
       return;
     }
     std::lock_guard<std::mutex> lock(mu_);
     const uint64_t index = ticket >> 1;
     if (index < base_ || index >= base_ + pending_.size()) return;  // abandoned long ago
     Pending& p = pending_[index - base_];
+    if (failed) {  // never completes otherwise: every later record would wait for it
+      if (!p.dropped) p.drop_reason = "the GPU reported an error for its measurement";
+      p.dropped = true;
+      return;
+    }
     auto& dst = (ticket & 1) ? p.after : p.before;
     dst.assign(stats.begin(), stats.end());
     ((ticket & 1) ? p.has_after : p.has_before) = true;
@@ -438,6 +443,11 @@ void Engine::OnFree(const FreeEvent& free) {
     return;
   }
   if (!allocs_.Erase(free.address) && free.bytes != 0) allocs_.EraseRange(free.address, free.bytes);
+}
+
+void Engine::OnPoolTrim() {
+  // Which ranges went is unknown: the step's cached answers are asked again.
+  if (ranges_ != nullptr) ranges_->NewStep();
 }
 
 void Engine::OnTensorEvent(const TensorEvent& event) {

@@ -74,6 +74,7 @@ class Engine : public EventSink {
   void OnTensorMapStatus(TensorMapState state, std::string_view detail) override;
   void ExpectTensorMap() override { tensor_map_expected_.store(true, std::memory_order_relaxed); }
   void OnGraphLaunch(const GraphLaunchEvent& graph) override;
+  void OnPoolTrim() override;
   void OnStepMark() override;
   void OnCaptureBegin() override;
   void OnCaptureEnd() override;

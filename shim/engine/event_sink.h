@@ -35,6 +35,9 @@ class EventSink {
   virtual void OnAlloc(const AllocEvent& alloc) = 0;
   virtual void OnFree(const FreeEvent& free) = 0;
   virtual void OnGraphLaunch(const GraphLaunchEvent& graph) = 0;
+  // cuMemPoolTrimTo / cudaMemPoolTrimTo: freed pool memory may be unmapped
+  // now, and no free callback says which (cached driver ranges are stale).
+  virtual void OnPoolTrim() {}
   // A framework allocator's block or segment (numtrace_tensor_event, fed by
   // the PyTorch hooks from the caching allocator's trace; tensor_map.h).
   // Called under that allocator's lock: must not block on anything else.

@@ -164,19 +164,44 @@ TraceHeader Runtime::MakeHeader(std::optional<DeviceInfo> info) const {
 
 EventSink* Runtime::Start(std::unique_ptr<Device> device, std::optional<DeviceInfo> info) {
   if (!Configure()) return nullptr;
-  std::lock_guard<std::mutex> lock(mu_);
-  if (engine_ != nullptr) return sink_.load();
-  if (shut_down_.load() || device == nullptr) return nullptr;
   TraceWriterOptions options;
-  options.output_dir = config_.output_dir;
-  options.rank = RankFromEnv(getenv_);
-  options.header = MakeHeader(std::move(info));
-  // The layers' values (device, libraries, hooks) after the shim's own.
-  MergeEnvironment(&options.header.environment, environment_);
-  environment_ = options.header.environment;
-  options.queue_records = config_.queue_records;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (engine_ != nullptr) return sink_.load();
+    if (shut_down_.load() || device == nullptr) return nullptr;
+    options.output_dir = config_.output_dir;
+    options.rank = RankFromEnv(getenv_);
+    options.header = MakeHeader(std::move(info));
+    // The layers' values (device, libraries, hooks) after the shim's own.
+    MergeEnvironment(&options.header.environment, environment_);
+    options.queue_records = config_.queue_records;
+  }
+  EnvironmentValues in_header = options.header.environment;
+  // Made outside mu_: the writer registers with the fork handlers' registry,
+  // whose prepare handler takes the registry's mutex and then (handlers run
+  // in reverse registration order) Runtime::mu_. Holding mu_ here would be
+  // the opposite order: a fork during the first launch would deadlock.
+  auto writer = std::make_unique<TraceWriter>(std::move(options));
+  std::unique_lock<std::mutex> lock(mu_);
+  if (engine_ != nullptr || shut_down_.load()) {
+    // Another thread started (or shut down) meanwhile: this writer never
+    // wrote a byte (its file is created at the first record).
+    lock.unlock();
+    writer.reset();
+    return sink_.load();
+  }
+  // Values the layers added while the writer was being made: an
+  // environment record (merged into the header, which is not written yet).
+  EnvironmentRecord late;
+  for (const auto& [key, value] : environment_) {
+    const std::string* was = FindEnvironmentValue(in_header, key);
+    if (was == nullptr || *was != value) SetEnvironmentValue(&late.values, key, value);
+  }
+  MergeEnvironment(&in_header, late.values);
+  environment_ = std::move(in_header);
+  if (!late.values.empty()) writer->Push(std::move(late));
   device_ = std::move(device);
-  writer_ = std::make_unique<TraceWriter>(std::move(options));
+  writer_ = std::move(writer);
   engine_ = std::make_unique<Engine>(config_, device_.get(), writer_.get());
   if (range_oracle_ != nullptr) engine_->SetRangeOracle(range_oracle_);
   if (config_.dump) engine_->EnableDumps(RankFromEnv(getenv_));

@@ -84,10 +84,14 @@ void StepWatch::Finish(Slot* s, std::span<const BufferStats> stats) {
   s->done = true;
 }
 
-void StepWatch::OnResult(uint64_t ticket, std::span<const BufferStats> stats) {
+void StepWatch::OnResult(uint64_t ticket, std::span<const BufferStats> stats, bool failed) {
   const uint64_t index = ticket & ~kTicketBit;
   std::lock_guard<std::mutex> lock(mu_);
   if (!Live(index)) return;  // written off at exit
+  if (failed) {
+    At(index).done = At(index).lost = true;
+    return;
+  }
   Finish(&At(index), stats);
 }
 

@@ -58,8 +58,9 @@ class StepWatch {
   // step, not digested). Any thread.
   void OnLaunch(const LaunchEvent& launch, const KernelInfo& kernel, int64_t step,
                 const AllocMap& allocs, RangeOracle* ranges, const TensorMap* tensors = nullptr);
-  // A measurement with a watch ticket (the Pump's thread).
-  void OnResult(uint64_t ticket, std::span<const BufferStats> stats);
+  // A measurement with a watch ticket (the Pump's thread); `failed`: the
+  // device reported an error for it (the launch counts as lost).
+  void OnResult(uint64_t ticket, std::span<const BufferStats> stats, bool failed);
   // Step `step` ended (a marker): its record may go out once its launches are in.
   void StepEnded(int64_t step);
   // Pump's thread: folds finished launches in order and pushes each complete

@@ -60,6 +60,10 @@ void Unregister(TraceWriter* w) {
 
 }  // namespace
 
+std::unique_lock<std::mutex> TraceWriter::LockForkRegistryForTest() {
+  return std::unique_lock<std::mutex>(TheRegistry().mu);
+}
+
 TraceWriter::TraceWriter(TraceWriterOptions options) : options_(std::move(options)) {
   Register(this);
   thread_ = std::thread([this] { Loop(); });

@@ -93,6 +93,9 @@ class TraceWriter : public RecordSink {
   // pthread_atfork hooks (registered by the constructor; public for the registry).
   void BeforeFork();
   void AfterForkParent();
+  // Tests: the lock the fork prepare handler takes first (the registry of
+  // writers), held as a fork in progress holds it.
+  static std::unique_lock<std::mutex> LockForkRegistryForTest();
   void AfterForkChild();
 
  private:

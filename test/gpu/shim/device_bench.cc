@@ -69,14 +69,14 @@ int main(int argc, char** argv) {
       return 1;
     }
     device.Drain();
-    device.Poll([&](uint64_t, std::span<const numtrace::BufferStats>) { ++delivered; });
+    device.Poll([&](uint64_t, std::span<const numtrace::BufferStats>, bool) { ++delivered; });
     t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < reps; ++i) {
       if (!device.Enqueue(reinterpret_cast<uint64_t>(stream), {&item, 1}, i + 1)) return 1;
     }
     device.Drain();
     double s = seconds(t0);
-    device.Poll([&](uint64_t, std::span<const numtrace::BufferStats>) { ++delivered; });
+    device.Poll([&](uint64_t, std::span<const numtrace::BufferStats>, bool) { ++delivered; });
     const char* name = t == DType::kF32 ? "f32" : t == DType::kBF16 ? "bf16" : "raw";
     std::printf("reduce_%s_GBps %.1f\n", name, reps * bytes / s / 1e9);
     if (delivered != reps + 1) {

@@ -68,3 +68,13 @@ int numtrace_tensor_map_status(int state, const char* detail) {
   log_line("tensor_map_status", buf);
   return 0;
 }
+
+/* Measurement pause: logged, and the depth readable by the test's job. */
+static int pause_depth;
+int numtrace_pause(void) { ++pause_depth; log_line("pause", NULL); return 0; }
+int numtrace_resume(void) {
+  if (pause_depth > 0) --pause_depth;
+  log_line("resume", NULL);
+  return 0;
+}
+int fake_pause_depth(void) { return pause_depth; }

@@ -244,6 +244,42 @@ def test_chained_sitecustomize():
                f"{proc.stderr.strip()[-300:]}")
 
 
+BENCH_PAUSE = """
+import ctypes, inspect, json, os
+import torch
+import torch._inductor.utils as inductor_utils
+import triton.testing
+from torch._inductor.runtime.benchmarking import benchmarker
+lib = ctypes.CDLL(os.environ["NUMTRACE_LIB_PATH"])
+depths = set()
+def fn():
+    depths.add(lib.fake_pause_depth())
+benchmarker.benchmark(fn, device="cpu")  # Inductor's benchmarker, as its autotuning calls it
+print(json.dumps({
+    "depths": sorted(depths), "after": lib.fake_pause_depth(),
+    "do_bench": getattr(triton.testing.do_bench, "_numtrace_paused", False),
+    "do_bench_warmup": "warmup" in inspect.signature(triton.testing.do_bench).parameters,
+    "do_bench_cudagraph": getattr(triton.testing.do_bench_cudagraph, "_numtrace_paused", False),
+    "profiling": getattr(inductor_utils.do_bench_using_profiling, "_numtrace_paused", False)}))
+"""
+
+
+def test_bench_pause():
+    """Review finding 7: Inductor's and Triton's benchmarking run with numtrace's
+    measurement paused (the benchmarked function sees depth > 0), and resumed
+    after; without the hooks the depth stays 0 (the check can fail)."""
+    name = "benchmarks run with measurement paused"
+    proc, lines = run_python(BENCH_PAUSE)
+    plain, _ = run_python(BENCH_PAUSE, hooks=False)
+    got, base = last_json(proc), last_json(plain)
+    if skipped_or_failed(name, None if got else proc.stderr[-400:], None if base else plain.stderr[-400:]):
+        return
+    ok = (0 not in got["depths"] and got["after"] == 0 and lines.count("pause ") == lines.count("resume ") > 0
+          and got["do_bench"] and got["do_bench_warmup"] and got["do_bench_cudagraph"] and got["profiling"]
+          and base["depths"] == [0])
+    report(name, "passed" if ok else "failed", "" if ok else f"hooked {got} plain {base} log {lines[:6]}")
+
+
 def test_triton_dtypes():
     proc, lines = run_python(TRITON_SM90)
     got = last_json(proc)

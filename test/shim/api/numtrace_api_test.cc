@@ -32,7 +32,8 @@ TEST_F(ApiTest, VersionAndInactiveCalls) {
   auto active = Sym<int (*)()>("numtrace_is_active");
   ASSERT_NE(active, nullptr);
   EXPECT_EQ(active(), 0);
-  for (const char* name : {"numtrace_mark_step", "numtrace_capture_begin", "numtrace_capture_end"}) {
+  for (const char* name : {"numtrace_mark_step", "numtrace_capture_begin", "numtrace_capture_end",
+                           "numtrace_pause", "numtrace_resume", "numtrace_resume"}) {
     auto fn = Sym<int (*)()>(name);
     ASSERT_NE(fn, nullptr) << name;
     EXPECT_EQ(fn(), 0) << name;  // nothing started: a harmless no-op

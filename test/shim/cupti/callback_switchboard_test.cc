@@ -21,6 +21,7 @@
 #include "shim/cupti/cupti_api.h"
 #include "shim/cupti/kernel_activity.h"
 #include "shim/cupti/kernel_activity_check.h"
+#include "shim/cupti/measurement_pause.h"
 #include "shim/cupti/runtime_call_stack.h"
 #include "shim/cupti/self_call_guard.h"
 #include "shim/engine/alloc_map.h"
@@ -45,8 +46,9 @@ constexpr uint64_t kNcclKernel = 0x4CC1;
 
 class FakeQueries : public DriverQueries {
  public:
-  bool Describe(uint64_t function, KernelDescription* out) override {
+  bool Describe(uint64_t function, HandleKind kind, KernelDescription* out) override {
     ++describe_calls;
+    last_kind = kind;
     if (function == 0xBAD) return false;
     if (function == kNcclKernel) {
       // NCCL >= 2.19 (src/device/common.h DEFINE_ncclDevKernel): one
@@ -68,6 +70,7 @@ class FakeQueries : public DriverQueries {
   int DeviceOf(uint64_t context) override { return context == 0xC1 ? 1 : 0; }
 
   int describe_calls = 0;
+  HandleKind last_kind = HandleKind::kNone;
   int capture_queries = 0;
   uint64_t capturing_stream = 0;
 };
@@ -92,6 +95,8 @@ class FakeSink : public EventSink {
   void OnAlloc(const AllocEvent& a) override { allocs.push_back(a); }
   void OnFree(const FreeEvent& f) override { frees.push_back(f); }
   void OnGraphLaunch(const GraphLaunchEvent& g) override { graphs.push_back(g); }
+  void OnPoolTrim() override { ++pool_trims; }
+  int pool_trims = 0;
   void OnStepMark() override {}
   void OnCaptureBegin() override {}
   void OnCaptureEnd() override {}
@@ -582,6 +587,7 @@ TEST(CallbackSwitchboard, DunderLaunchKernelFallbackDescribesTheCUkernel) {
   board.Dispatch(kRuntime, kDunder, rt.At(CUPTI_API_EXIT));
   ASSERT_EQ(sink.exits.size(), 1u);
   EXPECT_EQ(q.describe_calls, 1);
+  EXPECT_EQ(q.last_kind, HandleKind::kKernel) << "a cudaKernel_t: described as a CUkernel, never probed";
   EXPECT_EQ(sink.exits[0].slots, 2u);
   ASSERT_EQ(sink.exits[0].params.size(), 12u);
   uint64_t out;
@@ -776,6 +782,101 @@ TEST(CallbackSwitchboard, ActivityWindowFollowsTheCapturedStepsWithoutACuptiCall
   auto u = check.Settle();
   ASSERT_EQ(u.size(), 1u);
   EXPECT_EQ(u[0].name, "internal_in_window");
+}
+
+// Review finding 7: an autotuner's benchmark (numtrace_pause around it,
+// from the hooks) must not be slowed by reductions nor change the launch
+// numbering (its launch count depends on timings). Paused launches and
+// graph replays reach no sink, are counted apart, and their ids are noted
+// so that their kernels' activity records are no unmeasured ones. Other
+// threads are not paused; allocations are still tracked. Fails before the
+// fix: the paused launches reached the sink.
+TEST(CallbackSwitchboard, PausedLaunchesAreInvisibleButTheirKernelsAreNotUnmeasured) {
+  KernelActivityCheck check("numtrace_reduce_batch");
+  FakeQueries q;
+  FakeSink sink;
+  CallbackSwitchboard board(&q, {});
+  board.SetSink(&sink);
+  board.SetActivityCheck(&check);
+  MeasurementPause::Push();
+  MeasurementPause::Push();  // nesting: Inductor's benchmark around Triton's do_bench
+  MeasurementPause::Pop();
+  for (uint32_t corr : {7u, 8u}) {
+    FakeLaunch l(0x1000);
+    l.data.correlationId = corr;
+    board.Dispatch(kDriver, kLaunch, l.At(CUPTI_API_ENTER));
+    board.Dispatch(kDriver, kLaunch, l.At(CUPTI_API_EXIT));
+  }
+  CUresult ok = CUDA_SUCCESS;
+  CUpti_CallbackData d{};
+  d.functionReturnValue = &ok;
+  d.callbackSite = CUPTI_API_EXIT;
+  cuGraphLaunch_params g{reinterpret_cast<CUgraphExec>(0x88), nullptr};
+  d.functionParams = &g;
+  board.Dispatch(kDriver, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, &d);
+  CUdeviceptr ptr = 0x5000;
+  cuMemAlloc_v2_params a{&ptr, 4096};
+  d.functionParams = &a;
+  board.Dispatch(kDriver, CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, &d);
+  bool other_thread_seen = false;
+  std::thread([&] {
+    FakeLaunch l(0x1000);
+    l.data.correlationId = 9;
+    board.Dispatch(kDriver, kLaunch, l.At(CUPTI_API_EXIT));
+    other_thread_seen = sink.exits.size() == 1;
+  }).join();
+  EXPECT_TRUE(other_thread_seen) << "another thread's launch is measured meanwhile";
+  MeasurementPause::Pop();
+  EXPECT_FALSE(MeasurementPause::Active());
+  FakeLaunch after(0x1000);
+  after.data.correlationId = 10;
+  board.Dispatch(kDriver, kLaunch, after.At(CUPTI_API_EXIT));
+  EXPECT_TRUE(sink.enters.empty());
+  EXPECT_EQ(sink.exits.size(), 2u) << "only the other thread's and the one after resuming";
+  EXPECT_TRUE(sink.graphs.empty());
+  EXPECT_EQ(sink.allocs.size(), 1u) << "allocations are tracked while paused";
+  EXPECT_EQ(Value(Counter::kLaunchesPaused), 3u);
+  EXPECT_EQ(Value(Counter::kLaunchesSeen), 2u);
+  check.OnKernel(7, "triton_bench", false);
+  check.OnKernel(8, "triton_bench", false);
+  EXPECT_TRUE(check.Settle().empty()) << "a benchmark's kernels are not unmeasured";
+  MeasurementPause::Pop();  // a resume without a pause is ignored
+  EXPECT_FALSE(MeasurementPause::Active());
+}
+
+// Review finding 10: a pool trim (empty_cache under cudaMallocAsync)
+// unmaps freed pool memory and raises no free callback, so cached driver
+// ranges stayed "confirmed". Both trim calls reach the sink now; fails
+// before the fix (no handler, no runtime id).
+TEST(CallbackSwitchboard, PoolTrimsReachTheSink) {
+  FakeQueries q;
+  FakeSink sink;
+  CallbackSwitchboard board(&q, {});
+  board.SetSink(&sink);
+  auto driver = CallbackSwitchboard::DriverIds();
+  auto runtime = CallbackSwitchboard::RuntimeIds();
+  EXPECT_NE(std::find(driver.begin(), driver.end(), CUPTI_DRIVER_TRACE_CBID_cuMemPoolTrimTo), driver.end());
+  EXPECT_NE(std::find(runtime.begin(), runtime.end(), CUPTI_RUNTIME_TRACE_CBID_cudaMemPoolTrimTo_v11020),
+            runtime.end());
+  CUresult ok = CUDA_SUCCESS;
+  CUpti_CallbackData d{};
+  d.functionReturnValue = &ok;
+  d.callbackSite = CUPTI_API_ENTER;
+  board.Dispatch(kDriver, CUPTI_DRIVER_TRACE_CBID_cuMemPoolTrimTo, &d);
+  EXPECT_EQ(sink.pool_trims, 0) << "at EXIT only";
+  d.callbackSite = CUPTI_API_EXIT;
+  board.Dispatch(kDriver, CUPTI_DRIVER_TRACE_CBID_cuMemPoolTrimTo, &d);
+  EXPECT_EQ(sink.pool_trims, 1);
+  int rt_ok = 0;
+  CUpti_CallbackData r{};
+  r.functionReturnValue = &rt_ok;
+  r.callbackSite = CUPTI_API_ENTER;
+  board.Dispatch(kRuntime, CUPTI_RUNTIME_TRACE_CBID_cudaMemPoolTrimTo_v11020, &r);
+  r.callbackSite = CUPTI_API_EXIT;
+  board.Dispatch(kRuntime, CUPTI_RUNTIME_TRACE_CBID_cudaMemPoolTrimTo_v11020, &r);
+  EXPECT_EQ(sink.pool_trims, 2);
+  EXPECT_EQ(Value(Counter::kPoolTrims), 2u);
+  EXPECT_EQ(RuntimeCallStack::depth(), 0) << "a trim is no witnessed call";
 }
 
 TEST(CallbackSwitchboard, AStepEndFlushNeverBlocksALaunchCallback) {

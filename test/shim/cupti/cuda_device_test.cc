@@ -51,6 +51,11 @@ struct FakeGpu {
   int blocking_waits = 0;  // cuEventSynchronize calls: must stay 0
   std::atomic<int> stuck_queries{0};  // queries answered "not ready" while stuck
   bool fail_event_create = false;
+  int fail_queries = 0;
+  // cuPointerGetAttributes' DEVICE_ORDINAL by range start (others: 0), and
+  // cuCtxGetDevice by context (others: 0).
+  std::map<uint64_t, int> range_device;
+  std::map<CUcontext, int> context_device;  // the next N event queries answer an error (a faulted batch)
   // The thread's context stack (the fake is single-threaded): top is current.
   std::vector<CUcontext> contexts{reinterpret_cast<CUcontext>(0xC0)};
   std::vector<CUcontext> queried_in;  // the current context at each cuEventQuery
@@ -213,6 +218,10 @@ CUresult EventQuery(CUevent e) {
     ++g->stuck_queries;
     return CUDA_ERROR_NOT_READY;
   }
+  if (g->fail_queries > 0) {
+    --g->fail_queries;
+    return CUDA_ERROR_ILLEGAL_ADDRESS;
+  }
   if (g->lag >= 0 && g->records - g->recorded_at[e] > static_cast<uint64_t>(g->lag)) return CUDA_SUCCESS;
   if (g->catch_up >= 0 && ++g->queries_of[e] > g->catch_up) return CUDA_SUCCESS;
   return g->events_ready ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
@@ -252,7 +261,17 @@ CUresult PointerAttrs(unsigned n, CUpointer_attribute* attrs, void** data, CUdev
     if (attrs[i] == CU_POINTER_ATTRIBUTE_RANGE_START_ADDR) *static_cast<CUdeviceptr*>(data[i]) = start;
     if (attrs[i] == CU_POINTER_ATTRIBUTE_RANGE_SIZE) *static_cast<size_t*>(data[i]) = size;
     if (attrs[i] == CU_POINTER_ATTRIBUTE_MAPPED) *static_cast<unsigned*>(data[i]) = start != 0;
+    if (attrs[i] == CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL) {
+      auto it = g->range_device.find(start);
+      *static_cast<int*>(data[i]) = it != g->range_device.end() ? it->second : 0;
+    }
   }
+  return CUDA_SUCCESS;
+}
+
+CUresult CtxGetDevice(CUdevice* dev) {
+  auto it = g->context_device.find(g->contexts.empty() ? nullptr : g->contexts.back());
+  *dev = it != g->context_device.end() ? it->second : 0;
   return CUDA_SUCCESS;
 }
 
@@ -297,6 +316,7 @@ DriverApi FakeApi() {
   a.cuCtxPopCurrent_v2 = &CtxPop;
   a.cuStreamGetCtx = &StreamGetCtx;
   a.cuPointerGetAttributes = &PointerAttrs;
+  a.cuCtxGetDevice = &CtxGetDevice;
   a.cuMemGetAddressRange_v2 = &AddressRange;
   a.cuMemGetInfo_v2 = &MemGetInfo;
   return a;
@@ -320,7 +340,7 @@ TEST_F(CudaDeviceTest, EnqueuePollDeliversOneResultPerItem) {
   EXPECT_EQ(gpu_.launches, 1);
   EXPECT_EQ(gpu_.last_grid, 2u) << "one tile each";
   int calls = 0;
-  dev.Poll([&](uint64_t ticket, std::span<const BufferStats> s) {
+  dev.Poll([&](uint64_t ticket, std::span<const BufferStats> s, bool) {
     ++calls;
     EXPECT_EQ(ticket, 42u);
     ASSERT_EQ(s.size(), 2u);
@@ -330,8 +350,28 @@ TEST_F(CudaDeviceTest, EnqueuePollDeliversOneResultPerItem) {
     EXPECT_EQ(s[1].hash, 0x9000u);
   });
   EXPECT_EQ(calls, 1);
-  dev.Poll([&](uint64_t, std::span<const BufferStats>) { ++calls; });
+  dev.Poll([&](uint64_t, std::span<const BufferStats>, bool) { ++calls; });
   EXPECT_EQ(calls, 1) << "each ticket once";
+}
+
+// Review finding 12: an event error recycled the batch's space but parked
+// nothing, so its ticket never completed and the engine held every later
+// record until exit. Fails before the fix: ticket 1 was never handed out.
+TEST_F(CudaDeviceTest, ABatchWhoseEventFailedIsHandedOutAsFailed) {
+  CudaDevice dev(api_, kFatbin, {.device_memory = 1 << 20});
+  ASSERT_TRUE(dev.PrepareContext(0xC0));
+  MeasureItem item{0x1000, 64, DType::kF32};
+  ASSERT_TRUE(dev.Enqueue(0x5, {&item, 1}, 1));
+  gpu_.fail_queries = 1;  // batch 1's event answers an error
+  ASSERT_TRUE(dev.Enqueue(0x5, {&item, 1}, 2));
+  std::map<uint64_t, std::pair<size_t, bool>> got;
+  dev.Poll([&](uint64_t t, std::span<const BufferStats> s, bool failed) { got[t] = {s.size(), failed}; });
+  ASSERT_EQ(got.count(1), 1u) << "the failed batch's ticket completes";
+  EXPECT_TRUE(got[1].second);
+  EXPECT_EQ(got[1].first, 0u) << "no stats from a batch that failed";
+  ASSERT_EQ(got.count(2), 1u);
+  EXPECT_FALSE(got[2].second);
+  EXPECT_EQ(got[2].first, 1u);
 }
 
 TEST_F(CudaDeviceTest, PollDoesNotDeliverUnfinishedWork) {
@@ -341,12 +381,12 @@ TEST_F(CudaDeviceTest, PollDoesNotDeliverUnfinishedWork) {
   MeasureItem item{0x1000, 64, DType::kF32};
   ASSERT_TRUE(dev.Enqueue(0x5, {&item, 1}, 1));
   int calls = 0;
-  dev.Poll([&](uint64_t, std::span<const BufferStats>) { ++calls; });
+  dev.Poll([&](uint64_t, std::span<const BufferStats>, bool) { ++calls; });
   EXPECT_EQ(calls, 0);
   gpu_.catch_up = 2;  // the GPU finishes while Drain polls
   gpu_.catch_up = 2;  // the GPU finishes while Drain polls
   dev.Drain();  // waits (polling its events), then Poll hands it over
-  dev.Poll([&](uint64_t, std::span<const BufferStats>) { ++calls; });
+  dev.Poll([&](uint64_t, std::span<const BufferStats>, bool) { ++calls; });
   EXPECT_EQ(calls, 1);
 }
 
@@ -363,7 +403,7 @@ TEST_F(CudaDeviceTest, FullRingRefusesThenRecyclesInOrder) {
   EXPECT_GT(dev.stats().full.load(), 0u);
   gpu_.events_ready = true;
   std::vector<uint64_t> tickets;
-  dev.Poll([&](uint64_t t, std::span<const BufferStats>) { tickets.push_back(t); });
+  dev.Poll([&](uint64_t t, std::span<const BufferStats>, bool) { tickets.push_back(t); });
   ASSERT_EQ(tickets.size(), static_cast<size_t>(accepted));
   for (size_t i = 0; i < tickets.size(); ++i) EXPECT_EQ(tickets[i], i);
   EXPECT_TRUE(dev.Enqueue(0x5, {&big, 1}, 99)) << "space came back";
@@ -377,7 +417,7 @@ TEST_F(CudaDeviceTest, EmptyBatchStillCompletesItsTicket) {
   ASSERT_TRUE(dev.Enqueue(0x5, {}, 7));
   EXPECT_EQ(gpu_.launches, 0);
   int calls = 0;
-  dev.Poll([&](uint64_t t, std::span<const BufferStats> s) {
+  dev.Poll([&](uint64_t t, std::span<const BufferStats> s, bool) {
     ++calls;
     EXPECT_EQ(t, 7u);
     EXPECT_TRUE(s.empty());
@@ -398,7 +438,7 @@ TEST_F(CudaDeviceTest, FirstEnqueuePreparesTheContextThenNothingIsAllocated) {
   EXPECT_EQ(gpu_.allocs, after_prepare);
   for (int i = 0; i < 20; ++i) {
     ASSERT_TRUE(dev.Enqueue(0x5, {&item, 1}, i));
-    dev.Poll([](uint64_t, std::span<const BufferStats>) {});
+    dev.Poll([](uint64_t, std::span<const BufferStats>, bool) {});
   }
   EXPECT_EQ(gpu_.allocs, after_prepare) << "Enqueue allocated after the first";
   EXPECT_EQ(gpu_.mode, CU_STREAM_CAPTURE_MODE_GLOBAL) << "the thread's capture mode is restored";
@@ -431,7 +471,7 @@ TEST_F(CudaDeviceTest, UnconfirmedRangesAreNeverRead) {
   ASSERT_TRUE(dev.Enqueue(0x5, items, 9));
   EXPECT_EQ(gpu_.pointer_queries, 3);
   std::vector<BufferStats> got;
-  dev.Poll([&](uint64_t, std::span<const BufferStats> s) { got.assign(s.begin(), s.end()); });
+  dev.Poll([&](uint64_t, std::span<const BufferStats> s, bool) { got.assign(s.begin(), s.end()); });
   ASSERT_EQ(got.size(), 3u) << "one result per item still";
   EXPECT_EQ(got[0].n, 256u);
   EXPECT_EQ(got[1].n, 0u) << "measured over zero bytes";
@@ -440,6 +480,35 @@ TEST_F(CudaDeviceTest, UnconfirmedRangesAreNeverRead) {
   EXPECT_EQ(CaptureCounters::Get().value(Counter::kRangesConfirmed), 1u);
   EXPECT_EQ(CaptureCounters::Get().value(Counter::kRangesUnconfirmed), 2u);
   EXPECT_EQ(CaptureCounters::Get().value(Counter::kBuffersSkipped), 2u);
+}
+
+// Review finding 10: one process driving several GPUs; a parameter word
+// pointing at another GPU's memory (no peer access) was confirmed and read
+// by the reduction - a fault that kills the context. Fails before the fix:
+// the GPU-1 buffer was read.
+TEST_F(CudaDeviceTest, ABufferOnAnotherGpuIsNeverRead) {
+  CudaDevice dev(api_, kFatbin, {.device_memory = 1 << 20});
+  gpu_.ranges[0x10000] = 0x1000;  // GPU 0, the launch's
+  gpu_.ranges[0x40000] = 0x1000;  // GPU 1
+  gpu_.range_device[0x40000] = 1;
+  MeasureItem items[2] = {{0x10000, 256, DType::kF32}, {0x40000, 256, DType::kF32}};
+  ASSERT_TRUE(dev.Enqueue(0x5, items, 9));
+  std::vector<BufferStats> got;
+  dev.Poll([&](uint64_t, std::span<const BufferStats> s, bool) { got.assign(s.begin(), s.end()); });
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].n, 256u);
+  EXPECT_EQ(got[1].n, 0u) << "another GPU's buffer: measured over zero bytes";
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kRangesOtherDevice), 1u);
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kBuffersSkipped), 1u);
+
+  // The launch's device is its context's: a context on GPU 1 reads GPU 1's.
+  gpu_.stream_ctx[0x7] = reinterpret_cast<CUcontext>(0xC7);
+  gpu_.context_device[reinterpret_cast<CUcontext>(0xC7)] = 1;
+  ASSERT_TRUE(dev.Enqueue(0x7, items, 10));
+  dev.Poll([&](uint64_t, std::span<const BufferStats> s, bool) { got.assign(s.begin(), s.end()); });
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].n, 0u);
+  EXPECT_EQ(got[1].n, 256u);
 }
 
 // RANGE_START/RANGE_SIZE describe a reservation (VMM, pool); only part of
@@ -455,7 +524,7 @@ TEST_F(CudaDeviceTest, ReadsAreBoundedByTheMappedPieceNotTheReservation) {
                           {0x180000, 0x100, DType::kF32}};    // wholly in the unmapped part
   ASSERT_TRUE(dev.Enqueue(0x5, items, 3));
   std::vector<BufferStats> got;
-  dev.Poll([&](uint64_t, std::span<const BufferStats> s) { got.assign(s.begin(), s.end()); });
+  dev.Poll([&](uint64_t, std::span<const BufferStats> s, bool) { got.assign(s.begin(), s.end()); });
   ASSERT_EQ(got.size(), 3u);
   EXPECT_EQ(got[0].n, 0x1000u);
   EXPECT_EQ(got[1].n, 0u) << "never read past the mapped piece";
@@ -504,7 +573,7 @@ TEST_F(CudaDeviceTest, RangesAreConfirmedThroughTheStepCacheWhenGiven) {
   EXPECT_EQ(gpu_.pointer_queries, 0) << "no direct driver query";
   EXPECT_EQ(driver.asked, 1) << "one range, asked once for the step";
   std::vector<BufferStats> got;
-  dev.Poll([&](uint64_t, std::span<const BufferStats> s) { got.assign(s.begin(), s.end()); });
+  dev.Poll([&](uint64_t, std::span<const BufferStats> s, bool) { got.assign(s.begin(), s.end()); });
   ASSERT_EQ(got.size(), 2u);
   EXPECT_EQ(got[0].n, 256u);
   EXPECT_EQ(got[1].n, 0u) << "runs past the confirmed range: never read";
@@ -542,13 +611,13 @@ TEST_F(CudaDeviceTest, PollMakesTheBatchContextCurrentOnAThreadWithoutOne) {
   ASSERT_TRUE(dev.Enqueue(0x5, {&item, 1}, 1));
   gpu_.contexts.clear();  // the engine's poller thread: no current context
   int calls = 0;
-  dev.Poll([&](uint64_t, std::span<const BufferStats>) { ++calls; });
+  dev.Poll([&](uint64_t, std::span<const BufferStats>, bool) { ++calls; });
   EXPECT_EQ(calls, 1);
   ASSERT_EQ(gpu_.queried_in.size(), 1u);
   EXPECT_EQ(reinterpret_cast<uint64_t>(gpu_.queried_in[0]), 0xC0u) << "queried in its context";
   EXPECT_TRUE(gpu_.contexts.empty()) << "the thread's context is restored";
   gpu_.queried_in.clear();
-  dev.Poll([&](uint64_t, std::span<const BufferStats>) { ++calls; });
+  dev.Poll([&](uint64_t, std::span<const BufferStats>, bool) { ++calls; });
   EXPECT_TRUE(gpu_.queried_in.empty()) << "nothing in flight: no query, no push";
   EXPECT_TRUE(gpu_.contexts.empty());
 }
@@ -568,7 +637,7 @@ TEST_F(CudaDeviceTest, EventShortageGivesTheSpaceBackAndKeepsTheContext) {
   gpu_.fail_event_create = false;
   gpu_.events_ready = true;
   int delivered = 0;
-  dev.Poll([&](uint64_t, std::span<const BufferStats>) { ++delivered; });
+  dev.Poll([&](uint64_t, std::span<const BufferStats>, bool) { ++delivered; });
   EXPECT_EQ(delivered, accepted);
   EXPECT_TRUE(dev.Enqueue(0x5, {&item, 1}, 6000)) << "the context is still measured";
 }
@@ -588,11 +657,11 @@ TEST_F(CudaDeviceTest, AModelSizeStepGrowsTheRingAndReusesItWithoutDrops) {
   int accepted = 0, delivered = 0;
   for (int i = 0; i < 10000; ++i) {
     accepted += dev.Enqueue(0x5, {&item, 1}, i) ? 1 : 0;
-    if (i % 10 == 9) dev.Poll([&](uint64_t, std::span<const BufferStats>) { ++delivered; });
+    if (i % 10 == 9) dev.Poll([&](uint64_t, std::span<const BufferStats>, bool) { ++delivered; });
   }
   gpu_.catch_up = 2;  // the GPU finishes while Drain polls
   dev.Drain();
-  dev.Poll([&](uint64_t, std::span<const BufferStats>) { ++delivered; });
+  dev.Poll([&](uint64_t, std::span<const BufferStats>, bool) { ++delivered; });
   EXPECT_EQ(accepted, 10000) << "no drops";
   EXPECT_EQ(delivered, 10000);
   EXPECT_EQ(CaptureCounters::Get().value(Counter::kRingFull), 0u);
@@ -622,7 +691,7 @@ TEST_F(CudaDeviceTest, NoLaunchAllocatesMemoryOnceTheContextIsPrepared) {
   EXPECT_GT(refused, 0) << "without a Poll the first chunk fills";
   EXPECT_EQ(CaptureCounters::Get().value(Counter::kRingFull), static_cast<uint64_t>(refused));
   EXPECT_EQ(dev.stats().grown.load(), 0u);
-  dev.Poll([](uint64_t, std::span<const BufferStats>) {});
+  dev.Poll([](uint64_t, std::span<const BufferStats>, bool) {});
   EXPECT_EQ(dev.stats().grown.load(), 1u) << "the refused batch asked Poll to grow the ring";
   EXPECT_GT(gpu_.mem_allocs, 2);
 }
@@ -633,7 +702,7 @@ int EnqueueWithPolls(CudaDevice& dev, const MeasureItem& item, int from, int to)
   int refused = 0;
   for (int i = from; i < to; ++i) {
     refused += dev.Enqueue(0x5, {&item, 1}, i) ? 0 : 1;
-    if (i % 10 == 9) dev.Poll([](uint64_t, std::span<const BufferStats>) {});
+    if (i % 10 == 9) dev.Poll([](uint64_t, std::span<const BufferStats>, bool) {});
   }
   return refused;
 }
@@ -712,11 +781,11 @@ TEST_F(CudaDeviceTest, IdleGrownChunksAreGivenBack) {
   const uint64_t grown = dev.stats().grown.load();
   ASSERT_GT(grown, 0u);
   for (uint32_t i = 0; i + 1 < CudaDevice::kIdlePollsBeforeRelease; ++i) {
-    dev.Poll([](uint64_t, std::span<const BufferStats>) {});
+    dev.Poll([](uint64_t, std::span<const BufferStats>, bool) {});
   }
   EXPECT_EQ(dev.stats().released.load(), 0u) << "not before the idle time";
   for (uint32_t i = 0; i < grown * CudaDevice::kIdlePollsBeforeRelease; ++i) {
-    dev.Poll([](uint64_t, std::span<const BufferStats>) {});
+    dev.Poll([](uint64_t, std::span<const BufferStats>, bool) {});
   }
   EXPECT_EQ(dev.stats().released.load(), grown);
   EXPECT_EQ(CaptureCounters::Get().value(Counter::kRingChunksFreed), grown);
@@ -724,7 +793,7 @@ TEST_F(CudaDeviceTest, IdleGrownChunksAreGivenBack) {
   EXPECT_GT(CaptureCounters::Get().value(Counter::kRingBytes), 64u << 20) << "the peak is kept";
   for (int i = 0; i < 100; ++i) {
     EXPECT_TRUE(dev.Enqueue(0x5, {&item, 1}, 5000 + i)) << i;
-    if (i % 10 == 9) dev.Poll([](uint64_t, std::span<const BufferStats>) {});
+    if (i % 10 == 9) dev.Poll([](uint64_t, std::span<const BufferStats>, bool) {});
   }
   EXPECT_GT(dev.stats().grown.load(), grown) << "grown again for the next burst";
   gpu_.catch_up = 2;  // the GPU finishes while Drain polls
@@ -747,12 +816,12 @@ TEST_F(CudaDeviceTest, ASmallBudgetDropsWholeMeasurementsAndCountsEachOne) {
     } else {
       ++refused;
     }
-    if (i % 100 == 99) dev.Poll([&](uint64_t, std::span<const BufferStats>) { ++delivered; });
+    if (i % 100 == 99) dev.Poll([&](uint64_t, std::span<const BufferStats>, bool) { ++delivered; });
   }
   std::string err = ::testing::internal::GetCapturedStderr();
   gpu_.catch_up = 2;  // the GPU finishes while Drain polls
   dev.Drain();
-  dev.Poll([&](uint64_t, std::span<const BufferStats>) { ++delivered; });
+  dev.Poll([&](uint64_t, std::span<const BufferStats>, bool) { ++delivered; });
   EXPECT_GT(refused, 0);
   EXPECT_EQ(accepted + refused, 10000);
   EXPECT_EQ(delivered, accepted) << "every accepted measurement completes";
@@ -801,14 +870,14 @@ TEST_F(CudaDeviceTest, ReleasingAContextFreesEveryChunkAndAReusedHandleStartsOve
   int accepted = 0, delivered = 0;
   for (int i = 0; i < 40; ++i) {
     accepted += dev.Enqueue(0x5, {&big, 1}, i) ? 1 : 0;
-    if (i % 5 == 4) dev.Poll([&](uint64_t, std::span<const BufferStats>) { ++delivered; });
+    if (i % 5 == 4) dev.Poll([&](uint64_t, std::span<const BufferStats>, bool) { ++delivered; });
   }
   EXPECT_GT(dev.stats().grown.load(), 0u);
   EXPECT_EQ(delivered, 0);
   gpu_.catch_up = 2;
   dev.ReleaseContext(0xC0);
   EXPECT_EQ(gpu_.live_bytes, 0u) << "every chunk freed";
-  dev.Poll([&](uint64_t, std::span<const BufferStats>) { ++delivered; });
+  dev.Poll([&](uint64_t, std::span<const BufferStats>, bool) { ++delivered; });
   EXPECT_EQ(delivered, accepted) << "waited for, and kept for the next Poll";
   gpu_.events_ready = true;
   ASSERT_TRUE(dev.Enqueue(0x5, {&big, 1}, 99)) << "prepared again";
@@ -831,7 +900,7 @@ TEST_F(CudaDeviceTest, DrainGivesUpAtItsDeadlineOnAStuckGpu) {
   dev.Drain();
   std::string err = ::testing::internal::GetCapturedStderr();
   int delivered = 0;
-  dev.Poll([&](uint64_t, std::span<const BufferStats>) { ++delivered; });
+  dev.Poll([&](uint64_t, std::span<const BufferStats>, bool) { ++delivered; });
   EXPECT_EQ(delivered, 0) << "unfinished: the engine writes those launches as dropped";
   EXPECT_EQ(gpu_.blocking_waits, 0);
   EXPECT_EQ(CaptureCounters::Get().value(Counter::kExitWaitExpired), 2u) << "each expired wait";
@@ -848,7 +917,7 @@ TEST_F(CudaDeviceTest, DrainPollsUntilTheWorkFinishes) {
   gpu_.catch_up = 5;  // each batch finishes after a few polls
   dev.Drain();
   int delivered = 0;
-  dev.Poll([&](uint64_t, std::span<const BufferStats>) { ++delivered; });
+  dev.Poll([&](uint64_t, std::span<const BufferStats>, bool) { ++delivered; });
   EXPECT_EQ(delivered, 3);
   EXPECT_EQ(CaptureCounters::Get().value(Counter::kExitWaitExpired), 0u);
   EXPECT_EQ(gpu_.blocking_waits, 0);

@@ -16,9 +16,12 @@ constexpr uint64_t kFunction = 0x100, kKernel = 0x200, kBroken = 0x300, kNoParam
 // A CUkernel the function query answers with INVALID_VALUE at index 0 (as
 // for a kernel without parameters) instead of a handle-kind error.
 constexpr uint64_t kKernelQuiet = 0x500;
-int g_kernel_queries = 0;
+// A CUkernel without parameters (the kernel query answers INVALID_VALUE at 0).
+constexpr uint64_t kKernelNoParams = 0x600;
+int g_kernel_queries = 0, g_func_queries = 0;
 
 CUresult FakeFuncParamInfo(CUfunction f, size_t i, size_t* off, size_t* size) {
+  ++g_func_queries;
   if (reinterpret_cast<uint64_t>(f) == kNoParams || reinterpret_cast<uint64_t>(f) == kKernelQuiet) {
     return CUDA_ERROR_INVALID_VALUE;
   }
@@ -31,6 +34,7 @@ CUresult FakeFuncParamInfo(CUfunction f, size_t i, size_t* off, size_t* size) {
 CUresult FakeKernelParamInfo(CUkernel k, size_t i, size_t* off, size_t* size) {
   ++g_kernel_queries;
   const uint64_t h = reinterpret_cast<uint64_t>(k);
+  if (h == kKernelNoParams) return CUDA_ERROR_INVALID_VALUE;
   if (h != kKernel && h != kKernelQuiet) return CUDA_ERROR_INVALID_HANDLE;
   if (i >= 2) return CUDA_ERROR_INVALID_VALUE;
   *off = i * 16;
@@ -60,7 +64,7 @@ TEST(LiveDriverQueries, FunctionLayout) {
   DriverApi api = QueriesFakeApi();
   LiveDriverQueries q(api);
   KernelDescription k;
-  ASSERT_TRUE(q.Describe(kFunction, &k));
+  ASSERT_TRUE(q.Describe(kFunction, HandleKind::kEither, &k));
   EXPECT_EQ(k.name, "func_name");
   ASSERT_EQ(k.layout.size(), 3u);
   EXPECT_EQ(k.layout[2].offset, 16u);
@@ -71,7 +75,7 @@ TEST(LiveDriverQueries, KernelHandleFallsBack) {
   DriverApi api = QueriesFakeApi();
   LiveDriverQueries q(api);
   KernelDescription k;
-  ASSERT_TRUE(q.Describe(kKernel, &k));
+  ASSERT_TRUE(q.Describe(kKernel, HandleKind::kEither, &k));
   EXPECT_EQ(k.name, "kernel_name");
   ASSERT_EQ(k.layout.size(), 2u);
   EXPECT_EQ(k.param_bytes, 32u);
@@ -82,7 +86,7 @@ TEST(LiveDriverQueries, EmptyLayoutIsAnAnswerNotAHandleKindError) {
   LiveDriverQueries q(api);
   KernelDescription k;
   g_kernel_queries = 0;
-  ASSERT_TRUE(q.Describe(kNoParams, &k));
+  ASSERT_TRUE(q.Describe(kNoParams, HandleKind::kEither, &k));
   EXPECT_TRUE(k.layout.empty());
   EXPECT_EQ(k.param_bytes, 0u);
   EXPECT_EQ(g_kernel_queries, 1) << "the kernel query is asked once and refuses the handle";
@@ -95,18 +99,38 @@ TEST(LiveDriverQueries, KernelHandleAnsweredInvalidValueStillGetsItsLayout) {
   DriverApi api = QueriesFakeApi();
   LiveDriverQueries q(api);
   KernelDescription k;
-  ASSERT_TRUE(q.Describe(kKernelQuiet, &k));
+  ASSERT_TRUE(q.Describe(kKernelQuiet, HandleKind::kEither, &k));
   ASSERT_EQ(k.layout.size(), 2u);
   EXPECT_EQ(k.layout[1].offset, 16u);
   EXPECT_EQ(k.param_bytes, 32u);
   EXPECT_EQ(k.name, "kernel_name") << "named by the query that knew the handle";
 }
 
+// __cudaLaunchKernel's handle is a cudaKernel_t, i.e. a CUkernel: the
+// function query is never given it (what it does with one is unsettled on
+// hardware), with or without parameters. Fails before the fix: the function
+// query was asked first for every handle.
+TEST(LiveDriverQueries, AKnownKernelHandleIsNeverGivenToTheFunctionQuery) {
+  DriverApi api = QueriesFakeApi();
+  LiveDriverQueries q(api);
+  for (uint64_t h : {kKernel, kKernelQuiet, kKernelNoParams}) {
+    g_func_queries = 0;
+    KernelDescription k;
+    ASSERT_TRUE(q.Describe(h, HandleKind::kKernel, &k)) << h;
+    EXPECT_EQ(g_func_queries, 0) << h;
+    EXPECT_EQ(k.name, "kernel_name") << h;
+    EXPECT_EQ(k.layout.size(), h == kKernelNoParams ? 0u : 2u) << h;
+  }
+  KernelDescription k;
+  EXPECT_FALSE(q.Describe(kBroken, HandleKind::kKernel, &k));
+  EXPECT_TRUE(k.layout.empty());
+}
+
 TEST(LiveDriverQueries, BrokenHandleHasNoLayout) {
   DriverApi api = QueriesFakeApi();
   LiveDriverQueries q(api);
   KernelDescription k;
-  EXPECT_FALSE(q.Describe(kBroken, &k));
+  EXPECT_FALSE(q.Describe(kBroken, HandleKind::kEither, &k));
   EXPECT_TRUE(k.layout.empty());
 }
 

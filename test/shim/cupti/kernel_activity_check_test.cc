@@ -63,19 +63,57 @@ TEST(KernelActivityCheck, ARecordBeforeItsLaunchIsNotedStillMatches) {
 }
 
 // NUMTRACE_STEPS=all: the set of noted launches was never cleared (about
-// 4 GB per 100 M launches). Now it holds at most two steps' worth, and a
-// record that comes one step late still matches.
-TEST(KernelActivityCheck, NotedLaunchesAreKeptForTwoStepsNotTheWholeJob) {
+// 4 GB per 100 M launches). Now it holds kKeptGenerations steps' worth, and
+// a record that comes one step late still matches.
+TEST(KernelActivityCheck, NotedLaunchesAreKeptForSomeStepsNotTheWholeJob) {
   KernelActivityCheck check("numtrace_reduce_batch");
+  constexpr uint64_t kKept = KernelActivityCheck::kKeptGenerations;
   uint32_t corr = 1;
   for (int step = 0; step < 50; ++step) {
     for (int i = 0; i < 1000; ++i) check.NoteLaunch(corr++);
     const uint32_t late = step == 0 ? corr - 1 : corr - 1500;  // step 0: its own; later: the last step's
     check.OnKernel(late, "late_from_last_step", false);
     EXPECT_TRUE(check.Settle().empty()) << "step " << step;
-    EXPECT_LE(check.launches_noted(), 2000u) << "step " << step;
+    EXPECT_LE(check.launches_noted(), 1000u * kKept) << "step " << step;
   }
-  EXPECT_EQ(check.launches_noted(), 1000u) << "only the last step's, kept for its late records";
+  EXPECT_EQ(check.launches_noted(), 1000u * (kKept - 1)) << "the last steps', kept for their late records";
+  EXPECT_EQ(check.TakeLate(), 0u);
+}
+
+// The host runs ahead of the GPU without a per-step synchronisation: a
+// step's records come several step ends later. Fails before the fix (ids
+// kept for two settles): step 0's records, arriving after three more
+// steps, were counted as unmeasured (a false kernels_unmeasured).
+TEST(KernelActivityCheck, RecordsStepsLateStillMatch) {
+  KernelActivityCheck check("numtrace_reduce_batch");
+  for (uint32_t step = 0; step < 4; ++step) {
+    for (uint32_t i = 0; i < 10; ++i) check.NoteLaunch(100 * step + i);
+    if (step == 3) {
+      for (uint32_t i = 0; i < 10; ++i) check.OnKernel(i, "step0_kernel", false);
+    }
+    EXPECT_TRUE(check.Settle().empty()) << "step " << step;
+  }
+  EXPECT_EQ(check.TakeLate(), 0u);
+}
+
+// Later than the ids are kept: counted apart (late), never as unmeasured;
+// a kernel no launch of the kept steps explains, newer than every dropped
+// id, is still unmeasured.
+TEST(KernelActivityCheck, RecordsLaterThanTheKeptStepsAreLateNotUnmeasured) {
+  KernelActivityCheck check("numtrace_reduce_batch");
+  const uint32_t steps = KernelActivityCheck::kKeptGenerations + 3;
+  for (uint32_t step = 0; step < steps; ++step) {
+    for (uint32_t i = 0; i < 10; ++i) check.NoteLaunch(100 * step + i);
+    EXPECT_TRUE(check.Settle().empty()) << "step " << step;
+  }
+  check.OnKernel(3, "step0_kernel", false);            // aged out
+  check.OnKernel(100 * (steps - 1) + 5, "kept", false);  // still held
+  check.OnKernel(100 * (steps - 1) + 50, "internal_launch", false);
+  auto u = check.Settle();
+  ASSERT_EQ(u.size(), 1u);
+  EXPECT_EQ(u[0].name, "internal_launch");
+  EXPECT_EQ(check.TakeLate(), 1u);
+  EXPECT_EQ(check.TakeLate(), 0u) << "taken once";
 }
 
 // Activity stays enabled for the whole job: kernels of quiet steps must not

@@ -18,7 +18,7 @@ TEST(RuntimeDecoder, ClassicLaunchIsAHostStubWithoutLayout) {
                                        dim3(32, 1, 1), args, 0, nullptr};
   auto l = ExtractRuntimeLaunch(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000, &p);
   ASSERT_TRUE(l.has_value());
-  EXPECT_FALSE(l->describable);
+  EXPECT_EQ(l->handle, HandleKind::kNone);
   EXPECT_EQ(l->args.function, 0x1234u);
   EXPECT_EQ(l->args.grid, (std::array<uint32_t, 3>{2, 3, 4}));
   EXPECT_EQ(l->args.block[0], 32u);
@@ -53,7 +53,7 @@ TEST(RuntimeDecoder, DunderLaunchKernelCarriesACUkernel) {
   } p{reinterpret_cast<cudaKernel_t>(0xABC), dim3(1, 1, 1), dim3(64, 1, 1), nullptr, 0, nullptr};
   auto l = ExtractRuntimeLaunch(CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, &p);
   ASSERT_TRUE(l.has_value());
-  EXPECT_TRUE(l->describable);
+  EXPECT_EQ(l->handle, HandleKind::kKernel);
   EXPECT_EQ(l->args.function, 0xABCu);
   EXPECT_FALSE(ExtractRuntimeLaunch(CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, &p)) << "not a launch";
   EXPECT_FALSE(ExtractRuntimeLaunch(CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, nullptr));

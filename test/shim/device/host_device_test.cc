@@ -19,7 +19,7 @@ MeasureItem Item(const std::vector<float>& v) {
 
 std::map<uint64_t, std::vector<BufferStats>> PollAll(HostDevice& dev) {
   std::map<uint64_t, std::vector<BufferStats>> out;
-  dev.Poll([&](uint64_t ticket, std::span<const BufferStats> s) {
+  dev.Poll([&](uint64_t ticket, std::span<const BufferStats> s, bool) {
     out[ticket].assign(s.begin(), s.end());
   });
   return out;
@@ -94,7 +94,7 @@ TEST(HostDevice, ConcurrentEnqueueAndPoll) {
   std::atomic<uint64_t> seen{0};
   std::thread poller([&] {
     while (!done.load()) {
-      dev.Poll([&](uint64_t, std::span<const BufferStats> s) {
+      dev.Poll([&](uint64_t, std::span<const BufferStats> s, bool) {
         if (s.size() == 1 && s[0].sum == 2500.0) seen.fetch_add(1);
       });
     }
@@ -109,7 +109,7 @@ TEST(HostDevice, ConcurrentEnqueueAndPoll) {
   dev.Drain();
   done.store(true);
   poller.join();
-  dev.Poll([&](uint64_t, std::span<const BufferStats> s) {
+  dev.Poll([&](uint64_t, std::span<const BufferStats> s, bool) {
     if (s.size() == 1 && s[0].sum == 2500.0) seen.fetch_add(1);
   });
   EXPECT_EQ(seen.load(), 200u);

@@ -10,6 +10,7 @@
 
 #include "shim/device/host_device.h"
 #include "shim/engine/capture_counters.h"
+#include "shim/engine/range_oracle.h"
 #include "shim/engine/tensor_map.h"
 #include "test/shim/engine/engine_test_util.h"
 
@@ -354,6 +355,50 @@ TEST(EngineSeq, RefusedRecordsLeaveNoHole) {
   engine.Shutdown();
   ASSERT_EQ(sink.kernels.size(), 6u);
   for (size_t i = 0; i < sink.kernels.size(); ++i) EXPECT_EQ(sink.kernels[i].seq, i);
+}
+
+// Review finding 12: a measurement the GPU failed never completed, and
+// records are written in launch order, so every later record stayed in
+// memory until exit. Fails before the fix: nothing is written before
+// Shutdown.
+TEST_F(EngineTest, AFailedMeasurementDropsItsLaunchAndLaterRecordsFlow) {
+  Make({{"NUMTRACE_STEPS", "0"}});
+  Buf in(16), out(16);
+  Register(in);
+  Register(out);
+  device.FailNextResults(1);  // the first launch's "before"
+  Launch("_Z3addPfS_i", in, out, 1);
+  Launch("_Z3addPfS_i", in, out, 1);
+  engine->Pump();
+  ASSERT_EQ(sink.kernels.size(), 1u) << "the second launch's record is written without waiting for exit";
+  EXPECT_EQ(sink.kernels[0].launch, 1u);
+  ASSERT_EQ(sink.notes.size(), 1u);
+  EXPECT_NE(sink.notes[0].msg.find("reported an error"), std::string::npos) << sink.notes[0].msg;
+  engine->Shutdown();
+  EXPECT_EQ(sink.dropped, 1u);
+}
+
+// Review finding 10: the step's cached driver ranges are asked again after
+// a pool trim (which may have unmapped any freed pool range). Fails before
+// the fix: the engine ignored trims and the stale answer stayed.
+TEST_F(EngineTest, APoolTrimClearsTheCachedDriverRanges) {
+  struct Counting : RangeOracle {
+    std::optional<Allocation> Confirm(uint64_t address) override {
+      ++asked;
+      return Allocation{address & ~uint64_t{0xfff}, 0x1000, AllocKind::kStreamOrdered};
+    }
+    int asked = 0;
+  } driver;
+  StepRangeCache cache(&driver);
+  Make({{"NUMTRACE_STEPS", "0"}});
+  engine->SetRangeOracle(&cache);
+  ASSERT_TRUE(cache.Confirm(0x7000010).has_value());
+  ASSERT_TRUE(cache.Confirm(0x7000020).has_value());
+  EXPECT_EQ(driver.asked, 1) << "cached within the step";
+  engine->OnPoolTrim();
+  ASSERT_TRUE(cache.Confirm(0x7000010).has_value());
+  EXPECT_EQ(driver.asked, 2) << "asked again after the trim";
+  engine->Shutdown();
 }
 
 TEST_F(EngineTest, RecordsWaitForSlowResultsAndKeepLaunchOrder) {

@@ -4,11 +4,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <sstream>
+#include <thread>
 
 #include "shim/device/host_device.h"
+#include "shim/writer/trace_writer.h"
 #include "test/shim/engine/engine_test_util.h"
 
 namespace numtrace::shim {
@@ -167,6 +171,68 @@ TEST(RuntimeTest, ProcessThatNeverCapturesWritesNothing) {
     EXPECT_EQ(rt.trace_path(), "");
   }
   EXPECT_FALSE(std::filesystem::exists(dir + "/rank_0.ntrace.jsonl"));
+}
+
+// Review finding 14: Start held Runtime::mu_ while the writer registered
+// with the fork registry; a fork's prepare handlers take the registry first,
+// then Runtime::mu_. A fork during the first launch deadlocked. Here the
+// test holds the registry as a fork in progress does, while Start runs:
+// the fork's next step (Runtime's prepare handler) must not wait for
+// Start. Fails before the fix: BeforeFork waits until the registry is let go.
+TEST(RuntimeTest, AForkDuringStartDoesNotDeadlock) {
+  const std::string dir = TempDir("forkstart");
+  Runtime rt(MapEnv({{"NUMTRACE_OUTPUT_DIR", dir}, {"NUMTRACE_STEPS", "0"}}));
+  ASSERT_TRUE(rt.Configure());
+  std::unique_lock<std::mutex> fork_in_progress = TraceWriter::LockForkRegistryForTest();
+  std::thread starter([&] { rt.Start(std::make_unique<HostDevice>(), std::nullopt); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // Start reaches the registry
+  std::promise<void> prepared;
+  std::thread forker([&] {
+    rt.BeforeFork();
+    rt.AfterForkParent();
+    prepared.set_value();
+  });
+  const bool no_deadlock =
+      prepared.get_future().wait_for(std::chrono::seconds(3)) == std::future_status::ready;
+  fork_in_progress.unlock();  // either way, let both threads finish
+  starter.join();
+  forker.join();
+  EXPECT_TRUE(no_deadlock) << "the fork's prepare handler waited for Start (lock-order inversion)";
+  EXPECT_NE(rt.sink(), nullptr);
+  rt.Shutdown();
+  std::filesystem::remove_all(dir);
+}
+
+// Values the layers add while Start makes the writer still reach the trace.
+TEST(RuntimeTest, EnvironmentAddedDuringStartIsKept) {
+  const std::string dir = TempDir("envstart");
+  Runtime rt(MapEnv({{"NUMTRACE_OUTPUT_DIR", dir}, {"NUMTRACE_STEPS", "0"}}));
+  ASSERT_TRUE(rt.Configure());
+  rt.AddEnvironment({{"torch.version", "2.15"}});
+  std::unique_lock<std::mutex> fork_in_progress = TraceWriter::LockForkRegistryForTest();
+  std::thread starter([&] { rt.Start(std::make_unique<HostDevice>(), std::nullopt); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  // While the writer is being made (on a thread of its own: the code before
+  // the fix held the mutex AddEnvironment needs until the registry was free).
+  std::thread adder([&] { rt.AddEnvironment({{"torch.cudnn.benchmark", "false"}}); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  fork_in_progress.unlock();
+  starter.join();
+  adder.join();
+  EventSink* sink = rt.sink();
+  ASSERT_NE(sink, nullptr);
+  std::vector<float> buf(16, 1.0f);
+  sink->OnAlloc({reinterpret_cast<uint64_t>(buf.data()), buf.size() * 4, AllocKind::kPlain, 0});
+  LaunchBuilder b("_Z5scalePf", 7);
+  b.Pointer(buf.data());
+  sink->OnLaunchEnter(b.event());
+  sink->OnLaunch(b.event());
+  rt.Shutdown();
+  const std::vector<std::string> lines = Lines(rt.trace_path());
+  ASSERT_FALSE(lines.empty());
+  EXPECT_NE(lines[0].find("torch.version"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[0].find("torch.cudnn.benchmark"), std::string::npos) << lines[0];
+  std::filesystem::remove_all(dir);
 }
 
 TEST(RuntimeTest, ForkedChildForgetsTheParentsEngineAndCanStartItsOwn) {

@@ -119,6 +119,23 @@ TEST(WatchTest, LaunchesThatCannotBeDigestedAreLostNotEqual) {
   EXPECT_NE(w.sink.digests[0].kernel_hashes[2], 0u);
 }
 
+// A measurement the GPU failed counts as lost (its slot was never done:
+// the step's record waited for it until exit before).
+TEST(WatchTest, AFailedMeasurementIsLostAndTheStepStillGoesOut) {
+  WatchEngine w("full");
+  w.engine->OnStepMark();
+  w.device.FailNextResults(1);
+  w.Launch("_Z1aPf", 1, 1.0f);
+  w.Launch("_Z1cPf", 3, 3.0f);
+  w.engine->OnStepMark();
+  w.engine->Pump();
+  ASSERT_EQ(w.sink.digests.size(), 1u) << "written at the step's end, not at exit";
+  EXPECT_EQ(w.sink.digests[0].lost, 1u);
+  EXPECT_EQ(w.sink.digests[0].kernel_hashes[0], 0u);
+  EXPECT_NE(w.sink.digests[0].kernel_hashes[1], 0u);
+  w.engine->Shutdown();
+}
+
 TEST(WatchTest, CudaGraphLaunchesAreNotedOnceAStepNeverSilentlySkipped) {
   WatchEngine w("full");
   w.engine->OnStepMark();
