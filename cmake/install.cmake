@@ -14,10 +14,7 @@
 install(TARGETS numtrace LIBRARY DESTINATION lib)
 install(TARGETS numtrace-cli numtrace-diff numtrace-sim RUNTIME DESTINATION bin)
 install(FILES ${PROJECT_SOURCE_DIR}/shim/api/numtrace.h DESTINATION include)
-install(FILES ${PROJECT_SOURCE_DIR}/scripts/hooks/sitecustomize.py ${PROJECT_SOURCE_DIR}/scripts/hooks/numtrace_provenance.py
-        ${PROJECT_SOURCE_DIR}/scripts/hooks/numtrace_tensor_map.py ${PROJECT_SOURCE_DIR}/scripts/hooks/numtrace_alloc_bridge.cc
-        ${PROJECT_SOURCE_DIR}/scripts/hooks/numtrace_bench_pause.py
-        DESTINATION share/numtrace/hooks)
+# The hooks: launcher/CMakeLists.txt installs its one list of them.
 install(FILES
   ${PROJECT_SOURCE_DIR}/README.md
   ${PROJECT_SOURCE_DIR}/docs/benchmarks.md

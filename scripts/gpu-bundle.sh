@@ -76,9 +76,8 @@ if [ -e "$build/bin/numtrace" ]; then
   sed 's/numtrace-diff.real/numtrace.real/' "$out/bin/numtrace-diff" >"$out/bin/numtrace"
   chmod +x "$out/bin/numtrace"
   mkdir -p "$out/share/numtrace/hooks"
-  cp "$root/scripts/hooks/sitecustomize.py" "$root/scripts/hooks/numtrace_provenance.py" \
-     "$root/scripts/hooks/numtrace_tensor_map.py" "$root/scripts/hooks/numtrace_alloc_bridge.cc" \
-     "$root/scripts/hooks/numtrace_bench_pause.py" "$out/share/numtrace/hooks/"
+  # The build's copy of the installed hooks (launcher/CMakeLists.txt's one list).
+  cp "$build/share/numtrace/hooks/"* "$out/share/numtrace/hooks/"
 else
   say "WARNING: numtrace missing: doctor/twice/across-ranks checks will fail"
 fi

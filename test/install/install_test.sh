@@ -18,7 +18,8 @@ cmake --install "$build" --prefix "$tmp/p" >/dev/null
 for f in bin/numtrace bin/numtrace-diff bin/numtrace-sim lib/libnumtrace.so include/numtrace.h \
          share/numtrace/hooks/sitecustomize.py share/numtrace/hooks/numtrace_provenance.py \
          share/numtrace/hooks/numtrace_tensor_map.py share/numtrace/hooks/numtrace_alloc_bridge.cc \
-         share/numtrace/hooks/numtrace_bench_pause.py share/doc/numtrace/README.md share/doc/numtrace/walkthroughs.md; do
+         share/numtrace/hooks/numtrace_bench_pause.py share/numtrace/hooks/numtrace_environment.py \
+         share/doc/numtrace/README.md share/doc/numtrace/walkthroughs.md; do
   check "installed $f" test -e "$tmp/p/$f"
 done
 # Relocate: the installed tree must not need its prefix, the build or the source.
