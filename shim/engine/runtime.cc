@@ -151,6 +151,7 @@ TraceHeader Runtime::MakeHeader(std::optional<DeviceInfo> info) const {
   capture.steps = config_.steps.Listed();
   capture.outputs = config_.outputs == OutputsMode::kChanged ? "changed" : "all";
   capture.selector = config_.SelectorText();
+  capture.level = config_.level;
   if (config_.watch != WatchMode::kOff) capture.watch = std::string(WatchModeName(config_.watch));
   for (const Setting& s : Settings()) {
     if (!s.recapture) continue;
@@ -164,7 +165,30 @@ TraceHeader Runtime::MakeHeader(std::optional<DeviceInfo> info) const {
 EventSink* Runtime::Start(std::unique_ptr<Device> device, std::optional<DeviceInfo> info) {
   if (!Configure()) return nullptr;
   std::lock_guard<std::mutex> lock(mu_);
+  if (device != nullptr) cuda_started_.store(true, std::memory_order_release);
+  const bool ops = config_.level == CaptureLevel::kOps;
+  if (engine_ != nullptr) {
+    // Operator level started on the host first: CUDA's device measures
+    // the CUDA tensors from now on (kept alive until exit).
+    if (ops && device != nullptr && op_device_ == nullptr && !shut_down_.load()) {
+      op_device_ = std::move(device);
+      engine_->SetOpDevice(op_device_.get());
+    }
+    return sink_.load();
+  }
+  EventSink* sink = StartLocked(std::move(device), std::move(info));
+  if (sink != nullptr && ops) engine_->SetOpDevice(device_.get());
+  return sink;
+}
+
+EventSink* Runtime::StartOps(std::unique_ptr<Device> host) {
+  if (!Configure() || config_.level != CaptureLevel::kOps) return nullptr;
+  std::lock_guard<std::mutex> lock(mu_);
   if (engine_ != nullptr) return sink_.load();
+  return StartLocked(std::move(host), std::nullopt);
+}
+
+EventSink* Runtime::StartLocked(std::unique_ptr<Device> device, std::optional<DeviceInfo> info) {
   if (shut_down_.load() || device == nullptr) return nullptr;
   TraceWriterOptions options;
   options.output_dir = config_.output_dir;
@@ -271,6 +295,8 @@ void Runtime::AfterForkChild() {
   (void)engine_.release();
   (void)writer_.release();
   (void)device_.release();
+  (void)op_device_.release();
+  cuda_started_.store(false);
   shut_down_.store(false);
   mu_.unlock();
 }
