@@ -84,7 +84,8 @@ int ListRankTraces(const std::string& dir, std::ostream& out, const std::set<std
     // steps or the shim could not start, which it says in one stderr line.
     out << "no trace was written in " << analyzer::TerminalSafe(dir)
         << ": no process of the job captured a CUDA kernel launch. A job that never starts CUDA (a "
-           "CPU-only run) leaves no trace and no numtrace line; launches outside the captured steps "
+           "CPU-only run) leaves no trace and no numtrace line (a PyTorch job is captured without CUDA at "
+           "operator level: numtrace run --ops); launches outside the captured steps "
            "are not captured (--steps, --step-mark); a shim that could not start says why in one "
            "'numtrace:' line on stderr (docs/troubleshooting.md, \"nothing captured\")\n";
   }

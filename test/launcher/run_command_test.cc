@@ -29,6 +29,7 @@ TEST(RunCommand, PassesTheJobsExitStatusThroughAndSaysNothingWasCaptured) {
   EXPECT_THAT(t.err.str(), HasSubstr("no trace was written in"));
   // Issue 15: it used to point at a stderr line a CPU-only job never prints.
   EXPECT_THAT(t.err.str(), HasSubstr("A job that never starts CUDA (a CPU-only run) leaves no trace and no numtrace line"));
+  EXPECT_THAT(t.err.str(), HasSubstr("numtrace run --ops"));  // issue 24: what captures it
   EXPECT_EQ(t.err.str().find("its stderr line says why"), std::string::npos);
   EXPECT_EQ(t.out.str(), "");  // stdout is the job's
 }
