@@ -38,6 +38,10 @@ struct Buffer {
   bool has_pre = false;   // `pre` was recorded: pre_hash is its hash
   uint64_t pre_hash = 0;  // hash of the contents before the launch (an input)
   BufferStats stats;
+  // Operator-level records (docs/format.md): the tensor's shape as written
+  // compactly ("[2,3]") and its device ("cpu", "cuda:0"); kNoString when absent.
+  StringId shape = kNoString;
+  StringId device = kNoString;
 };
 
 struct Kernel {
@@ -51,6 +55,7 @@ struct Kernel {
   uint32_t block[3] = {0, 0, 0};
   uint32_t first_buffer = 0;       // index into Trace::buffers
   uint32_t buffer_count = 0;
+  bool op_level = false;           // `level` "op": a framework operator call, not a launch
 };
 
 // One `digest` record (watch mode, docs/format.md): the step's launches are
