@@ -47,7 +47,8 @@ int ListRankTraces(const std::string& dir, std::ostream& out, const std::set<std
           << "\n";
       continue;
     }
-    out << "rank " << rank << ": " << trace->kernels.size() << " kernels captured, ";
+    const bool ops = trace->header.capture && trace->header.capture->level == CaptureLevel::kOps;
+    out << "rank " << rank << ": " << trace->kernels.size() << (ops ? " operator calls" : " kernels") << " captured, ";
     if (!trace->digests.empty()) out << trace->digests.size() << " steps digested, ";  // watch mode
     if (trace->truncated) {
       out << "TRUNCATED (no footer: the process was cut short";
