@@ -26,7 +26,7 @@ std::set<std::string> TraceFilesIn(const std::string& dir) {
   return out;
 }
 
-int ListRankTraces(const std::string& dir, std::ostream& out, const std::set<std::string>& earlier) {
+int ListRankTraces(const std::string& dir, std::ostream& out, const std::set<std::string>& earlier, bool ops_level) {
   std::vector<std::tuple<int64_t, std::string>> files;
   std::set<int64_t> ranks_now, ranks_before;
   for (const std::string& path : TraceFilesIn(dir)) {
@@ -79,7 +79,13 @@ int ListRankTraces(const std::string& dir, std::ostream& out, const std::set<std
     }
     out << "\n";
   }
-  if (files.empty()) {
+  if (files.empty() && ops_level) {
+    out << "no trace was written in " << analyzer::TerminalSafe(dir)
+        << ": operator level (--ops) captured no operator call. It captures the ATen operators a PyTorch "
+           "job runs eagerly in the captured steps (--steps), through the hooks (a Python job; "
+           "--torch-hooks otherwise); code compiled by torch.compile is not captured (the hooks said so "
+           "in one line; docs/torch-hooks.md)\n";
+  } else if (files.empty()) {
     // What numtrace knows here, no more: the settings were valid (checked
     // before the job), so either nothing launched a kernel in the captured
     // steps or the shim could not start, which it says in one stderr line.
