@@ -25,7 +25,10 @@ Cases:
     same job twice identical, planted bugs (ops_model.py: a wrong constant,
     GELU approximation, causal mask, broadcasting in the loss, a NaN) named
     at their operator and module; a model left in eval() and a bf16 change
-    diverge (where they are named is not yet checked: see the report);
+    diverge (where they are named is not yet checked); activation
+    checkpointing raises no divergence; under torch.compile the job is
+    unchanged (losses, no graph break or graph added) and one line says
+    compiled code is not captured;
   * environment: the settings torch reports (versions, TF32, determinism,
     cuDNN, SDPA) reach numtrace_set_environment once torch is imported, and a
     setting the script changes after the import is sent as the captured step
@@ -876,13 +879,13 @@ def test_environment():
 OPS_MODEL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "ops_model.py")
 
 
-def run_ops(tmp, bug, ops=True, extra=()):
-    """ops_model.py with BUG=bug under `numtrace run --ops --steps 0` (or plain python); (proc, run dir)."""
+def run_ops(tmp, bug, ops=True, steps="0"):
+    """ops_model.py with BUG=bug under `numtrace run --ops --steps STEPS` (or plain python); (proc, run dir)."""
     env = dict(os.environ, BUG=bug)
     for k in ("PYTHONPATH", "NUMTRACE_LIB", "NUMTRACE_LIB_PATH"):
         env.pop(k, None)
-    run_dir = os.path.join(tmp, "run-" + bug + ("-ops" if ops else "-plain") + "".join(extra))
-    cmd = ([NUMTRACE, "run", "-o", run_dir, "--ops", "--steps", "0", *extra, "--"] if ops else []) + \
+    run_dir = os.path.join(tmp, "run-" + bug + ("-ops" if ops else "-plain"))
+    cmd = ([NUMTRACE, "run", "-o", run_dir, "--ops", "--steps", steps, "--"] if ops else []) + \
           [sys.executable, OPS_MODEL]
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900, cwd=tmp)
     return proc, run_dir
@@ -898,7 +901,7 @@ def ops_diff(tmp, a, b):
 def test_ops_level():
     """Operator level on the CPU: same job twice identical, planted bugs named at their op and module."""
     name = "operator level (--ops)"
-    bugs = ["none", "again", "const", "gelu", "mask", "bcast", "nan", "eval", "bf16"]
+    bugs = ["none", "again", "const", "gelu", "mask", "bcast", "nan", "eval", "bf16", "checkpoint"]
     with tempfile.TemporaryDirectory() as tmp:
         with ThreadPoolExecutor(max_workers=2) as pool:
             runs = dict(zip(bugs, pool.map(lambda b: run_ops(tmp, "" if b == "again" else b), bugs)))
@@ -937,8 +940,32 @@ def test_ops_level():
         for bug in ("eval", "bf16"):
             proc, _ = ops_diff(tmp, base, runs[bug][1])
             checks[f"{bug}: diverged"] = proc.returncode == 1
+        proc, _ = ops_diff(tmp, base, runs["checkpoint"][1])
+        checks["activation checkpointing raises no false divergence"] = proc.returncode == 0
         for what, ok in checks.items():
             report(f"{name}: {what}", "passed" if ok else "failed", "" if ok else base_proc.stderr.strip()[-300:])
+
+
+def test_ops_level_compiled():
+    """--ops in a torch.compile'd job: the job unchanged (losses, graphs), the one line saying what is not captured."""
+    name = "operator level under torch.compile"
+    with tempfile.TemporaryDirectory() as tmp:
+        proc, run_dir = run_ops(tmp, "compile", steps="2")
+        plain, _ = run_ops(tmp, "compile", ops=False)
+        got, want = last_json(proc), last_json(plain)
+        if got is None or want is None:
+            skipped_or_failed(name, None if got is not None else f"rc={proc.returncode} {proc.stderr.strip()[-300:]}",
+                              None if want is not None else f"rc={plain.returncode} {plain.stderr.strip()[-300:]}")
+            return
+        checks = {
+            "losses bitwise unchanged": got["losses"] == want["losses"],
+            "no graph break or graph added": (got["graph_breaks"], got["unique_graphs"]) ==
+                                             (want["graph_breaks"], want["unique_graphs"]),
+            "one line says compiled code is not captured": proc.stderr.count("operator-level capture stays out") == 1,
+            "the run's closing line says what operator level captures": "captured no operator call" in proc.stderr,
+        }
+        for what, ok in checks.items():
+            report(f"{name}: {what}", "passed" if ok else "failed", "" if ok else proc.stderr.strip()[-400:])
 
 
 # minute each here: the tensor map under torch.compile, its compile

@@ -11,7 +11,8 @@ class Attention(torch.nn.Module):
         q, k, v = s.qkv(x).chunk(3, dim=-1)
         if BUG == "bf16":
             q, k = q.to(torch.bfloat16), k.to(torch.bfloat16)
-        scores = (q @ k.transpose(-2, -1)).float() / (s.d if BUG == "const" else math.sqrt(s.d))
+        scale = s.d if BUG == "const" else math.sqrt(s.d) * (1 + 2e-7 if BUG == "subtol" else 1)
+        scores = (q @ k.transpose(-2, -1)).float() / scale
         T = x.shape[1]
         mask = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=0 if BUG == "mask" else 1)
         scores = scores.masked_fill(mask, -1e9)
@@ -21,7 +22,8 @@ class Mlp(torch.nn.Module):
         super().__init__()
         s.up = torch.nn.Linear(d, 4 * d); s.down = torch.nn.Linear(4 * d, d); s.drop = torch.nn.Dropout(0.2)
     def forward(s, x):
-        h = F.gelu(s.up(x), approximate="tanh" if BUG == "gelu" else "none")
+        up = x @ s.up.weight.t() + s.up.bias if BUG == "refactor" else s.up(x)  # mm + add vs addmm
+        h = F.gelu(up, approximate="tanh" if BUG == "gelu" else "none")
         h = h + torch.log(h + (-10.0 if BUG == "nan" else 10.0)) * 0.01
         return s.drop(s.down(h))
 class Block(torch.nn.Module):
@@ -30,7 +32,12 @@ class Block(torch.nn.Module):
         s.ln1 = torch.nn.LayerNorm(d); s.attn = Attention(d); s.ln2 = torch.nn.LayerNorm(d); s.mlp = Mlp(d)
     def forward(s, x):
         x = x + s.attn(s.ln1(x))
+        if BUG == "checkpoint":
+            return x + torch.utils.checkpoint.checkpoint(s.mlp, s.ln2(x), use_reentrant=False)
         return x + s.mlp(s.ln2(x))
+import torch.utils.checkpoint  # noqa: E402
+
+
 class Model(torch.nn.Module):
     def __init__(s, d=16):
         super().__init__()
@@ -40,15 +47,20 @@ class Model(torch.nn.Module):
 model = Model()
 if BUG == "eval":
     model.eval()
+run = torch.compile(model) if BUG == "compile" else model
 opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
 x = torch.randn(4, 8, 16); y = torch.randn(4, 8)
 losses = []
 for step in range(3):
-    out = model(x)
+    out = run(x)
     if BUG == "bcast":
         loss = ((out.unsqueeze(-1) - y) ** 2).mean()
     else:
         loss = ((out - y) ** 2).mean()
     opt.zero_grad(); loss.backward(); opt.step()
     losses.append(loss.item().hex())
-print(json.dumps({"losses": losses}))
+result = {"losses": losses}
+if BUG == "compile":
+    from torch._dynamo.utils import counters
+    result.update(graph_breaks=sum(counters["graph_break"].values()), unique_graphs=counters["stats"]["unique_graphs"])
+print(json.dumps(result))
