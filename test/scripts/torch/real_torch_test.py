@@ -29,6 +29,8 @@ Cases:
     checkpointing raises no divergence; under torch.compile the job is
     unchanged (losses, no graph break or graph added) and one line says
     compiled code is not captured;
+  * the numerics gate: step 0 of ops_model.py against the golden
+    test/data/ops_golden (docs/walkthroughs.md, 7) passes, a wrong constant fails;
   * environment: the settings torch reports (versions, TF32, determinism,
     cuDNN, SDPA) reach numtrace_set_environment once torch is imported, and a
     setting the script changes after the import is sent as the captured step
@@ -944,6 +946,26 @@ def test_ops_level():
         checks["activation checkpointing raises no false divergence"] = proc.returncode == 0
         for what, ok in checks.items():
             report(f"{name}: {what}", "passed" if ok else "failed", "" if ok else base_proc.stderr.strip()[-300:])
+
+
+GOLDEN = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))),
+                      "test", "data", "ops_golden", "rank_0.ntrace.jsonl.gz")
+
+
+def test_ops_golden_gate():
+    """The numerics gate of docs/walkthroughs.md: step 0 at op level against the gzipped golden, --strict."""
+    name = "numerics gate (golden op-level trace)"
+    with tempfile.TemporaryDirectory() as tmp:
+        results_ = {}
+        for bug in ("", "const"):
+            proc, run_dir = run_ops(tmp, bug)
+            gate = subprocess.run([NUMTRACE, "diff", GOLDEN, os.path.join(run_dir, "rank_0.ntrace.jsonl"), "--strict"],
+                                  capture_output=True, text=True, timeout=600)
+            results_[bug] = (proc.returncode, gate.returncode, gate.stdout[:300] + gate.stderr[:300])
+        ok = results_[""][:2] == (0, 0)
+        report(f"{name}: the model as blessed passes", "passed" if ok else "failed", "" if ok else str(results_[""]))
+        ok = results_["const"][:2] == (0, 1)
+        report(f"{name}: a wrong constant fails it", "passed" if ok else "failed", "" if ok else str(results_["const"]))
 
 
 def test_ops_level_compiled():
