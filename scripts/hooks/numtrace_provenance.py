@@ -16,6 +16,11 @@ them (trace fields scope, op, phase). No edit to the job.
     code could make it run differently). Under torch.compile the op of an
     Inductor kernel comes from its name instead (descriptive names list the
     ATen ops it was generated from): see announce_kernel_ops().
+  * operator level (NUMTRACE_LEVEL=ops, `numtrace run --ops`): the same
+    dispatch mode also hands every op's tensors to libnumtrace
+    (numtrace_op_before/after; OpMeasure below), which measures them and
+    writes one record per op - no CUDA needed. Not in compiled code (the mode
+    stays out of a job that compiled anything; one stderr line says so).
   * phase: backward while autograd runs a graph task, optimizer inside
     optimizer.step(), forward otherwise; a module forward that runs during
     backward (activation checkpointing's recompute) is phase backward and
@@ -604,7 +609,12 @@ class OpMeasure:
                 results.extend(found)
         listed = tensors + [(t, len(tensors) + i, True) for i, t in enumerate(results)]
         keep = []
-        arr, n, stream = self._call(listed, keep)
+        try:
+            arr, n, stream = self._call(listed, keep)
+        except Exception:
+            # The record must still be closed, or every later one waits for it.
+            self._lib.numtrace_op_after(token, _encode(name), None, 0, 0)
+            raise
         self._lib.numtrace_op_after(token, _encode(name), arr, n, stream)
 
 

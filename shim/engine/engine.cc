@@ -1,6 +1,5 @@
 #include "shim/engine/engine.h"
 
-#include <algorithm>
 #include <cinttypes>
 #include <cstring>
 #include <cstdio>
