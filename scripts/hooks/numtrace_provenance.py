@@ -530,34 +530,36 @@ class OpMeasure:
     def _describe(self, tensor, arg, written, keep):
         d = _Tensor()
         d.arg, d.written = arg, 1 if written else 0
-        d.element_size = max(1, tensor.element_size())
+        es = tensor.element_size()
+        d.element_size = es or 1
         d.dtype = self._dtypes.get(tensor.dtype, b"raw")
         device = tensor.device
+        kind = device.type
         try:
-            if tensor.layout is not self._torch.strided or tensor.is_quantized or device.type not in ("cpu", "cuda"):
+            if kind not in ("cpu", "cuda") or tensor.layout is not self._torch.strided or tensor.is_quantized:
                 raise TypeError("not a strided CPU/CUDA tensor")
-            storage = tensor.untyped_storage().data_ptr()
-            d.device = b"cpu" if device.type == "cpu" else ("cuda:%d" % (device.index or 0)).encode()
+            data = tensor.data_ptr()  # raises for a tensor without storage
+            offset = tensor.storage_offset() * es
         except Exception:
-            d.device = (device.type + ("" if tensor.layout is self._torch.strided else " " + str(tensor.layout))).encode()
-            d.ndim = 0
+            d.device = (kind + ("" if tensor.layout is self._torch.strided else " " + str(tensor.layout))).encode()
             return d, None
-        d.storage = storage
-        d.offset = tensor.storage_offset() * tensor.element_size()
-        shape = tuple(tensor.shape)
-        d.ndim = len(shape)
-        arr = (ctypes.c_longlong * max(1, len(shape)))(*shape)
-        keep.append(arr)
-        d.shape = arr
-        if device.type == "cuda" and not tensor.is_contiguous():
+        d.device = b"cpu" if kind == "cpu" else ("cuda:%d" % (device.index or 0)).encode()
+        d.storage, d.offset = data - offset, offset  # the storage's start, the view's place in it
+        shape = tensor.shape
+        nd = d.ndim = len(shape)
+        if kind == "cuda" and not tensor.is_contiguous():
             copy = tensor.contiguous()
             keep.append(copy)
             d.data = copy.data_ptr()
+            dims = (ctypes.c_longlong * max(1, nd))(*shape)
         else:
-            d.data = tensor.data_ptr()
-            strides = (ctypes.c_longlong * max(1, len(shape)))(*tensor.stride())
-            keep.append(strides)
-            d.strides = strides
+            d.data = data
+            # Sizes then strides in one array: one ctypes object per tensor.
+            dims = (ctypes.c_longlong * max(1, 2 * nd))(*shape, *tensor.stride())
+            if nd:
+                d.strides = ctypes.cast(ctypes.addressof(dims) + 8 * nd, ctypes.POINTER(ctypes.c_longlong))
+        keep.append(dims)
+        d.shape = dims
         return d, device
 
     def _call(self, tensors, keep):
