@@ -161,7 +161,8 @@ typedef struct numtrace_tensor {
  * `pre`). Returns a token (>= 0) for numtrace_op_after, -1 when this op is
  * not captured (not at operator level, outside the selected steps) or on
  * bad input (NULL with count > 0, count < 0, ndim out of range,
- * element_size < 1, a NULL dtype or device), 0 never. */
+ * element_size < 1, a dtype's size other than element_size, a NULL dtype
+ * or device, a negative size or arg). */
 long long numtrace_op_before(const numtrace_tensor* tensors, int count, unsigned long long stream);
 
 /* After it ran: every tensor (arguments and results, in schema order) is
