@@ -26,7 +26,7 @@ Cases:
     GELU approximation, causal mask, broadcasting in the loss, a NaN) named
     at their operator and module; a model left in eval() and a bf16 change
     diverge (where they are named is not yet checked); activation
-    checkpointing raises no divergence; under torch.compile the job is
+    checkpointing and a sub-tolerance change raise no divergence; under torch.compile the job is
     unchanged (losses, no graph break or graph added) and one line says
     compiled code is not captured;
   * the numerics gate: step 0 of ops_model.py against the golden
@@ -903,7 +903,7 @@ def ops_diff(tmp, a, b):
 def test_ops_level():
     """Operator level on the CPU: same job twice identical, planted bugs named at their op and module."""
     name = "operator level (--ops)"
-    bugs = ["none", "again", "const", "gelu", "mask", "bcast", "nan", "eval", "bf16", "checkpoint"]
+    bugs = ["none", "again", "const", "gelu", "mask", "bcast", "nan", "eval", "bf16", "checkpoint", "subtol"]
     with tempfile.TemporaryDirectory() as tmp:
         with ThreadPoolExecutor(max_workers=2) as pool:
             runs = dict(zip(bugs, pool.map(lambda b: run_ops(tmp, "" if b == "again" else b), bugs)))
@@ -944,6 +944,8 @@ def test_ops_level():
             checks[f"{bug}: diverged"] = proc.returncode == 1
         proc, _ = ops_diff(tmp, base, runs["checkpoint"][1])
         checks["activation checkpointing raises no false divergence"] = proc.returncode == 0
+        proc, _ = ops_diff(tmp, base, runs["subtol"][1])
+        checks["a sub-tolerance change (scale * (1 + 2e-7)) raises no divergence"] = proc.returncode == 0
         for what, ok in checks.items():
             report(f"{name}: {what}", "passed" if ok else "failed", "" if ok else base_proc.stderr.strip()[-300:])
 
