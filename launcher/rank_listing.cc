@@ -26,7 +26,7 @@ std::set<std::string> TraceFilesIn(const std::string& dir) {
   return out;
 }
 
-int ListRankTraces(const std::string& dir, std::ostream& out, const std::set<std::string>& earlier) {
+int ListRankTraces(const std::string& dir, std::ostream& out, const std::set<std::string>& earlier, bool ops_level) {
   std::vector<std::tuple<int64_t, std::string>> files;
   std::set<int64_t> ranks_now, ranks_before;
   for (const std::string& path : TraceFilesIn(dir)) {
@@ -47,7 +47,8 @@ int ListRankTraces(const std::string& dir, std::ostream& out, const std::set<std
           << "\n";
       continue;
     }
-    out << "rank " << rank << ": " << trace->kernels.size() << " kernels captured, ";
+    const bool ops = trace->header.capture && trace->header.capture->level == CaptureLevel::kOps;
+    out << "rank " << rank << ": " << trace->kernels.size() << (ops ? " operator calls" : " kernels") << " captured, ";
     if (!trace->digests.empty()) out << trace->digests.size() << " steps digested, ";  // watch mode
     if (trace->truncated) {
       out << "TRUNCATED (no footer: the process was cut short";
@@ -78,13 +79,20 @@ int ListRankTraces(const std::string& dir, std::ostream& out, const std::set<std
     }
     out << "\n";
   }
-  if (files.empty()) {
+  if (files.empty() && ops_level) {
+    out << "no trace was written in " << analyzer::TerminalSafe(dir)
+        << ": operator level (--ops) captured no operator call. It captures the ATen operators a PyTorch "
+           "job runs eagerly in the captured steps (--steps), through the hooks (a Python job; "
+           "--torch-hooks otherwise); code compiled by torch.compile is not captured (the hooks said so "
+           "in one line; docs/torch-hooks.md)\n";
+  } else if (files.empty()) {
     // What numtrace knows here, no more: the settings were valid (checked
     // before the job), so either nothing launched a kernel in the captured
     // steps or the shim could not start, which it says in one stderr line.
     out << "no trace was written in " << analyzer::TerminalSafe(dir)
         << ": no process of the job captured a CUDA kernel launch. A job that never starts CUDA (a "
-           "CPU-only run) leaves no trace and no numtrace line; launches outside the captured steps "
+           "CPU-only run) leaves no trace and no numtrace line (a PyTorch job is captured without CUDA at "
+           "operator level: numtrace run --ops); launches outside the captured steps "
            "are not captured (--steps, --step-mark); a shim that could not start says why in one "
            "'numtrace:' line on stderr (docs/troubleshooting.md, \"nothing captured\")\n";
   }

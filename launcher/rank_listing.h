@@ -23,8 +23,10 @@ std::set<std::string> TraceFilesIn(const std::string& dir);
 
 // Lists the traces in `dir` except those in `earlier` (there before the
 // job: named in one line with what it means for diff). Returns the number
-// of traces listed.
-int ListRankTraces(const std::string& dir, std::ostream& out, const std::set<std::string>& earlier = {});
+// of traces listed. `ops_level`: the job ran with NUMTRACE_LEVEL=ops (the
+// line for no trace then says what operator level captures).
+int ListRankTraces(const std::string& dir, std::ostream& out, const std::set<std::string>& earlier = {},
+                   bool ops_level = false);
 
 }  // namespace numtrace::launcher
 

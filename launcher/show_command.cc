@@ -66,10 +66,13 @@ bool Selected(const Selection& s, uint64_t seq, std::string_view name, std::stri
   return re2::RE2::PartialMatch(name, *s.kernel) || re2::RE2::PartialMatch(demangled, *s.kernel);
 }
 
-void PrintBuffer(const analyzer::Buffer& b, std::ostream& out) {
+void PrintBuffer(const analyzer::Trace& t, const analyzer::Buffer& b, std::ostream& out) {
   const BufferStats& s = b.stats;
-  out << "    arg " << b.arg << "  " << DTypeName(b.dtype) << " (" << DTypeSourceName(b.dtype_from)
-      << ")  " << RoleName(b.role) << "  " << b.bytes << " B  n=" << s.n;
+  out << "    arg " << b.arg << "  " << DTypeName(b.dtype);
+  // Operator level: the tensor's shape and device (docs/format.md).
+  if (b.shape != analyzer::kNoString) out << analyzer::TerminalSafe(t.strings.View(b.shape));
+  if (b.device != analyzer::kNoString) out << " " << analyzer::TerminalSafe(t.strings.View(b.device));
+  out << " (" << DTypeSourceName(b.dtype_from) << ")  " << RoleName(b.role) << "  " << b.bytes << " B  n=" << s.n;
   if (s.nan || s.inf || s.ninf) out << "  NaN=" << s.nan << " +Inf=" << s.inf << " -Inf=" << s.ninf;
   if (s.zero) out << "  zero=" << s.zero;
   if (s.sub) out << "  subnormal=" << s.sub;
@@ -160,12 +163,17 @@ int ShowReadable(const std::string& path, const Selection& sel, const CommandCon
     ++shown;
     out << "seq " << k.seq;
     if (k.step >= 0) out << "  step " << k.step;
-    out << "  " << TerminalSafe(t.Demangled(k)) << "  grid " << k.grid[0] << "x" << k.grid[1] << "x" << k.grid[2]
-        << " block " << k.block[0] << "x" << k.block[1] << "x" << k.block[2] << "\n";
+    out << "  " << TerminalSafe(t.Demangled(k));
+    if (k.level == analyzer::RecordLevel::kOp) {
+      out << "  (operator call)\n";
+    } else {
+      out << "  grid " << k.grid[0] << "x" << k.grid[1] << "x" << k.grid[2] << " block " << k.block[0] << "x"
+          << k.block[1] << "x" << k.block[2] << "\n";
+    }
     // Where in the model it came from (trace provenance), when recorded.
     const std::string where = analyzer::ProvenanceLabel(t.Scope(k), t.Op(k), t.PhaseOf(k), t.Src(k));
     if (!where.empty()) out << "  in " << analyzer::TerminalSafe(where) << "\n";
-    for (const analyzer::Buffer& b : t.BuffersOf(k)) PrintBuffer(b, out);
+    for (const analyzer::Buffer& b : t.BuffersOf(k)) PrintBuffer(t, b, out);
   }
   for (const NoteRecord& n : t.notes) {
     out << "note (" << TerminalSafe(n.level) << "): " << TerminalSafe(n.msg) << "\n";

@@ -478,6 +478,10 @@ std::string StepsText(const std::vector<int64_t>& steps) {
   return out;
 }
 
+CaptureLevel LevelOf(const Trace& t) {
+  return t.header.capture && t.header.capture->level ? *t.header.capture->level : CaptureLevel::kKernels;
+}
+
 }  // namespace
 
 Alignment Align(const Trace& a, const Trace& b, const AlignOptions& options) {
@@ -489,6 +493,14 @@ Alignment Align(const Trace& a, const Trace& b, const AlignOptions& options) {
   if (!sa.empty() && !sb.empty() && sa != sb) {
     result.warnings.push_back(absl::StrCat("A captured step ", StepsText(sa), " in full, B step ", StepsText(sb),
                                            ": kernels were paired across different steps"));
+  }
+  // An operator-level trace against a kernel-level one: operators and
+  // kernels pair only where their names happen to agree. Said, never silent.
+  const CaptureLevel la = LevelOf(a), lb = LevelOf(b);
+  if (la != lb) {
+    result.warnings.push_back(absl::StrCat("A was captured at ", std::string(CaptureLevelName(la)), " level, B at ",
+                                           std::string(CaptureLevelName(lb)), " level (capture.level): operator records and kernel launches do not pair; "
+                                           "re-capture both the same way (--ops)"));
   }
   return result;
 }

@@ -71,6 +71,10 @@ struct Buffer {
   uint8_t fingerprint : 7 = kBytesHash;  // Fingerprint bits (bit fields: no growth of the struct)
   uint64_t pre_hash = 0;  // hash of the contents before the launch (an input)
   BufferStats stats;
+  // Operator-level records (docs/format.md): the tensor's shape as written
+  // compactly ("[2,3]") and its device ("cpu", "cuda:0"); kNoString when absent.
+  StringId shape = kNoString;
+  StringId device = kNoString;
 
   // Written by its kernel (`out`, or `unknown`: not measured before, so
   // maybe written); `in` buffers were only read.

@@ -135,6 +135,24 @@ absl::Status KernelRecordParser::ParseBuffer(od::object& object, const char* end
     } else if (KeyIs(key, "stats")) {
       NT_RETURN_IF_ERROR(ParseStats(x, end, &b->stats));
       has_stats = true;
+    } else if (KeyIs(key, "shape")) {
+      od::array dims;
+      if (auto e = x.get_array().get(dims)) return JsonError(e, "shape", "an array of integers");
+      std::string text = "[";
+      for (auto d : dims) {
+        int64_t n = 0;
+        od::value dv;
+        if (auto e = std::move(d).get(dv)) return JsonError(e, "shape", "an array of integers");
+        NT_RETURN_IF_ERROR(json::GetI64(dv, "shape[]", &n));
+        if (text.size() > 1) text += ',';
+        text += std::to_string(n);
+        if (text.size() > 256) return FieldError("shape", "more dimensions than a tensor has");
+      }
+      b->shape = trace_->strings.Intern(text + "]");
+    } else if (KeyIs(key, "device")) {
+      std::string_view s;
+      NT_RETURN_IF_ERROR(json::GetString(x, "device", &s));
+      b->device = trace_->strings.Intern(CapUtf8(s));
     } else if (KeyIs(key, "pre")) {
       // Only the hash is kept: it is what the buffer held before the launch,
       // an input the origin analysis compares across runs (judge/data_flow).
@@ -216,6 +234,10 @@ absl::Status KernelRecordParser::Parse(od::object& object, const char* end) {
       NT_RETURN_IF_ERROR(json::GetString(x, "phase", &s));
       // Optional field: a word from a later version is read as unknown.
       if (!ParsePhase(s, &prov.phase)) prov.phase = Phase::kNone;
+    } else if (KeyIs(key, "level")) {
+      std::string_view s;
+      NT_RETURN_IF_ERROR(json::GetString(x, "level", &s));
+      k.level = s == kOpRecordLevel ? RecordLevel::kOp : RecordLevel::kKernel;
     } else if (KeyIs(key, "buffers")) {
       NT_RETURN_IF_ERROR(ParseBuffers(x, end));
       has_buffers = true;

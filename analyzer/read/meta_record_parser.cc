@@ -70,6 +70,14 @@ absl::Status ParseCapture(od::value& v, const char* end, CaptureInfo* c) {
     if (key == "outputs") return GetOwnedString(x, "capture.outputs", &c->outputs);
     if (key == "selector") return GetOwnedString(x, "capture.selector", &c->selector);
     if (key == "watch") return GetOwnedString(x, "capture.watch", &c->watch);
+    if (key == "level") {
+      // A later version's word is not an error: readers ignore what they do
+      // not know, and a trace without a level is kernel level.
+      std::string word;
+      NT_RETURN_IF_ERROR(GetOwnedString(x, "capture.level", &word));
+      c->level = EnumFromName<CaptureLevel>(kCaptureLevelNames, word);
+      return absl::OkStatus();
+    }
     if (key == "settings") {
       return ForEachField(x, "capture.settings", end, [&](std::string_view name, od::value& value) -> absl::Status {
         auto& setting = c->settings.emplace_back(std::string(name), std::string());

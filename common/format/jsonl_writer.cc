@@ -159,6 +159,11 @@ void AppendJsonLine(const TraceHeader& h, std::string* out) {
     out->append("],\"outputs\":"); AppendJsonString(c.outputs, out);
     out->append(",\"selector\":"); AppendJsonString(c.selector, out);
     if (!c.watch.empty()) { out->append(",\"watch\":"); AppendJsonString(c.watch, out); }
+    if (c.level) {
+      out->append(",\"level\":\"");
+      out->append(CaptureLevelName(*c.level));
+      out->push_back('"');
+    }
     out->append(",\"settings\":{");
     for (size_t i = 0; i < c.settings.size(); ++i) {
       if (i) out->push_back(',');
@@ -180,6 +185,11 @@ void AppendJsonLine(const KernelRecord& k, std::string* out) {
   AppendInt(k.seq, out);
   if (k.launch) { out->append(",\"launch\":"); AppendInt(*k.launch, out); }
   if (k.step) { out->append(",\"step\":"); AppendInt(*k.step, out); }
+  if (k.op_level) {
+    out->append(",\"level\":\"");
+    out->append(kOpRecordLevel);
+    out->push_back('"');
+  }
   out->append(",\"name\":");
   AppendJsonString(k.name, out);
   if (!k.demangled.empty() && k.demangled != k.name) {
@@ -212,7 +222,17 @@ void AppendJsonLine(const KernelRecord& k, std::string* out) {
     out->append(DTypeSourceName(b.dtype_from));
     out->append("\",\"role\":\"");
     out->append(RoleName(b.role));
-    out->append("\",\"stats\":");
+    out->push_back('"');
+    if (b.shape) {
+      out->append(",\"shape\":[");
+      for (size_t d = 0; d < b.shape->size(); ++d) {
+        if (d) out->push_back(',');
+        AppendInt((*b.shape)[d], out);
+      }
+      out->push_back(']');
+    }
+    if (!b.device.empty()) { out->append(",\"device\":"); AppendJsonString(b.device, out); }
+    out->append(",\"stats\":");
     AppendStats(b.stats, b.dtype, out);
     if (b.pre) {
       out->append(",\"pre\":");

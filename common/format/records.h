@@ -52,6 +52,18 @@ struct DeviceInfo {
   std::string cuda;    // "13.0"
 };
 
+// What one record stands for (header `capture.level`; docs/format.md). ONE
+// list: the header's words, the NUMTRACE_LEVEL setting's words.
+#define NUMTRACE_CAPTURE_LEVELS(X)                                              \
+  X(kKernels, "kernels") /* CUPTI: one record per kernel launch (the default) */ \
+  X(kOps, "ops")         /* one record per framework operator call            */
+
+enum class CaptureLevel : uint8_t { NUMTRACE_CAPTURE_LEVELS(NUMTRACE_ENUMERATOR) };
+inline constexpr std::string_view kCaptureLevelNames[] = {NUMTRACE_CAPTURE_LEVELS(NUMTRACE_ENUM_NAME)};
+inline std::string_view CaptureLevelName(CaptureLevel l) { return kCaptureLevelNames[static_cast<int>(l)]; }
+// A `kernel` record's `level` at operator level (absent: a kernel launch).
+inline constexpr std::string_view kOpRecordLevel = "op";
+
 struct CaptureInfo {
   std::vector<int64_t> steps;
   std::string outputs;   // "changed" or "all"
@@ -61,6 +73,8 @@ struct CaptureInfo {
   // set, in table order; a setting left at its default is absent.
   std::vector<std::pair<std::string, std::string>> settings;
   std::string watch;     // "full" or "sampled" when digests are taken on every step, else empty
+  // `level`; absent in traces from before it existed, which are kernel level.
+  std::optional<CaptureLevel> level;
 };
 
 struct TraceHeader {
@@ -83,6 +97,11 @@ struct BufferRecord {
   Role role = Role::kUnknown;
   BufferStats stats;                // after the launch
   std::optional<BufferStats> pre;   // before the launch, when measured
+  // Operator-level records only (KernelRecord::op_level): the tensor's
+  // shape and device ("cpu", "cuda:0"); `bytes` is then the tensor's own
+  // size and `offset` its byte offset into the storage at `addr`.
+  std::optional<std::vector<int64_t>> shape;
+  std::string device;  // written only when non-empty
 };
 
 struct KernelRecord {
@@ -99,6 +118,9 @@ struct KernelRecord {
   std::string op;                       // "aten::mm"; written only when non-empty
   Phase phase = Phase::kNone;           // written only when not kNone
   std::string src;                      // "file.py:12"; written only when non-empty
+  // One framework operator call, not a kernel launch (written as `level`
+  // kOpRecordLevel): `name` is the operator, no grid/block.
+  bool op_level = false;
   std::vector<BufferRecord> buffers;
 };
 

@@ -16,6 +16,11 @@ them (trace fields scope, op, phase). No edit to the job.
     code could make it run differently). Under torch.compile the op of an
     Inductor kernel comes from its name instead (descriptive names list the
     ATen ops it was generated from): see announce_kernel_ops().
+  * operator level (NUMTRACE_LEVEL=ops, `numtrace run --ops`): the same
+    dispatch mode also hands every op's tensors to libnumtrace
+    (numtrace_op_before/after; OpMeasure below), which measures them and
+    writes one record per op - no CUDA needed. Not in compiled code (the mode
+    stays out of a job that compiled anything; one stderr line says so).
   * phase: backward while autograd runs a graph task, optimizer inside
     optimizer.step(), forward otherwise; a module forward that runs during
     backward (activation checkpointing's recompute) is phase backward and
@@ -164,6 +169,16 @@ class Provenance:
         self._known = {}         # id(module) -> (fqn, its root's names) for modules below a root
         self._node_scope = {}    # autograd node -> fqn of the module whose forward made it
         self._mode = None
+        # Operator level (NUMTRACE_LEVEL=ops): the dispatch mode also measures
+        # every op's tensors (OpMeasure). numtrace_op_level() starts numtrace
+        # without CUDA, so it is asked here, when torch is imported.
+        self.ops = None
+        op_level = getattr(lib, "numtrace_op_level", None) if self._api else None
+        try:
+            if op_level is not None and op_level() == 1:
+                self.ops = OpMeasure(lib, torch, self)
+        except Exception as e:
+            self._fail("operator level", e)
         self.step = 0
         self.armed = False
         is_compiling = getattr(getattr(torch, "compiler", None), "is_compiling", None)
@@ -205,6 +220,8 @@ class Provenance:
 
     def _enter_mode(self):
         if self._jit_used():
+            if self.ops is not None:
+                self.ops.say_compiled(self.step)
             return
         try:
             self._mode = _make_mode(self)
@@ -447,13 +464,171 @@ def announce_kernel_ops(lib, name):
         fn(_encode(name), _encode(ops))
 
 
+class _Tensor(ctypes.Structure):
+    """numtrace_tensor of shim/api/numtrace.h."""
+    _fields_ = [("storage", ctypes.c_ulonglong), ("offset", ctypes.c_ulonglong), ("data", ctypes.c_ulonglong),
+                ("shape", ctypes.POINTER(ctypes.c_longlong)), ("strides", ctypes.POINTER(ctypes.c_longlong)),
+                ("ndim", ctypes.c_int), ("element_size", ctypes.c_int), ("dtype", ctypes.c_char_p),
+                ("device", ctypes.c_char_p), ("arg", ctypes.c_int), ("written", ctypes.c_int)]
+
+
+class OpMeasure:
+    """Operator level: hands each op's tensors to numtrace_op_before/after.
+
+    Tensors are numbered in schema order, a list argument's elements one by
+    one, results after the arguments; an argument the schema marks written
+    (in-place, out=) is measured before the call too. A result that is an
+    argument written in place is not listed twice. Only pointers, shapes and
+    strides cross: nothing is copied (except a non-contiguous CUDA tensor,
+    copied on the current stream for the reduction kernels and dropped at
+    once) and no tensor is kept after the op.
+    """
+
+    def __init__(self, lib, torch, prov):
+        self._lib, self._torch, self._prov = lib, torch, prov
+        lib.numtrace_op_before.argtypes = [ctypes.POINTER(_Tensor), ctypes.c_int, ctypes.c_ulonglong]
+        lib.numtrace_op_before.restype = ctypes.c_longlong
+        lib.numtrace_op_after.argtypes = [ctypes.c_longlong, ctypes.c_char_p, ctypes.POINTER(_Tensor),
+                                          ctypes.c_int, ctypes.c_ulonglong]
+        names = {"float64": b"f64", "float32": b"f32", "float16": b"f16", "bfloat16": b"bf16",
+                 "float8_e4m3fn": b"f8e4m3", "float8_e5m2": b"f8e5m2", "int64": b"i64", "int32": b"i32",
+                 "int16": b"i16", "int8": b"i8", "uint8": b"u8", "bool": b"bool"}
+        self._dtypes = {getattr(torch, n): w for n, w in names.items() if hasattr(torch, n)}
+        self._written = {}  # schema -> (written flags of the arguments, result aliases an argument it wrote)
+        self._compiled_said = False
+
+    def say_compiled(self, step):
+        if self._compiled_said:
+            return
+        self._compiled_said = True
+        try:
+            sys.stderr.write("numtrace hooks: the job uses torch.compile: operator-level capture stays out of it "
+                             "from step %d on (compiled code is not run under a dispatch mode; "
+                             "docs/torch-hooks.md)\n" % step)
+        except Exception:
+            pass
+
+    def _schema_info(self, func):
+        info = self._written.get(func)
+        if info is None:
+            schema = func._schema
+            args = [(a.name, bool(a.alias_info is not None and a.alias_info.is_write)) for a in schema.arguments]
+            rets = [bool(r.alias_info is not None and r.alias_info.is_write) for r in schema.returns]
+            info = (args, rets)
+            self._written[func] = info
+        return info
+
+    def _flatten(self, value, out):
+        t = self._torch
+        if isinstance(value, t.Tensor):
+            out.append(value)
+        elif isinstance(value, (list, tuple)):
+            for v in value:
+                if isinstance(v, t.Tensor):
+                    out.append(v)
+
+    def _describe(self, tensor, arg, written, keep):
+        d = _Tensor()
+        d.arg, d.written = arg, 1 if written else 0
+        es = tensor.element_size()
+        d.element_size = es or 1
+        d.dtype = self._dtypes.get(tensor.dtype, b"raw")
+        device = tensor.device
+        kind = device.type
+        try:
+            if kind not in ("cpu", "cuda") or tensor.layout is not self._torch.strided or tensor.is_quantized:
+                raise TypeError("not a strided CPU/CUDA tensor")
+            data = tensor.data_ptr()  # raises for a tensor without storage
+            offset = tensor.storage_offset() * es
+        except Exception:
+            d.device = (kind + ("" if tensor.layout is self._torch.strided else " " + str(tensor.layout))).encode()
+            return d, None
+        d.device = b"cpu" if kind == "cpu" else ("cuda:%d" % (device.index or 0)).encode()
+        d.storage, d.offset = data - offset, offset  # the storage's start, the view's place in it
+        shape = tensor.shape
+        nd = d.ndim = len(shape)
+        if kind == "cuda" and not tensor.is_contiguous():
+            copy = tensor.contiguous()
+            keep.append(copy)
+            d.data = copy.data_ptr()
+            dims = (ctypes.c_longlong * max(1, nd))(*shape)
+        else:
+            d.data = data
+            # Sizes then strides in one array: one ctypes object per tensor.
+            dims = (ctypes.c_longlong * max(1, 2 * nd))(*shape, *tensor.stride())
+            if nd:
+                d.strides = ctypes.cast(ctypes.addressof(dims) + 8 * nd, ctypes.POINTER(ctypes.c_longlong))
+        keep.append(dims)
+        d.shape = dims
+        return d, device
+
+    def _call(self, tensors, keep):
+        """(numtrace_tensor array, count, stream)."""
+        descs, stream = [], 0
+        for tensor, arg, written in tensors:
+            d, device = self._describe(tensor, arg, written, keep)
+            descs.append(d)
+            if stream == 0 and device is not None and device.type == "cuda":
+                stream = self._torch.cuda.current_stream(device).cuda_stream
+        arr = (_Tensor * max(1, len(descs)))(*descs)
+        keep.append(arr)
+        return arr, len(descs), stream
+
+    def before(self, func, args, kwargs):
+        """Measures what the op may write; returns the state after() needs, or None."""
+        arg_info, _ = self._schema_info(func)
+        tensors = []
+        for i, (name, written) in enumerate(arg_info):
+            value = args[i] if i < len(args) else kwargs.get(name)
+            found = []
+            self._flatten(value, found)
+            for t in found:
+                tensors.append((t, len(tensors), written))
+        keep = []
+        arr, n, stream = self._call([x for x in tensors if x[2]], keep)
+        token = self._lib.numtrace_op_before(arr, n, stream)
+        if token < 0:
+            return None
+        return token, tensors
+
+    # Operators whose results are uninitialised memory: their bytes differ
+    # from run to run and mean nothing, so the results are not listed.
+    _UNINITIALISED = frozenset(("aten::empty", "aten::empty_like", "aten::empty_strided", "aten::new_empty",
+                                "aten::new_empty_strided", "aten::empty_permuted"))
+
+    def after(self, state, func, out):
+        token, tensors = state
+        _, ret_info = self._schema_info(func)
+        name = getattr(getattr(func, "_schema", None), "name", None) or str(func)
+        results = []
+        if out is not None and name not in self._UNINITIALISED:
+            outs = out if isinstance(out, (list, tuple)) and len(ret_info) != 1 else (out,)
+            for r, aliases_written in zip(outs, ret_info or [False] * len(outs)):
+                if aliases_written:
+                    continue  # the argument it wrote is listed already
+                found = []
+                self._flatten(r, found)
+                results.extend(found)
+        listed = tensors + [(t, len(tensors) + i, True) for i, t in enumerate(results)]
+        keep = []
+        try:
+            arr, n, stream = self._call(listed, keep)
+        except Exception:
+            # The record must still be closed, or every later one waits for it.
+            self._lib.numtrace_op_after(token, _encode(name), None, 0, 0)
+            raise
+        self._lib.numtrace_op_after(token, _encode(name), arr, n, stream)
+
+
 def _make_mode(prov):
     from torch.utils._python_dispatch import TorchDispatchMode
+    ops = prov.ops
 
     class _OpMode(TorchDispatchMode):
-        """Announces each ATen op; never changes what runs."""
+        """Announces each ATen op (and at operator level measures its tensors); never changes what runs."""
 
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
             token = None
             try:
                 token = prov.op_enter(func)
@@ -461,9 +636,22 @@ def _make_mode(prov):
             except Exception as e:
                 entered = False
                 prov._fail("dispatch mode", e)
+            measured = None
+            if ops is not None:
+                try:
+                    measured = ops.before(func, args, kwargs)
+                except Exception as e:
+                    prov._fail("operator-level measurement", e)
+            out = None
             try:
-                return func(*args, **(kwargs or {}))
+                out = func(*args, **kwargs)
+                return out
             finally:
+                if measured is not None:
+                    try:
+                        ops.after(measured, func, out)
+                    except Exception as e:
+                        prov._fail("operator-level measurement", e)
                 if entered:
                     try:
                         prov.op_exit(token)

@@ -138,6 +138,51 @@ int numtrace_set_environment(const char* key, const char* value);
  * capturing in this process, else 0; a resume without a pause is ignored. */
 int numtrace_pause(void);
 int numtrace_resume(void);
+/* Operator level (NUMTRACE_LEVEL=ops, `numtrace run --ops`): one record per
+ * framework operator call instead of one per kernel launch, measured by
+ * numtrace's own reduction: the host reduction (on all the process's cores)
+ * for CPU tensors, numtrace's reduction kernels on `stream` for CUDA tensors
+ * once CUDA is up; no CUPTI. The PyTorch hooks' dispatch mode calls these on
+ * captured steps (docs/torch-hooks.md).
+ *
+ * numtrace_op_level: 1 when the process captures at operator level; starts
+ * numtrace at once (no CUDA needed), so call it before the first captured
+ * step. 0 at kernel level, off, or badly configured. */
+int numtrace_op_level(void);
+
+/* One tensor of an operator call. Nothing is kept after the call returns. */
+typedef struct numtrace_tensor {
+  unsigned long long storage;  /* the storage's data pointer (record `addr`) */
+  unsigned long long offset;   /* byte offset of the first element into the storage */
+  unsigned long long data;     /* where the elements are read: storage + offset (or a contiguous copy) */
+  const long long* shape;      /* `ndim` sizes */
+  const long long* strides;    /* `ndim` strides in elements, or NULL: contiguous */
+  int ndim;                    /* 0..64 */
+  int element_size;            /* bytes per element, >= 1 */
+  const char* dtype;           /* f64 f32 f16 bf16 f8e4m3 f8e5m2 i64 i32 i16 i8 u8 bool; else raw */
+  const char* device;          /* "cpu", "cuda:0"; any other device is not measured (said once) */
+  int arg;                     /* position in the schema; results after the arguments */
+  int written;                 /* 1: a result, or an argument the op may write (in-place, out=) */
+} numtrace_tensor;
+
+/* Before the operator runs: measures the tensors marked `written` (their
+ * `pre`). Returns a token (>= 0) for numtrace_op_after, -1 when this op is
+ * not captured (not at operator level, outside the selected steps) or on
+ * bad input (NULL with count > 0, count < 0, ndim out of range,
+ * element_size < 1, a dtype's size other than element_size, a NULL dtype
+ * or device, a negative size or arg). */
+long long numtrace_op_before(const numtrace_tensor* tensors, int count, unsigned long long stream);
+
+/* After it ran: every tensor (arguments and results, in schema order) is
+ * measured and the op's record (`name` "aten::addmm") written. Call it on
+ * the thread that called numtrace_op_before, also when the op raised (the
+ * arguments only). Returns 1 written, 0 not captured, -1 bad input. */
+int numtrace_op_after(long long token, const char* name, const numtrace_tensor* tensors, int count,
+                      unsigned long long stream);
+
+/* 1 when this process started CUDA under numtrace (its first context was
+ * created), else 0. */
+int numtrace_cuda_started(void);
 
 /* "0.1.0". */
 const char* numtrace_version(void);

@@ -1,10 +1,14 @@
 // The C entry points of shim/api/numtrace.h, forwarding to the Runtime.
 #include "shim/api/numtrace.h"
 
+#include <memory>
 #include <string>
+#include <vector>
 
+#include "common/format/element_decode.h"
 #include "common/version/version.h"
 #include "shim/cupti/measurement_pause.h"
+#include "shim/device/host_device.h"
 #include "shim/engine/config.h"
 #include "shim/engine/provenance.h"
 #include "shim/engine/runtime.h"
@@ -150,6 +154,85 @@ NUMTRACE_EXPORT int numtrace_resume(void) {
   numtrace::shim::MeasurementPause::Pop();
   return numtrace_is_active();
 }
+
+// Operator level. The tensors are converted into the engine's OpTensor
+// view (no copy of shape or data) in this thread's scratch.
+namespace {
+
+using numtrace::shim::OpDevice;
+using numtrace::shim::OpTensor;
+
+bool ToOpTensors(const numtrace_tensor* tensors, int count, std::vector<OpTensor>* out) {
+  out->clear();
+  if (count < 0 || (count > 0 && tensors == nullptr)) return false;
+  for (int i = 0; i < count; ++i) {
+    const numtrace_tensor& t = tensors[i];
+    if (t.ndim < 0 || t.ndim > 64 || t.element_size < 1 || t.dtype == nullptr || t.device == nullptr ||
+        (t.ndim > 0 && t.shape == nullptr)) {
+      return false;
+    }
+    OpTensor o;
+    o.storage = t.storage;
+    o.offset = t.offset;
+    o.data = t.data;
+    o.shape = {reinterpret_cast<const int64_t*>(t.shape), static_cast<size_t>(t.ndim)};
+    for (int64_t d : o.shape) {
+      if (d < 0) return false;
+    }
+    if (t.strides != nullptr) o.strides = {reinterpret_cast<const int64_t*>(t.strides), static_cast<size_t>(t.ndim)};
+    numtrace::DType dtype = numtrace::DType::kRaw;
+    o.dtype = numtrace::ParseDType(t.dtype, &dtype) ? dtype : numtrace::DType::kRaw;
+    // A dtype's element size is its own; raw keeps what the caller says.
+    o.element_size = static_cast<uint32_t>(t.element_size);
+    if (o.dtype != numtrace::DType::kRaw && numtrace::ElementSize(o.dtype) != t.element_size) return false;
+    const std::string_view device(t.device);
+    if (device == "cpu") {
+      o.device = OpDevice::kCpu;
+    } else if (device == "cuda" || device.starts_with("cuda:")) {
+      o.device = OpDevice::kCuda;
+      o.device_index = device.size() > 5 ? std::atoi(t.device + 5) : 0;
+    } else {
+      o.device = OpDevice::kOther;
+      o.device_name = device.substr(0, 64);
+    }
+    if (t.arg < 0) return false;
+    o.arg = static_cast<uint32_t>(t.arg);
+    o.written = t.written != 0;
+    out->push_back(o);
+  }
+  return true;
+}
+
+std::vector<OpTensor>& OpScratch() {
+  thread_local std::vector<OpTensor> v;
+  return v;
+}
+
+}  // namespace
+
+NUMTRACE_EXPORT int numtrace_op_level(void) {
+  return Runtime::Get().StartOps(std::make_unique<numtrace::shim::HostDevice>()) != nullptr ? 1 : 0;
+}
+
+NUMTRACE_EXPORT long long numtrace_op_before(const numtrace_tensor* tensors, int count, unsigned long long stream) {
+  EventSink* sink = Runtime::Get().sink();
+  if (sink == nullptr) return -1;
+  std::vector<OpTensor>& v = OpScratch();
+  if (!ToOpTensors(tensors, count, &v)) return -1;
+  return sink->OnOpBefore(v, stream);
+}
+
+NUMTRACE_EXPORT int numtrace_op_after(long long token, const char* name, const numtrace_tensor* tensors, int count,
+                                      unsigned long long stream) {
+  EventSink* sink = Runtime::Get().sink();
+  if (sink == nullptr || token < 0) return 0;
+  std::vector<OpTensor>& v = OpScratch();
+  if (name == nullptr || !ToOpTensors(tensors, count, &v)) return -1;
+  sink->OnOpAfter(token, std::string_view(name).substr(0, 512), v, stream);
+  return 1;
+}
+
+NUMTRACE_EXPORT int numtrace_cuda_started(void) { return Runtime::Get().cuda_started() ? 1 : 0; }
 
 NUMTRACE_EXPORT const char* numtrace_version(void) { return numtrace::kVersion; }
 

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "common/format/enum_list.h"
+#include "common/format/records.h"
 #include "shim/engine/dump_selector.h"
 #include "shim/engine/name_pattern.h"
 
@@ -140,6 +141,7 @@ struct Config {
   uint64_t dump_max_bytes = 4ull << 30;           // NUMTRACE_DUMP_MAX_BYTES
   WatchMode watch = WatchMode::kOff;              // NUMTRACE_WATCH
   AllocatorMode allocator = AllocatorMode::kCaching;  // NUMTRACE_ALLOCATOR
+  CaptureLevel level = CaptureLevel::kKernels;    // NUMTRACE_LEVEL (records.h)
   std::string hooks_log;                          // NUMTRACE_HOOKS_LOG (written by the Python hooks, not the shim)
 
   // Free text for the header's capture.selector.

@@ -1,6 +1,7 @@
 #include "shim/engine/engine.h"
 
 #include <cinttypes>
+#include <cstring>
 #include <cstdio>
 #include <optional>
 #include <utility>
@@ -8,6 +9,7 @@
 #include "shim/engine/capture_counters.h"
 #include "shim/engine/provenance.h"
 #include "shim/log/log.h"
+#include "shim/reduce/host_reduce.h"
 
 namespace numtrace::shim {
 namespace {
@@ -39,6 +41,70 @@ Scratch& ThreadScratch() {
 
 constexpr uint64_t kDropNotesMax = 16;
 
+// Operator level: a CPU tensor's elements as the host reduction reads them.
+// A contiguous one is read in place; another (a transposed or expanded view)
+// is gathered in element order into this thread's scratch first, so the
+// stats and hash are those of the tensor's values, whatever its strides.
+struct OpScratch {
+  std::vector<uint8_t> gathered;
+};
+
+bool IsContiguous(const OpTensor& t) {
+  if (t.strides.empty()) return true;
+  int64_t expect = 1;
+  for (size_t d = t.shape.size(); d-- > 0;) {
+    if (t.shape[d] != 1 && t.strides[d] != expect) return false;
+    expect *= t.shape[d];
+  }
+  return true;
+}
+
+uint64_t ElementsOf(const OpTensor& t) {
+  uint64_t n = 1;
+  for (int64_t d : t.shape) n *= d < 0 ? 0 : static_cast<uint64_t>(d);
+  return n;
+}
+
+BufferStats MeasureCpuTensor(const OpTensor& t) {
+  const uint64_t n = ElementsOf(t);
+  const uint64_t bytes = n * t.element_size;
+  if (bytes == 0 || IsContiguous(t)) {
+    return ReduceHost(reinterpret_cast<const void*>(t.data), bytes, t.dtype, HostReduceThreads());
+  }
+  thread_local OpScratch scratch;
+  std::vector<uint8_t>& out = scratch.gathered;
+  out.resize(bytes);
+  // Odometer over the shape: the element at index (i0..ik) lies at
+  // sum(i_d * stride_d) elements from `data`.
+  const size_t rank = t.shape.size();
+  std::vector<int64_t> index(rank, 0);
+  const auto* base = reinterpret_cast<const uint8_t*>(t.data);
+  int64_t at = 0;  // element offset of `index`
+  for (uint64_t e = 0; e < n; ++e) {
+    std::memcpy(out.data() + e * t.element_size, base + at * static_cast<int64_t>(t.element_size), t.element_size);
+    for (size_t d = rank; d-- > 0;) {
+      if (++index[d] < t.shape[d]) {
+        at += t.strides[d];
+        break;
+      }
+      at -= (t.shape[d] - 1) * t.strides[d];
+      index[d] = 0;
+    }
+  }
+  BufferStats s = ReduceHost(out.data(), bytes, t.dtype, HostReduceThreads());
+  if (out.capacity() > (64u << 20)) std::vector<uint8_t>().swap(out);  // keep memory bounded
+  return s;
+}
+
+std::string OpDeviceName(const OpTensor& t) {
+  switch (t.device) {
+    case OpDevice::kCpu: return "cpu";
+    case OpDevice::kCuda: return "cuda:" + std::to_string(t.device_index);
+    case OpDevice::kOther: break;
+  }
+  return std::string(t.device_name.empty() ? std::string_view("other") : t.device_name);
+}
+
 }  // namespace
 
 struct Engine::Pending {
@@ -56,6 +122,12 @@ struct Engine::Pending {
   std::unique_ptr<LaunchDump> dump;  // NUMTRACE_DUMP selected this launch
   std::string dump_note;             // why it was not dumped, when it was selected
   provenance::Stamp provenance;      // the launching thread's scope/op/phase
+  // Operator level: the record, its stats filled as measurements come in;
+  // the indices of its buffers measured on the op device, in item order.
+  std::unique_ptr<KernelRecord> op;
+  std::vector<std::pair<uint32_t, BufferStats>> op_pre;  // (arg, stats before the call)
+  std::vector<uint32_t> device_before;  // args measured before on the op device, in item order
+  std::vector<uint32_t> device_after;   // indices into op->buffers measured after on it
 
   bool Complete() const {
     return is_note || dropped ||
@@ -78,6 +150,7 @@ Engine::Engine(const Config& config, Device* device, RecordSink* sink)
 Engine::~Engine() { Shutdown(); }
 
 void Engine::OnLaunchEnter(const LaunchEvent& launch) {
+  if (config_.level == CaptureLevel::kOps) return;  // operator level: the ops are the records
   HotState& h = t_hot;
   if (h.entered && h.engine_id == id_) AbandonStale();  // the last ENTER never got its EXIT
   const bool starts =
@@ -96,6 +169,7 @@ void Engine::OnLaunchEnter(const LaunchEvent& launch) {
 }
 
 void Engine::OnLaunch(const LaunchEvent& launch) {
+  if (config_.level == CaptureLevel::kOps) return;
   HotState& h = t_hot;
   if (h.entered && h.engine_id == id_) {
     if (h.function == launch.function) {
@@ -121,7 +195,8 @@ void Engine::OnLaunch(const LaunchEvent& launch) {
 
 bool Engine::Quiet() const {
   // Watch mode digests every launch: none may skip decoding.
-  return shut_down_.load(std::memory_order_relaxed) || (watch_ == nullptr && tracker_.Quiet());
+  return shut_down_.load(std::memory_order_relaxed) || config_.level == CaptureLevel::kOps ||
+         (watch_ == nullptr && tracker_.Quiet());
 }
 
 void Engine::AbandonStale() {
@@ -303,7 +378,7 @@ void Engine::PushNote(NoteRecord note) {
 
 void Engine::Pump() {
   std::lock_guard<std::mutex> pump_lock(pump_mu_);
-  device_->Poll([this](uint64_t ticket, std::span<const BufferStats> stats, bool failed) {
+  const Device::ResultFn take = [this](uint64_t ticket, std::span<const BufferStats> stats, bool failed) {
     if (StepWatch::IsWatchTicket(ticket)) {
       if (watch_) watch_->OnResult(ticket, stats, failed);
       return;
@@ -317,10 +392,25 @@ void Engine::Pump() {
       p.dropped = true;
       return;
     }
+    if (p.op) {
+      for (size_t i = 0; i < stats.size(); ++i) {
+        if (ticket & 1) {
+          if (i < p.device_after.size()) p.op->buffers[p.device_after[i]].stats = stats[i];
+        } else if (i < p.device_before.size()) {
+          p.op_pre.emplace_back(p.device_before[i], stats[i]);
+        }
+      }
+      ((ticket & 1) ? p.has_after : p.has_before) = true;
+      return;
+    }
     auto& dst = (ticket & 1) ? p.after : p.before;
     dst.assign(stats.begin(), stats.end());
     ((ticket & 1) ? p.has_after : p.has_before) = true;
-  });
+  };
+  device_->Poll(take);
+  // Operator level: CUDA tensors measured on CUDA's device, when it joined
+  // an engine started on the host.
+  if (Device* d = op_device_.load(std::memory_order_acquire); d != nullptr && d != device_) d->Poll(take);
   CollectCopies(/*wait=*/false);
   if (watch_) watch_->Collect(/*final=*/drained_.load(std::memory_order_acquire));
 
@@ -354,6 +444,22 @@ void Engine::Pump() {
         if (n == kDropNotesMax) note.msg += " (further drops are only counted in the footer)";
         sink_->Push(std::move(note));
       }
+      continue;
+    }
+    if (p.op) {
+      KernelRecord& r = *p.op;
+      // A written argument whose bytes did not change is an input, as at
+      // kernel level; a result is always an output.
+      for (BufferRecord& b : r.buffers) {
+        if (b.role != Role::kOut) continue;
+        for (const auto& [arg, pre] : p.op_pre) {
+          if (arg != b.arg) continue;
+          if (pre.hash == b.stats.hash && pre.n == b.stats.n) b.role = Role::kIn;
+          else b.pre = pre;
+        }
+      }
+      r.seq = emitted_;
+      if (sink_->Push(std::move(r))) ++emitted_;
       continue;
     }
     KernelRecord r;
@@ -495,6 +601,116 @@ void Engine::OnGraphLaunch(const GraphLaunchEvent& graph) {
   PushNote(tracker_.launches(), buf);
 }
 
+int64_t Engine::OnOpBefore(std::span<const OpTensor> tensors, uint64_t stream) {
+  if (config_.level != CaptureLevel::kOps || shut_down_.load(std::memory_order_relaxed)) return -1;
+  LaunchDecision d = tracker_.Decide(/*starts_step=*/false);
+  if (!d.selected) {
+    tracker_.Count(d);
+    return -1;
+  }
+  Pending p;
+  p.op = std::make_unique<KernelRecord>();
+  p.op->op_level = true;
+  p.provenance = provenance::Current();
+  int64_t index;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    d = tracker_.Count(d);
+    if (!d.selected) return -1;
+    p.decision = d;
+    p.op->launch = d.launch;
+    if (d.step >= 0) p.op->step = d.step;
+    captured_.fetch_add(1, std::memory_order_relaxed);
+    index = static_cast<int64_t>(base_ + pending_.size());
+    pending_.push_back(std::move(p));
+  }
+  MeasureOp(index, tensors, stream, /*before=*/true);
+  return index;
+}
+
+void Engine::OnOpAfter(int64_t token, std::string_view name, std::span<const OpTensor> tensors, uint64_t stream) {
+  if (token < 0 || shut_down_.load(std::memory_order_acquire)) return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (static_cast<uint64_t>(token) < base_ || static_cast<uint64_t>(token) >= base_ + pending_.size()) return;
+    Pending& p = pending_[token - base_];
+    if (!p.op) return;
+    p.op->name = std::string(name);
+    std::move(p.provenance).ApplyTo(p.op.get());
+    p.op->op = p.op->name;
+  }
+  MeasureOp(token, tensors, stream, /*before=*/false);
+}
+
+void Engine::MeasureOp(int64_t index, std::span<const OpTensor> tensors, uint64_t stream, bool before) {
+  // Measured outside the lock (the host reduction takes time); the pending
+  // entry is only touched under it.
+  std::vector<BufferRecord> measured;     // in tensor (= schema) order
+  std::vector<uint32_t> on_device;        // indices into `measured` queued on the op device
+  std::vector<MeasureItem> items;
+  std::string unmeasured;
+  Device* device = op_device_.load(std::memory_order_acquire);
+  for (const OpTensor& t : tensors) {
+    if (before && !t.written) continue;
+    if (t.device == OpDevice::kOther) {
+      if (unmeasured.empty()) unmeasured = OpDeviceName(t);
+      continue;
+    }
+    BufferRecord b;
+    b.arg = t.arg;
+    b.addr = t.storage;
+    b.offset = t.offset;
+    b.bytes = ElementsOf(t) * t.element_size;
+    b.dtype = t.dtype;
+    b.dtype_from = DTypeSource::kSignature;
+    b.role = t.written ? Role::kOut : Role::kIn;
+    b.shape.emplace(t.shape.begin(), t.shape.end());
+    b.device = OpDeviceName(t);
+    if (t.device == OpDevice::kCpu) {
+      b.stats = MeasureCpuTensor(t);
+    } else if (device != nullptr && IsContiguous(t)) {
+      items.push_back({t.data, b.bytes, t.dtype});
+      on_device.push_back(static_cast<uint32_t>(measured.size()));
+    } else {
+      if (unmeasured.empty()) {
+        unmeasured = b.device + (device == nullptr ? " (CUDA was not started under numtrace)" : " (non-contiguous)");
+      }
+      continue;
+    }
+    measured.push_back(std::move(b));
+  }
+  if (!unmeasured.empty() && !op_unmeasured_said_.exchange(true)) {
+    log::Warn("operator level: tensors on {} are not measured (left out of the records)", unmeasured);
+    PushNote(tracker_.launches(), "operator level: tensors on " + unmeasured + " are not measured (left out of the records)");
+  }
+  const bool queued =
+      items.empty() || device->Enqueue(stream, items, static_cast<uint64_t>(index) * 2 + (before ? 0 : 1));
+  std::lock_guard<std::mutex> lock(mu_);
+  if (static_cast<uint64_t>(index) < base_) return;
+  Pending& p = pending_[index - base_];
+  if (before) {
+    // CPU `pre`s now; those on the device come through Pump.
+    size_t next_device = 0;
+    for (size_t i = 0; i < measured.size(); ++i) {
+      if (next_device < on_device.size() && on_device[next_device] == i) {
+        p.device_before.push_back(measured[i].arg);
+        ++next_device;
+      } else {
+        p.op_pre.emplace_back(measured[i].arg, measured[i].stats);
+      }
+    }
+    p.want_before = !on_device.empty();
+  } else {
+    p.op->buffers = std::move(measured);
+    p.device_after = std::move(on_device);
+    p.has_after = p.device_after.empty();
+  }
+  if (!queued) {
+    p.dropped = true;
+    p.drop_reason = "the device could not take the measurement (ring full or device error; see NUMTRACE_DEVICE_MEMORY)";
+  }
+}
+
 void Engine::OnStepMark() { StepEnded(tracker_.OnStepMark()); }
 void Engine::OnCaptureBegin() { StepEnded(tracker_.OnCaptureBegin()); }
 void Engine::OnCaptureEnd() { StepEnded(tracker_.OnCaptureEnd()); }
@@ -523,6 +739,7 @@ bool Engine::Annotate(std::string_view kernel_name, std::string_view dtypes, std
 void Engine::Shutdown() {
   if (shut_down_.exchange(true)) return;
   device_->Drain();
+  if (Device* d = op_device_.load(std::memory_order_acquire); d != nullptr && d != device_) d->Drain();
   drained_.store(true, std::memory_order_release);
   {
     std::lock_guard<std::mutex> lock(pump_mu_);

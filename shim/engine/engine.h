@@ -83,6 +83,14 @@ class Engine : public EventSink {
   void OnRangePush(std::string_view name) override;
   void OnRangePop() override;
   void OnUnmeasured(std::string_view name, uint64_t count, bool in_graph) override;
+  // Operator level (config.level == kOps; event_sink.h). CPU tensors are
+  // measured at once by the host reduction on all cores; CUDA tensors are
+  // queued on the op device (SetOpDevice) on the caller's stream, like a
+  // kernel's buffers; tensors elsewhere are left out, said once.
+  int64_t OnOpBefore(std::span<const OpTensor> tensors, uint64_t stream) override;
+  void OnOpAfter(int64_t token, std::string_view name, std::span<const OpTensor> tensors,
+                 uint64_t stream) override;
+  void SetOpDevice(Device* device) override { op_device_.store(device, std::memory_order_release); }
   // Drains the device, writes every record still owed, then the footer.
   // Idempotent; launches after it are counted but not captured.
   void Shutdown() override;
@@ -121,6 +129,9 @@ class Engine : public EventSink {
   void PushNote(NoteRecord note);
   void NoteUnreachedDumps(const TensorDumper& dumper);
   void StepEnded(int64_t step);
+  // Operator level: measures `tensors` (those `written` only when `before`)
+  // into the pending op record `index`; CUDA ones are queued on the op device.
+  void MeasureOp(int64_t index, std::span<const OpTensor> tensors, uint64_t stream, bool before);
   void MarkDropped(int64_t index);
   // Watch mode: the digest of a launch that went through (EXIT).
   void Watch(const LaunchEvent& launch, int64_t step) {
@@ -161,6 +172,8 @@ class Engine : public EventSink {
   std::atomic<bool> step_ended_{false};
   std::atomic<bool> tensor_map_expected_{false};  // ExpectTensorMap()
   std::atomic<bool> tensor_map_said_{false};      // a status came, or its absence was noted
+  std::atomic<Device*> op_device_{nullptr};       // CUDA tensors at operator level (not owned)
+  std::atomic<bool> op_unmeasured_said_{false};   // a tensor the op level cannot measure was noted
 };
 
 }  // namespace numtrace::shim

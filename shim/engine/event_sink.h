@@ -8,8 +8,11 @@
 #ifndef NUMTRACE_SHIM_ENGINE_EVENT_SINK_H_
 #define NUMTRACE_SHIM_ENGINE_EVENT_SINK_H_
 
+#include <cstdint>
+#include <span>
 #include <string_view>
 
+#include "shim/device/device.h"
 #include "shim/engine/events.h"
 
 namespace numtrace::shim {
@@ -67,6 +70,23 @@ class EventSink {
   // CUDA graph launch. Written as a note of kind "unmeasured" and added to
   // the footer's `unmeasured`.
   virtual void OnUnmeasured(std::string_view name, uint64_t count, bool in_graph) {}
+
+  // Operator level (NUMTRACE_LEVEL=ops): a framework operator is about to
+  // run with `tensors`; the written ones are measured now (`pre`), CUDA ones
+  // on `stream` (the current stream). Returns a token for OnOpAfter, or -1
+  // when the op is not captured (outside the selected steps, kernel level).
+  virtual int64_t OnOpBefore(std::span<const OpTensor> tensors, uint64_t stream) {
+    (void)tensors, (void)stream;
+    return -1;
+  }
+  // The op `name` ran: every tensor (arguments and results) is measured and
+  // the record written. `token` from OnOpBefore on this thread.
+  virtual void OnOpAfter(int64_t token, std::string_view name, std::span<const OpTensor> tensors,
+                         uint64_t stream) {
+    (void)token, (void)name, (void)tensors, (void)stream;
+  }
+  // The CUDA device for operator-level CUDA tensors, once CUDA is up (not owned).
+  virtual void SetOpDevice(Device* device) { (void)device; }
 
   // Completes outstanding measurements, writes them and flushes (process exit).
   virtual void Shutdown() = 0;

@@ -81,6 +81,26 @@ struct TensorEvent {
   uint64_t bytes = 0;
 };
 
+// Operator level (NUMTRACE_LEVEL=ops): one tensor of a framework operator
+// call, as the PyTorch hooks' dispatch mode hands it over
+// (numtrace_op_before/after; the C API's numtrace_tensor).
+enum class OpDevice : uint8_t { kCpu, kCuda, kOther };
+
+struct OpTensor {
+  uint64_t storage = 0;  // the storage's data pointer (record `addr`)
+  uint64_t offset = 0;   // byte offset of the first element into the storage
+  uint64_t data = 0;     // where the elements are read: storage + offset, or a contiguous copy
+  std::span<const int64_t> shape;
+  std::span<const int64_t> strides;  // in elements; empty: contiguous
+  DType dtype = DType::kRaw;
+  uint32_t element_size = 1;
+  OpDevice device = OpDevice::kCpu;
+  int device_index = 0;
+  std::string_view device_name;  // "mps", "xla:0": what kOther is
+  uint32_t arg = 0;        // schema position; results after the arguments
+  bool written = false;    // the op may write it (a result, in-place, out=)
+};
+
 struct GraphLaunchEvent {
   uint64_t graph_exec = 0;
   uint64_t stream = 0;

@@ -152,6 +152,7 @@ TraceHeader Runtime::MakeHeader(std::optional<DeviceInfo> info) const {
   capture.steps = config_.steps.Listed();
   capture.outputs = config_.outputs == OutputsMode::kChanged ? "changed" : "all";
   capture.selector = config_.SelectorText();
+  capture.level = config_.level;
   if (config_.watch != WatchMode::kOff) capture.watch = std::string(WatchModeName(config_.watch));
   for (const Setting& s : Settings()) {
     if (!s.recapture) continue;
@@ -164,6 +165,28 @@ TraceHeader Runtime::MakeHeader(std::optional<DeviceInfo> info) const {
 
 EventSink* Runtime::Start(std::unique_ptr<Device> device, std::optional<DeviceInfo> info) {
   if (!Configure()) return nullptr;
+  if (device != nullptr) cuda_started_.store(true, std::memory_order_release);
+  const bool ops = config_.level == CaptureLevel::kOps;
+  EventSink* sink = StartEngine(device, std::move(info));
+  if (sink == nullptr || !ops) return sink;
+  // Operator level: CUDA's device measures the CUDA tensors from now on,
+  // also when the host started the engine first (StartOps; kept until exit).
+  std::lock_guard<std::mutex> lock(mu_);
+  if (device == nullptr) {
+    engine_->SetOpDevice(device_.get());  // this call started the engine with it
+  } else if (op_device_ == nullptr && !shut_down_.load()) {
+    op_device_ = std::move(device);
+    engine_->SetOpDevice(op_device_.get());
+  }
+  return sink;
+}
+
+EventSink* Runtime::StartOps(std::unique_ptr<Device> host) {
+  if (!Configure() || config_.level != CaptureLevel::kOps) return nullptr;
+  return StartEngine(host, std::nullopt);
+}
+
+EventSink* Runtime::StartEngine(std::unique_ptr<Device>& device, std::optional<DeviceInfo> info) {
   TraceWriterOptions options;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -297,6 +320,8 @@ void Runtime::AfterForkChild() {
   (void)engine_.release();
   (void)writer_.release();
   (void)device_.release();
+  (void)op_device_.release();
+  cuda_started_.store(false);
   shut_down_.store(false);
   mu_.unlock();
 }

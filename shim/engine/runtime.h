@@ -59,6 +59,14 @@ class Runtime {
   // up. Returns the sink to feed, or nullptr when inert. A second call
   // returns the running sink and drops `device`.
   EventSink* Start(std::unique_ptr<Device> device, std::optional<DeviceInfo> info);
+  // Operator level (NUMTRACE_LEVEL=ops): starts the engine on `host` (the
+  // host reference: kernel launches are not captured at this level) without
+  // waiting for CUDA, so a job that never starts CUDA is captured too. When
+  // CUDA starts later, Start hands its device to the engine for CUDA
+  // tensors. Returns the sink, or nullptr at kernel level or when inert.
+  EventSink* StartOps(std::unique_ptr<Device> host);
+  // CUDA started the engine or joined it (Start was called): the job used CUDA.
+  bool cuda_started() const { return cuda_started_.load(std::memory_order_acquire); }
   // nullptr while inert, before Start and in a forked child until it starts.
   EventSink* sink() const { return sink_.load(std::memory_order_acquire); }
 
@@ -115,6 +123,10 @@ class Runtime {
 
  private:
   TraceHeader MakeHeader(std::optional<DeviceInfo> info) const;
+  // Makes the writer (outside mu_: the fork handlers' lock order) and the
+  // engine; takes `device` only when this call starts them, else leaves it
+  // to the caller (another thread started first) and returns that engine.
+  EventSink* StartEngine(std::unique_ptr<Device>& device, std::optional<DeviceInfo> info);
   // What the shim itself knows at start-up: env.* variables, job.*.
   EnvironmentValues StartEnvironment() const;
   void ReportOncePerProcessTree(const std::string& message);
@@ -129,6 +141,8 @@ class Runtime {
   // so far (header and records), so an unchanged value is not repeated.
   EnvironmentValues environment_;
   std::unique_ptr<Device> device_;
+  std::unique_ptr<Device> op_device_;  // operator level: CUDA's device when it came after StartOps
+  std::atomic<bool> cuda_started_{false};
   std::unique_ptr<TraceWriter> writer_;
   std::unique_ptr<Engine> engine_;
   std::atomic<EventSink*> sink_{nullptr};

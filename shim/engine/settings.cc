@@ -214,6 +214,20 @@ constexpr Setting kSettings[] = {
        if (m) c->watch = *m;
        return m.has_value();
      }},
+    {.variable = "NUMTRACE_LEVEL",
+     .option = "--ops",
+     .value_name = "LEVEL",
+     .implicit_value = "ops",
+     .recapture = true,
+     .default_text = "kernels",
+     .accepted = "kernels or ops (ops not with NUMTRACE_WATCH/--watch: watch mode digests kernel launches)",
+     .help = "ops: one record per PyTorch operator call, measured by the hooks' dispatch mode (no CUDA or CUPTI needed); kernels: one per kernel launch (CUPTI)",
+     .parse = [](string_view v, Config* c) {
+       auto m = EnumFromName<CaptureLevel>(kCaptureLevelNames, TrimBlanks(v));
+       if (!m || (*m == CaptureLevel::kOps && c->watch != WatchMode::kOff)) return false;
+       c->level = *m;
+       return true;
+     }},
     {.variable = "NUMTRACE_ALLOCATOR",
      .option = "--allocator",
      .value_name = "MODE",

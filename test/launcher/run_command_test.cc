@@ -20,6 +20,17 @@ std::string Slurp(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
+// Issue 24: at operator level the line for no trace says what that level
+// captures (eager ATen ops of the captured steps, not compiled code).
+TEST(RunCommand, OperatorLevelWithNothingCapturedSaysWhatItCaptures) {
+  TempDir tmp;
+  TestContext t;
+  int code = RunCommandMain({"run", "-o", tmp / "r", "--ops", "--", "sh", "-c", "exit 0"}, t.ctx);
+  EXPECT_EQ(code, 0);
+  EXPECT_THAT(t.err.str(), HasSubstr("operator level (--ops) captured no operator call"));
+  EXPECT_EQ(t.err.str().find("captured a CUDA kernel launch"), std::string::npos) << t.err.str();
+}
+
 TEST(RunCommand, PassesTheJobsExitStatusThroughAndSaysNothingWasCaptured) {
   TempDir tmp;
   TestContext t;
@@ -29,6 +40,7 @@ TEST(RunCommand, PassesTheJobsExitStatusThroughAndSaysNothingWasCaptured) {
   EXPECT_THAT(t.err.str(), HasSubstr("no trace was written in"));
   // Issue 15: it used to point at a stderr line a CPU-only job never prints.
   EXPECT_THAT(t.err.str(), HasSubstr("A job that never starts CUDA (a CPU-only run) leaves no trace and no numtrace line"));
+  EXPECT_THAT(t.err.str(), HasSubstr("numtrace run --ops"));  // issue 24: what captures it
   EXPECT_EQ(t.err.str().find("its stderr line says why"), std::string::npos);
   EXPECT_EQ(t.out.str(), "");  // stdout is the job's
 }

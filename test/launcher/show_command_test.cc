@@ -86,6 +86,40 @@ TEST(ShowCommand, ShowsWhereInTheModelAKernelCameFrom) {
   EXPECT_EQ(CountLines(t.out.str(), "  in "), 1);
 }
 
+// Issue 24: an operator-level record shows as an operator call with each
+// tensor's shape and device, not a launch geometry of zeros.
+TEST(ShowCommand, ShowsAnOperatorCallWithShapesAndDevices) {
+  const std::filesystem::path path =
+      std::filesystem::temp_directory_path() / ("show_ops_" + std::to_string(::getpid()) + ".ntrace.jsonl");
+  std::string text;
+  TraceHeader h;
+  h.producer = "test";
+  h.capture.emplace().level = CaptureLevel::kOps;
+  AppendJsonLine(h, &text);
+  KernelRecord k;
+  k.name = "aten::addmm";
+  k.op_level = true;
+  BufferRecord b;
+  b.dtype = DType::kF32;
+  b.role = Role::kIn;
+  b.bytes = 24;
+  b.stats.n = 6;
+  b.shape = std::vector<int64_t>{2, 3};
+  b.device = "cpu";
+  k.buffers.push_back(b);
+  AppendJsonLine(k, &text);
+  FooterRecord f;
+  f.kernels = 1;
+  AppendJsonLine(f, &text);
+  std::ofstream(path) << text;
+  TestContext t;
+  ASSERT_EQ(ShowCommandMain({"show", path.string()}, t.ctx), 0) << t.err.str();
+  std::filesystem::remove(path);
+  EXPECT_THAT(t.out.str(), HasSubstr("seq 0  aten::addmm  (operator call)\n"));
+  EXPECT_THAT(t.out.str(), HasSubstr("    arg 0  f32[2,3] cpu (default)  in  24 B  n=6"));
+  EXPECT_THAT(t.out.str(), Not(HasSubstr("grid 0x0x0")));
+}
+
 TEST(ShowCommand, KernelRegexSelectsByName) {
   TestContext t;
   ASSERT_EQ(ShowCommandMain({"show", kTrace, "--kernel", "FillFunctor"}, t.ctx), 0);

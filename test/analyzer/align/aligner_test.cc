@@ -475,3 +475,28 @@ TEST(AlignProvenance, ScopeInAnotherPhaseOrOnOneSideChangesNothing) {
 
 }  // namespace
 }  // namespace numtrace::analyzer
+
+namespace numtrace::analyzer {
+namespace {
+
+// Issue 24: an operator-level trace never pairs with a kernel-level one
+// without saying so; two traces at the same level (or without the field,
+// which is kernel level) say nothing.
+TEST(AlignLevels, OperatorAgainstKernelLevelIsSaid) {
+  testing::TraceBuilder ta("a"), tb("b"), tc("c");
+  ta.Add("aten::addmm");
+  tb.Add("aten::addmm");
+  tc.Add("aten::addmm");
+  ta.trace().header.capture.emplace().level = CaptureLevel::kOps;
+  tc.trace().header.capture.emplace().level = CaptureLevel::kOps;
+  Trace a = ta.Build(), b = tb.Build(), c = tc.Build();
+  const Alignment mixed = Align(a, b);
+  ASSERT_EQ(mixed.warnings.size(), 1u);
+  EXPECT_NE(mixed.warnings[0].find("A was captured at ops level, B at kernels level"), std::string::npos)
+      << mixed.warnings[0];
+  EXPECT_TRUE(Align(a, c).warnings.empty());
+  EXPECT_TRUE(Align(b, b).warnings.empty());
+}
+
+}  // namespace
+}  // namespace numtrace::analyzer

@@ -331,6 +331,47 @@ TEST(TraceReaderTest, ReadsFooterCountersAndMachineReadableNotes) {
 namespace numtrace::analyzer {
 namespace {
 
+// Issue 24: the operator-level fields the shim writes (one definition in
+// common/format) read back: capture.level, a record's level, shape, device.
+TEST(TraceReaderOpLevelTest, LevelShapeAndDeviceRoundTrip) {
+  std::vector<KernelRecord> kernels = testing::MakeKernels(2);
+  kernels[0].op_level = true;
+  kernels[0].name = "aten::addmm";
+  kernels[0].buffers.push_back(kernels[0].buffers.at(0));
+  kernels[0].buffers[1].arg = 1;
+  for (BufferRecord& b : kernels[0].buffers) {
+    b.shape = std::vector<int64_t>{2, 3};
+    b.device = "cpu";
+  }
+  kernels[0].buffers[0].shape = std::vector<int64_t>{};  // a 0-d tensor
+  TraceHeader header = testing::MakeHeader();
+  header.capture.emplace().level = CaptureLevel::kOps;
+  absl::StatusOr<Trace> t = ReadTraceBuffer(testing::TraceText(kernels, true, header), "ops.jsonl");
+  ASSERT_TRUE(t.ok()) << t.status();
+  ASSERT_TRUE(t->header.capture && t->header.capture->level);
+  EXPECT_EQ(*t->header.capture->level, CaptureLevel::kOps);
+  EXPECT_TRUE(t->kernels[0].op_level);
+  EXPECT_FALSE(t->kernels[1].op_level);
+  const auto b0 = t->BuffersOf(t->kernels[0]);
+  ASSERT_GE(b0.size(), 2u);
+  EXPECT_EQ(t->strings.View(b0[0].shape), "[]");
+  EXPECT_EQ(t->strings.View(b0[1].shape), "[2,3]");
+  EXPECT_EQ(t->strings.View(b0[1].device), "cpu");
+  EXPECT_EQ(t->BuffersOf(t->kernels[1])[0].shape, kNoString);
+
+  // A level word from a later version is unknown, not an error; a bad shape is one error naming it.
+  std::string text = testing::TraceText(kernels, true, header);
+  text.replace(text.find("\"level\":\"ops\""), 13, "\"level\":\"xyz\"");
+  absl::StatusOr<Trace> later = ReadTraceBuffer(text, "later.jsonl");
+  ASSERT_TRUE(later.ok()) << later.status();
+  EXPECT_FALSE(later->header.capture->level.has_value());
+  std::string bad = testing::TraceText(kernels, true, header);
+  bad.replace(bad.find("\"shape\":[2,3]"), 13, "\"shape\":[2,\"x\"]");
+  absl::StatusOr<Trace> e = ReadTraceBuffer(bad, "bad.jsonl");
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.status().message().find("shape"), std::string_view::npos) << e.status();
+}
+
 TEST(TraceReaderProvenanceTest, ScopeOpPhaseRoundTripAndBadValuesAreContained) {
   std::vector<KernelRecord> kernels = testing::MakeKernels(4);
   kernels[0].scope = "layers.1.fc";

@@ -20,6 +20,17 @@ Cases:
     same for a torch.compile'd model with no recompile or graph break added;
     a hook that raises costs one stderr line and nothing else; non-ASCII
     module names;
+  * operator level (`numtrace run --ops`, the real libnumtrace.so, no GPU):
+    records of every ATen op with shape/device/pre, stdout unchanged, the
+    same job twice identical, planted bugs (ops_model.py: a wrong constant,
+    GELU approximation, causal mask, broadcasting in the loss, a NaN) named
+    at their operator and module; a model left in eval() and a bf16 change
+    diverge (where they are named is not yet checked); activation
+    checkpointing and a sub-tolerance change raise no divergence; under torch.compile the job is
+    unchanged (losses, no graph break or graph added) and one line says
+    compiled code is not captured;
+  * the numerics gate: step 0 of ops_model.py against the golden
+    test/data/ops_golden (docs/walkthroughs.md, 7) passes, a wrong constant fails;
   * environment: the settings torch reports (versions, TF32, determinism,
     cuDNN, SDPA) reach numtrace_set_environment once torch is imported, and a
     setting the script changes after the import is sent as the captured step
@@ -907,6 +918,120 @@ def test_environment():
 # about that of the longest cases, not of all of them.
 # Every test_* function of this file is a case (none can be left out by
 # mistake), in the order defined, except that the longest go first (about a
+OPS_MODEL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "ops_model.py")
+
+
+def run_ops(tmp, bug, ops=True, steps="0"):
+    """ops_model.py with BUG=bug under `numtrace run --ops --steps STEPS` (or plain python); (proc, run dir)."""
+    env = dict(os.environ, BUG=bug)
+    for k in ("PYTHONPATH", "NUMTRACE_LIB", "NUMTRACE_LIB_PATH"):
+        env.pop(k, None)
+    run_dir = os.path.join(tmp, "run-" + bug + ("-ops" if ops else "-plain"))
+    cmd = ([NUMTRACE, "run", "-o", run_dir, "--ops", "--steps", steps, "--"] if ops else []) + \
+          [sys.executable, OPS_MODEL]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900, cwd=tmp)
+    return proc, run_dir
+
+
+def ops_diff(tmp, a, b):
+    summary = os.path.join(tmp, "%s-%s.json" % (os.path.basename(a), os.path.basename(b)))
+    proc = subprocess.run([NUMTRACE, "diff", a, b, "--json", summary], capture_output=True, text=True, timeout=600)
+    data = json.load(open(summary)) if os.path.isfile(summary) else {}
+    return proc, data
+
+
+def test_ops_level():
+    """Operator level on the CPU: same job twice identical, planted bugs named at their op and module."""
+    name = "operator level (--ops)"
+    bugs = ["none", "again", "const", "gelu", "mask", "bcast", "nan", "eval", "bf16", "checkpoint", "subtol"]
+    with tempfile.TemporaryDirectory() as tmp:
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            runs = dict(zip(bugs, pool.map(lambda b: run_ops(tmp, "" if b == "again" else b), bugs)))
+            plain, _ = run_ops(tmp, "", ops=False)
+        base_proc, base = runs["none"]
+        if base_proc.returncode != 0:
+            report(name, "failed", f"rc={base_proc.returncode} {base_proc.stderr.strip()[-400:]}")
+            return
+        trace = open(os.path.join(base, "rank_0.ntrace.jsonl")).read().splitlines()
+        header, records = json.loads(trace[0]), [json.loads(l) for l in trace[1:]]
+        ops = [r for r in records if r.get("type") == "kernel"]
+        checks = {
+            "header capture.level ops": header.get("capture", {}).get("level") == "ops",
+            "records are ops with shape and device": bool(ops) and all(
+                r.get("level") == "op" and "grid" not in r and
+                all("shape" in b and b.get("device") == "cpu" for b in r["buffers"]) for r in ops),
+            "forward, backward and optimizer ops": {"forward", "backward", "optimizer"} <= {r.get("phase") for r in ops},
+            "an in-place op's written argument has pre": any(
+                r["name"].endswith("_") and any(b["role"] == "out" and "pre" in b for b in r["buffers"]) for r in ops),
+            "stdout and exit status unchanged": (base_proc.stdout, base_proc.returncode) == (plain.stdout, plain.returncode),
+        }
+        proc, _ = ops_diff(tmp, base, runs["again"][1])
+        checks["the same job twice is identical (diff exit 0)"] = proc.returncode == 0 and "identical" in proc.stdout
+        # Each planted bug: (first divergence op, its module, roots expected or None when not checked).
+        want = {"const": ("aten::div", "block.attn", None), "mask": ("aten::triu", "block.attn", 1),
+                "gelu": ("aten::gelu", "block.mlp", None), "bcast": ("aten::unsqueeze", "", None)}
+        for bug, (op, scope, roots) in want.items():
+            proc, data = ops_diff(tmp, base, runs[bug][1])
+            first = data.get("first_divergence") or {}
+            got = (first.get("a_op"), first.get("a_scope"), (data.get("roots") or {}).get("count"))
+            checks[f"{bug}: named at {op} in {scope or '(root)'}" + (f" with {roots} root" if roots else "")] = \
+                proc.returncode == 1 and got[:2] == (op, scope) and (roots is None or got[2] == roots)
+        proc, _ = ops_diff(tmp, base, runs["nan"][1])
+        checks["first NaN named at its operator (aten::log in block.mlp)"] = \
+            "first NaN/Inf in B: seq" in proc.stdout and "aten::log in block.mlp" in proc.stdout.split("first NaN/Inf in B:")[1].splitlines()[0]
+        for bug in ("eval", "bf16"):
+            proc, _ = ops_diff(tmp, base, runs[bug][1])
+            checks[f"{bug}: diverged"] = proc.returncode == 1
+        proc, _ = ops_diff(tmp, base, runs["checkpoint"][1])
+        checks["activation checkpointing raises no false divergence"] = proc.returncode == 0
+        proc, _ = ops_diff(tmp, base, runs["subtol"][1])
+        checks["a sub-tolerance change (scale * (1 + 2e-7)) raises no divergence"] = proc.returncode == 0
+        for what, ok in checks.items():
+            report(f"{name}: {what}", "passed" if ok else "failed", "" if ok else base_proc.stderr.strip()[-300:])
+
+
+GOLDEN = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))),
+                      "test", "data", "ops_golden", "rank_0.ntrace.jsonl.gz")
+
+
+def test_ops_golden_gate():
+    """The numerics gate of docs/walkthroughs.md: step 0 at op level against the gzipped golden, --strict."""
+    name = "numerics gate (golden op-level trace)"
+    with tempfile.TemporaryDirectory() as tmp:
+        results_ = {}
+        for bug in ("", "const"):
+            proc, run_dir = run_ops(tmp, bug)
+            gate = subprocess.run([NUMTRACE, "diff", GOLDEN, os.path.join(run_dir, "rank_0.ntrace.jsonl"), "--strict"],
+                                  capture_output=True, text=True, timeout=600)
+            results_[bug] = (proc.returncode, gate.returncode, gate.stdout[:300] + gate.stderr[:300])
+        ok = results_[""][:2] == (0, 0)
+        report(f"{name}: the model as blessed passes", "passed" if ok else "failed", "" if ok else str(results_[""]))
+        ok = results_["const"][:2] == (0, 1)
+        report(f"{name}: a wrong constant fails it", "passed" if ok else "failed", "" if ok else str(results_["const"]))
+
+
+def test_ops_level_compiled():
+    """--ops in a torch.compile'd job: the job unchanged (losses, graphs), the one line saying what is not captured."""
+    name = "operator level under torch.compile"
+    with tempfile.TemporaryDirectory() as tmp:
+        proc, run_dir = run_ops(tmp, "compile", steps="2")
+        plain, _ = run_ops(tmp, "compile", ops=False)
+        got, want = last_json(proc), last_json(plain)
+        if got is None or want is None:
+            skipped_or_failed(name, None if got is not None else f"rc={proc.returncode} {proc.stderr.strip()[-300:]}",
+                              None if want is not None else f"rc={plain.returncode} {plain.stderr.strip()[-300:]}")
+            return
+        checks = {
+            "losses bitwise unchanged": got["losses"] == want["losses"],
+            "no graph break or graph added": (got["graph_breaks"], got["unique_graphs"]) ==
+                                             (want["graph_breaks"], want["unique_graphs"]),
+            "one line says compiled code is not captured": proc.stderr.count("operator-level capture stays out") == 1,
+            "the run's closing line says what operator level captures": "captured no operator call" in proc.stderr,
+        }
+        for what, ok in checks.items():
+            report(f"{name}: {what}", "passed" if ok else "failed", "" if ok else proc.stderr.strip()[-400:])
+
+
 # minute each here: the tensor map under torch.compile, its compile
 # failures), so the short ones fill in beside them.
 SLOWEST = ["test_tensor_map_compiled", "test_tensor_map_failures", "test_provenance_compiled"]

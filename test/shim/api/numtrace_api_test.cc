@@ -3,10 +3,14 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string>
 
 #include "common/version/version.h"
+#include "shim/api/numtrace.h"
 
 namespace {
 
@@ -105,6 +109,71 @@ TEST_F(ApiTest, OnlyTheCApiAndInjectionAreExported) {
   EXPECT_EQ(dlsym(handle, "_ZN8numtrace4shim7Runtime3GetEv"), nullptr);
   EXPECT_EQ(dlsym(handle, "_ZN8numtrace4shim11ParseConfigERKSt8functionIFPKcS3_EEPNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE"), nullptr);
   EXPECT_NE(dlsym(handle, "numtrace_mark_step"), nullptr);
+}
+
+}  // namespace
+
+namespace {
+
+// Issue 24. In a child (gtest's threadsafe death-test style re-runs this
+// test alone), because the library reads NUMTRACE_* once per process:
+// NUMTRACE_LEVEL=ops starts numtrace without CUDA, and the op calls refuse
+// hostile tensors with -1 instead of reading through them.
+// The child's checks; returns a bit per failed check (0: all passed).
+int OpLevelChild(void* h) {
+  auto level = reinterpret_cast<int (*)()>(dlsym(h, "numtrace_op_level"));
+  auto before = reinterpret_cast<long long (*)(const numtrace_tensor*, int, unsigned long long)>(dlsym(h, "numtrace_op_before"));
+  auto after =
+      reinterpret_cast<int (*)(long long, const char*, const numtrace_tensor*, int, unsigned long long)>(dlsym(h, "numtrace_op_after"));
+  auto cuda = reinterpret_cast<int (*)()>(dlsym(h, "numtrace_cuda_started"));
+  if (!level || !before || !after || !cuda) return 101;
+  int bad = 0;
+  if (level() != 1) bad |= 1;
+  float v[6] = {1, 2, 3, 4, 5, 6};
+  long long shape[2] = {2, 3}, huge_rank[1] = {-4};
+  numtrace_tensor t{};
+  t.storage = t.data = reinterpret_cast<uintptr_t>(v);
+  t.shape = shape;
+  t.ndim = 2;
+  t.element_size = 4;
+  t.dtype = "f32";
+  t.device = "cpu";
+  t.written = 1;
+  if (before(nullptr, 1, 0) != -1 || before(&t, -1, 0) != -1) bad |= 2;
+  numtrace_tensor wrong = t;
+  wrong.element_size = 2;  // an f32 of 2 bytes would read past the tensor
+  if (before(&wrong, 1, 0) != -1) bad |= 4;
+  wrong = t;
+  wrong.ndim = 65;
+  if (before(&wrong, 1, 0) != -1) bad |= 8;
+  wrong = t;
+  wrong.shape = huge_rank;
+  wrong.ndim = 1;
+  if (before(&wrong, 1, 0) != -1) bad |= 16;
+  wrong = t;
+  wrong.device = nullptr;
+  if (before(&wrong, 1, 0) != -1) bad |= 32;
+  const long long token = before(&t, 1, 0);
+  if (token < 0) bad |= 64;
+  v[0] = 7;
+  if (after(token, nullptr, &t, 1, 0) != -1) bad |= 128;
+  if (after(token, "aten::fill_", &t, 1, 0) != 1) bad |= 256;
+  if (cuda() != 0) bad |= 512;
+  return bad;
+      }
+
+TEST_F(ApiTest, OperatorLevelStartsWithoutCudaAndRefusesBadTensors) {
+  // The child is a fresh run of this binary: it loads the library (which
+  // reads its settings at load) with the environment set here.
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  char dir[] = "/tmp/numtrace_api_ops_XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  setenv("NUMTRACE_LEVEL", "ops", 1);
+  setenv("NUMTRACE_STEPS", "0", 1);
+  setenv("NUMTRACE_OUTPUT_DIR", dir, 1);
+  EXPECT_EXIT(std::exit(OpLevelChild(handle)), ::testing::ExitedWithCode(0), "");
+  for (const char* v : {"NUMTRACE_LEVEL", "NUMTRACE_STEPS", "NUMTRACE_OUTPUT_DIR"}) unsetenv(v);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

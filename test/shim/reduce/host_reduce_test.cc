@@ -180,6 +180,28 @@ TEST(ReduceHost, DeterministicBits) {
   }
 }
 
+// The parallel split (by level-2 slot) must give the single-thread bits for
+// every thread count, including counts that do not divide 256 and more
+// threads than the buffer has tiles, on sums that are order sensitive.
+TEST(ReduceHost, ParallelIsBitIdenticalToOneThread) {
+  std::mt19937_64 rng(7);
+  for (uint64_t n : {uint64_t{1}, uint64_t{4097}, uint64_t{300 * 4096 + 17}, uint64_t{1100 * 4096 + 5}}) {
+    std::vector<double> x(n);
+    for (auto& v : x) v = std::ldexp(static_cast<double>(rng() % 1000000) + 0.1, static_cast<int>(rng() % 80) - 40);
+    const Partial one = ReduceHostPartial(x.data(), n * 8, DType::kF64, 1);
+    for (unsigned threads : {2u, 3u, 7u, 64u, 256u, 1000u}) {
+      const Partial many = ReduceHostPartial(x.data(), n * 8, DType::kF64, threads);
+      ASSERT_EQ(std::memcmp(&one, &many, sizeof one), 0) << "n=" << n << " threads=" << threads;
+    }
+  }
+  for (DType t : kAll) {
+    const auto buf = MakeBuffer(t, 2000003, 3, testing::kRandomBits, 5);
+    EXPECT_EQ(StatsDiff(ReduceHost(buf.data(), buf.size(), t, 5), ReduceHost(buf.data(), buf.size(), t)), "")
+        << DTypeName(t);
+  }
+  EXPECT_GE(HostReduceThreads(), 1u);
+}
+
 TEST(ReduceHash, IndependentOfDtype) {
   const auto buf = MakeBuffer(DType::kRaw, 40000 + 3, 2, testing::kRandomBits);
   const uint64_t h = ReduceHost(buf.data(), buf.size(), DType::kRaw).hash;
