@@ -63,6 +63,8 @@ void FirstDivergence(const RankDiff* rd, int64_t rank, JsonWriter& w) {
   w.BeginObject();
   RankField(rank, w);
   w.Key("a_seq").Uint(ka.seq).Key("b_seq").Uint(kb.seq);
+  // By this order the roll-up over ranks (and `numtrace merge`) picks the first.
+  w.Key("order").Uint(LaunchOrder(ka));
   w.Key("a_name").String(rd->a->Name(ka)).Key("b_name").String(rd->b->Name(kb));
   w.Key("a_arg");
   ba ? w.Uint(ba->arg) : w.Null();
@@ -86,6 +88,7 @@ void OriginEntry(const RankDiff& rd, uint32_t i, int64_t rank, JsonWriter& w) {
   w.BeginObject();
   RankField(rank, w);
   w.Key("a_seq").Uint(rd.a->kernels[p.a].seq).Key("b_seq").Uint(rd.b->kernels[p.b].seq);
+  w.Key("order").Uint(LaunchOrder(rd.a->kernels[p.a]));
   w.Key("a_name").String(rd.a->Name(rd.a->kernels[p.a])).Key("b_name").String(rd.b->Name(rd.b->kernels[p.b]));
   w.Key("score").Double(v.score);
   w.Key("status").String(VerdictName(IsDiverged(v.status) ? Verdict::kDiverged : Verdict::kWithinTolerance));
@@ -144,7 +147,7 @@ void Nonfinite(const Trace* t, std::optional<uint32_t> kernel, int64_t rank, boo
   const Kernel& k = t->kernels[*kernel];
   w.BeginObject();
   RankField(rank, w);
-  w.Key("seq").Uint(k.seq).Key("name").String(t->Name(k));
+  w.Key("seq").Uint(k.seq).Key("order").Uint(LaunchOrder(k)).Key("name").String(t->Name(k));
   ProvenanceFields(side_a ? ProvenanceOf(*t, &k, *t, nullptr) : ProvenanceOf(*t, nullptr, *t, &k), w);
   w.EndObject();
 }

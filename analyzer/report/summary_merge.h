@@ -1,0 +1,55 @@
+// File: analyzer/report/summary_merge.h
+//
+// `numtrace merge` (issue 27): shard summaries (`numtrace diff A B --ranks
+// LIST`, marked `shard`) combined into the summary one diff of the whole run
+// would have written. Only the summaries are read: every rank's entry of
+// `ranks` is the full diff's entry for that rank, so the top level is rolled
+// up from those entries by the rules JsonSummary applies to traces
+// (json_summary.cc, RollUpRanks, WriteOrigins, WriteRoots, StepsRank,
+// EnvironmentRank): worst verdict, summed counts and health, the first
+// divergence, first NaN/Inf, origins.first and roots.first by the `order`
+// (launch order) their entries carry, ties to the lower rank; the `top`
+// lists by score, as long as the longest rank's; `steps` of the rank whose
+// first differing step comes first; `environment` of the first divergence's
+// rank, else of the first rank that has one. Equality with the full diff is
+// tested (test/analyzer/cli/summary_merge_test.cc).
+//
+// Refused, naming the file: a file that is not a summary, one without
+// `shard`, shards of a different run (`of`, A or B path, tolerance), a rank
+// in two shards, an entry written before `order` existed. Ranks no shard
+// covers are not an error: the merged summary is then itself a shard of the
+// ranks it has (`shard`) with `complete` false, and `missing` lists them.
+//
+// Example:
+//   absl::StatusOr<MergedSummary> m = MergeShardSummaries({{"s0.json", text0}, {"s1.json", text1}});
+//   if (m.ok()) write(m->json);  // m->verdict, m->missing
+#ifndef NUMTRACE_ANALYZER_REPORT_SUMMARY_MERGE_H_
+#define NUMTRACE_ANALYZER_REPORT_SUMMARY_MERGE_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "analyzer/judge/diff_result.h"
+
+namespace numtrace::analyzer {
+
+struct ShardText {
+  std::string path;  // for messages
+  std::string json;  // the summary's text
+};
+
+struct MergedSummary {
+  std::string json;              // the merged summary, one line and '\n'
+  Verdict verdict = Verdict::kIdentical;
+  bool complete = true;          // the merged `complete`
+  uint64_t of = 0;               // ranks of the run
+  std::vector<int64_t> missing;  // ranks of 0..of-1 that no shard covers
+};
+
+[[nodiscard]] absl::StatusOr<MergedSummary> MergeShardSummaries(const std::vector<ShardText>& shards);
+
+}  // namespace numtrace::analyzer
+
+#endif  // NUMTRACE_ANALYZER_REPORT_SUMMARY_MERGE_H_
