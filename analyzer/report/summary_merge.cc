@@ -386,6 +386,7 @@ absl::StatusOr<MergedSummary> MergeShardSummaries(const std::vector<ShardText>& 
       if (e.rank == rank) ranks.push_back(&e);
     }
   }
+  if (ranks.empty()) return absl::InvalidArgumentError(inputs[0].path + ": its shard lists no ranks");
   MergedSummary m;
   m.of = shards[0].of;
   for (uint64_t r = 0; r < m.of; ++r) {
@@ -399,7 +400,9 @@ absl::StatusOr<MergedSummary> MergeShardSummaries(const std::vector<ShardText>& 
   for (const RankEntry* e : ranks) {
     m.verdict = std::max(m.verdict, e->verdict);
     m.complete = m.complete && e->complete;
-    if (const Ordered* before = fd; (Earliest(e->first_divergence, fd), fd != before)) fd_rank = e;
+    const Ordered* before = fd;
+    Earliest(e->first_divergence, fd);
+    if (fd != before) fd_rank = e;
     Earliest(e->nonfinite_a, nfa);
     Earliest(e->nonfinite_b, nfb);
     if (e->steps && (steps == nullptr || (e->first_differing_step && (!steps->first_differing_step ||

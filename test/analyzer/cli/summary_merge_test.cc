@@ -158,6 +158,10 @@ TEST_F(SummaryMerge, BadInputsAreOneLineNamingTheFileExit2) {
   write(P("cut.json"), text.substr(0, text.size() / 2));
   write(P("array.json"), "[1,2]");
   write(P("other_format.json"), R"({"format":"something-else","version":1})");
+  write(P("empty.json"), R"({"format":"numtrace-diff-summary","version":1,"shard":{"ranks":[],"of":16},)"
+                         R"("a":{"path":"x"},"b":{"path":"y"},"tolerance":{},"ranks":[]})");
+  write(P("bad_entry.json"), R"({"format":"numtrace-diff-summary","version":1,"shard":{"ranks":[0],"of":16},)"
+                             R"("a":{"path":"x"},"b":{"path":"y"},"tolerance":{},"ranks":[{"rank":0}]})");
   struct Case {
     std::vector<std::string> args;
     std::string names, says;
@@ -171,6 +175,8 @@ TEST_F(SummaryMerge, BadInputsAreOneLineNamingTheFileExit2) {
       {{s03, P("cut.json")}, P("cut.json"), "not a JSON object"},
       {{P("array.json")}, P("array.json"), "not a JSON object"},
       {{P("other_format.json")}, P("other_format.json"), "not a numtrace-diff summary"},
+      {{P("empty.json")}, P("empty.json"), "lists no ranks"},
+      {{P("bad_entry.json")}, P("bad_entry.json"), "rank 0 has no valid 'verdict'"},
       {{s03, P("absent.json")}, P("absent.json"), ""},
       {{s03, s47, "--json", s47, "--force"}, s47, ""},  // the output is an input
       {{s03, s47}, "--json", "required"},
