@@ -346,6 +346,69 @@ void WriteList(std::string_view key, const std::vector<const RankEntry*>& ranks,
   w.EndArray().EndObject();
 }
 
+// The top level of a directory summary from its per-rank entries (ascending
+// rank), then the entries: the one roll-up of JsonSummary and numtrace merge.
+// `shard_of`: write `shard` (these ranks of how many); `all_ranks` false:
+// ranks are missing, so the summary is not complete. Sets m.json, verdict,
+// complete.
+void RollUp(const std::vector<const RankEntry*>& ranks, std::string_view path_a, std::string_view path_b,
+            std::optional<uint64_t> shard_of, bool all_ranks, MergedSummary& m) {
+  const Ordered *fd = nullptr, *nfa = nullptr, *nfb = nullptr;
+  const RankEntry* fd_rank = nullptr;
+  const RankEntry* steps = nullptr;  // StepsRank
+  m.complete = all_ranks;
+  for (const RankEntry* e : ranks) {
+    m.verdict = std::max(m.verdict, e->verdict);
+    m.complete = m.complete && e->complete;
+    const Ordered* before = fd;
+    Earliest(e->first_divergence, fd);
+    if (fd != before) fd_rank = e;
+    Earliest(e->nonfinite_a, nfa);
+    Earliest(e->nonfinite_b, nfb);
+    if (e->steps && (steps == nullptr || (e->first_differing_step && (!steps->first_differing_step ||
+                                                                      *e->first_differing_step <
+                                                                          *steps->first_differing_step)))) {
+      steps = e;
+    }
+  }
+  // EnvironmentRank: the first divergence's rank, else the first that has one.
+  const RankEntry* env = fd_rank != nullptr && fd_rank->environment ? fd_rank : nullptr;
+  for (const RankEntry* e : ranks) {
+    if (env == nullptr && e->environment) env = e;
+  }
+
+  JsonWriter w(&m.json);
+  w.BeginObject().Key("format").String(kDiffSummaryFormat).Key("version").Int(kDiffSummaryVersion);
+  if (shard_of) {  // these ranks of how many
+    w.Key(summary_key::kShard).BeginObject().Key(summary_key::kRanks).BeginArray();
+    for (const RankEntry* e : ranks) w.Int(e->rank);
+    w.EndArray().Key(summary_key::kShardOf).Uint(*shard_of).EndObject();
+  }
+  w.Key("a");
+  WriteSide(path_a, ranks, true, w);
+  w.Key("b");
+  WriteSide(path_b, ranks, false, w);
+  w.Key("tolerance");
+  ranks.empty() ? w.Null() : w.Raw(ranks.front()->tolerance);
+  w.Key("verdict").String(VerdictName(m.verdict));
+  w.Key("complete").Bool(m.complete);
+  if (env != nullptr) w.Key("environment").Raw(*env->environment);
+  WriteCounts("counts", ranks, false, w);
+  WriteCounts("match_methods", ranks, true, w);
+  WriteOrdered("first_divergence", fd, w);
+  w.Key("first_nonfinite").BeginObject();
+  WriteOrdered("a", nfa, w);
+  WriteOrdered("b", nfb, w);
+  w.EndObject();
+  WriteList("origins", ranks, w);
+  if (steps != nullptr) w.Key("steps").Raw(*steps->steps);
+  WriteList("roots", ranks, w);
+  w.Key(summary_key::kRanks).BeginArray();
+  for (const RankEntry* e : ranks) w.Raw(e->json);
+  w.EndArray().EndObject();
+  m.json.push_back('\n');
+}
+
 }  // namespace
 
 absl::StatusOr<MergedSummary> MergeShardSummaries(const std::vector<ShardText>& inputs) {
@@ -393,60 +456,31 @@ absl::StatusOr<MergedSummary> MergeShardSummaries(const std::vector<ShardText>& 
     if (!owner.contains(static_cast<int64_t>(r))) m.missing.push_back(static_cast<int64_t>(r));
   }
 
-  const Ordered *fd = nullptr, *nfa = nullptr, *nfb = nullptr;
-  const RankEntry* fd_rank = nullptr;
-  const RankEntry* steps = nullptr;  // StepsRank
-  m.complete = m.missing.empty();
-  for (const RankEntry* e : ranks) {
-    m.verdict = std::max(m.verdict, e->verdict);
-    m.complete = m.complete && e->complete;
-    const Ordered* before = fd;
-    Earliest(e->first_divergence, fd);
-    if (fd != before) fd_rank = e;
-    Earliest(e->nonfinite_a, nfa);
-    Earliest(e->nonfinite_b, nfb);
-    if (e->steps && (steps == nullptr || (e->first_differing_step && (!steps->first_differing_step ||
-                                                                      *e->first_differing_step <
-                                                                          *steps->first_differing_step)))) {
-      steps = e;
-    }
-  }
-  // EnvironmentRank: the first divergence's rank, else the first that has one.
-  const RankEntry* env = fd_rank != nullptr && fd_rank->environment ? fd_rank : nullptr;
-  for (const RankEntry* e : ranks) {
-    if (env == nullptr && e->environment) env = e;
-  }
-
-  JsonWriter w(&m.json);
-  w.BeginObject().Key("format").String(kDiffSummaryFormat).Key("version").Int(kDiffSummaryVersion);
-  if (!m.missing.empty()) {  // still a shard: the ranks it has
-    w.Key(summary_key::kShard).BeginObject().Key(summary_key::kRanks).BeginArray();
-    for (const RankEntry* e : ranks) w.Int(e->rank);
-    w.EndArray().Key(summary_key::kShardOf).Uint(m.of).EndObject();
-  }
-  w.Key("a");
-  WriteSide(shards[0].path_a, ranks, true, w);
-  w.Key("b");
-  WriteSide(shards[0].path_b, ranks, false, w);
-  w.Key("tolerance").Raw(ranks.front()->tolerance);
-  w.Key("verdict").String(VerdictName(m.verdict));
-  w.Key("complete").Bool(m.complete);
-  if (env != nullptr) w.Key("environment").Raw(*env->environment);
-  WriteCounts("counts", ranks, false, w);
-  WriteCounts("match_methods", ranks, true, w);
-  WriteOrdered("first_divergence", fd, w);
-  w.Key("first_nonfinite").BeginObject();
-  WriteOrdered("a", nfa, w);
-  WriteOrdered("b", nfb, w);
-  w.EndObject();
-  WriteList("origins", ranks, w);
-  if (steps != nullptr) w.Key("steps").Raw(*steps->steps);
-  WriteList("roots", ranks, w);
-  w.Key(summary_key::kRanks).BeginArray();
-  for (const RankEntry* e : ranks) w.Raw(e->json);
-  w.EndArray().EndObject();
-  m.json.push_back('\n');
+  RollUp(ranks, shards[0].path_a, shards[0].path_b,
+         m.missing.empty() ? std::nullopt : std::optional<uint64_t>(m.of),  // still a shard: the ranks it has
+         m.missing.empty(), m);
   return m;
+}
+
+absl::StatusOr<std::string> RollUpRankEntries(std::string_view path_a, std::string_view path_b,
+                                              const std::vector<std::string>& entries,
+                                              std::optional<uint64_t> shard_of) {
+  const std::string where = "the per-rank summary";
+  Reader r(where);
+  std::vector<RankEntry> read;
+  read.reserve(entries.size());
+  for (const std::string& text : entries) {
+    simdjson::dom::parser parser;
+    element e;
+    if (parser.parse(text).get(e)) return absl::InternalError(where + ": not JSON");
+    read.push_back(ReadEntry(r, e));
+    if (!r.status().ok()) return r.status();
+  }
+  std::vector<const RankEntry*> ranks;
+  for (const RankEntry& e : read) ranks.push_back(&e);
+  MergedSummary m;
+  RollUp(ranks, path_a, path_b, shard_of, true, m);
+  return std::move(m.json);
 }
 
 }  // namespace numtrace::analyzer

@@ -1,18 +1,18 @@
 // File: analyzer/report/summary_merge.h
 //
-// `numtrace merge` (issue 27): shard summaries (`numtrace diff A B --ranks
-// LIST`, marked `shard`) combined into the summary one diff of the whole run
-// would have written. Only the summaries are read: every rank's entry of
-// `ranks` is the full diff's entry for that rank, so the top level is rolled
-// up from those entries by the rules JsonSummary applies to traces
-// (json_summary.cc, RollUpRanks, WriteOrigins, WriteRoots, StepsRank,
-// EnvironmentRank): worst verdict, summed counts and health, the first
+// The top level of a directory summary, rolled up from its per-rank entries
+// - by JsonSummary for a diff of two directories and by `numtrace merge`
+// (issue 27) for shard summaries (`numtrace diff A B --ranks LIST`, marked
+// `shard`): one roll-up, so a merge of shards is by construction the summary
+// one diff of the whole run writes. Only entries are read: every rank's
+// entry of `ranks` is the full diff's entry for that rank. The rules, those
+// of RollUpRanks, StepsRank and EnvironmentRank for the terminal: worst verdict, summed counts and health, the first
 // divergence, first NaN/Inf, origins.first and roots.first by the `order`
 // (launch order) their entries carry, ties to the lower rank; the `top`
 // lists by score, as long as the longest rank's; `steps` of the rank whose
 // first differing step comes first; `environment` of the first divergence's
-// rank, else of the first rank that has one. Equality with the full diff is
-// tested (test/analyzer/cli/summary_merge_test.cc).
+// rank, else of the first rank that has one. Merged shards equal the full
+// diff byte for byte (test/analyzer/cli/summary_merge_test.cc).
 //
 // Refused, naming the file: a file that is not a summary, one without
 // `shard`, shards of a different run (`of`, A or B path, tolerance), a rank
@@ -27,7 +27,9 @@
 #define NUMTRACE_ANALYZER_REPORT_SUMMARY_MERGE_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -49,6 +51,13 @@ struct MergedSummary {
 };
 
 [[nodiscard]] absl::StatusOr<MergedSummary> MergeShardSummaries(const std::vector<ShardText>& shards);
+
+// JsonSummary's directory summary: `entries` are the per-rank summaries (with
+// `rank`, ascending) it wrote; `shard_of` marks a --ranks shard. An error
+// only if an entry does not read back (a bug, not an input).
+[[nodiscard]] absl::StatusOr<std::string> RollUpRankEntries(std::string_view path_a, std::string_view path_b,
+                                                            const std::vector<std::string>& entries,
+                                                            std::optional<uint64_t> shard_of);
 
 }  // namespace numtrace::analyzer
 

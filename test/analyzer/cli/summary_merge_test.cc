@@ -71,11 +71,11 @@ class SummaryMerge : public ::testing::Test {
     delete dir_;
   }
   static std::string P(const std::string& name) { return (*dir_ / name).string(); }
-  // numtrace diff --ranks LIST into shard_<LIST>.json; returns the path.
-  static std::string Shard(const std::string& list) {
-    const std::string path = P("shard_" + list + ".json");
+  // numtrace diff A B --ranks LIST into A_shard_LIST.json (once); returns the path.
+  static std::string Shard(const std::string& list, const std::string& a = "a", const std::string& b = "b") {
+    const std::string path = P(a + "_shard_" + list + ".json");
     if (!fs::exists(path)) {
-      Result r = Call(Diff, {P("a"), P("b"), "--ranks", list, "--json", path});
+      Result r = Call(Diff, {P(a), P(b), "--ranks", list, "--json", path});
       EXPECT_NE(r.code, 2) << r.err;
     }
     return path;
@@ -138,6 +138,29 @@ TEST_F(SummaryMerge, MissingRanksAreSaidAndTheSummaryIsIncomplete) {
   EXPECT_FALSE(bool(s["complete"]));
   EXPECT_EQ(simdjson::minify(s["shard"]), R"({"ranks":[0,1,2,3,12,13,14,15],"of":16})");
   EXPECT_EQ(Merge({Shard("0-3"), Shard("12-15"), "--json", P("miss2.json"), "--strict"}).code, 1);
+}
+
+// Watch mode (digests of every step): `steps` at the top is the entry of the
+// rank whose first differing step comes first (rank 3's step 5, not rank
+// 1's step 12), in the full diff and in the merge.
+TEST_F(SummaryMerge, WatchModeStepsRollUpAsInTheFullDiff) {
+  const std::string bin = std::string(NUMTRACE_BINARY_DIR) + "/bin/";
+  for (const char* side : {"wa", "wb"}) {
+    const std::string perturb = std::string(side) == "wb"
+        ? R"(p=""; [ $r = 1 ] && p="--perturb 2 --perturb-step 12"; [ $r = 3 ] && p="--perturb 2 --perturb-step 5"; )"
+        : "p=; ";
+    const std::string cmd = bin + "numtrace run -o " + P(side) + " --watch -- sh -c 'for r in 0 1 2 3; do " + perturb +
+                            "RANK=$r " + bin + "numtrace-sim --steps 20 $p; done' >/dev/null 2>&1";
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  }
+  ASSERT_EQ(Call(Diff, {P("wa"), P("wb"), "--json", P("wfull.json")}).code, 1);
+  Result m = Merge({Shard("2-3", "wa", "wb"), Shard("0-1", "wa", "wb"), "--json", P("wm.json")});
+  EXPECT_EQ(m.code, 1) << m.err;
+  ExpectSameSummary(P("wm.json"), P("wfull.json"));
+  simdjson::dom::parser p;
+  simdjson::dom::element f = p.load(P("wfull.json"));
+  EXPECT_EQ(int64_t(f["steps"]["first_differing"]), 5);
+  EXPECT_EQ(simdjson::minify(f["steps"]), simdjson::minify(f["ranks"].at(3)["steps"]));
 }
 
 TEST_F(SummaryMerge, BadInputsAreOneLineNamingTheFileExit2) {
