@@ -13,16 +13,15 @@
 namespace numtrace::analyzer {
 namespace {
 
-// "4-7, 12" for the ranks no shard has.
-std::string Ranges(const std::vector<int64_t>& ranks) {
+// "4-7, 12" for the ranks no shard has; `count` ranks in all.
+std::string Ranges(const std::vector<std::pair<uint64_t, uint64_t>>& ranges, uint64_t& count) {
   std::string out;
-  for (size_t i = 0; i < ranks.size();) {
-    size_t j = i;
-    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+  count = 0;
+  for (const auto& [first, last] : ranges) {
     if (!out.empty()) out.append(", ");
-    out.append(std::to_string(ranks[i]));
-    if (j > i) out.append("-").append(std::to_string(ranks[j]));
-    i = j + 1;
+    out.append(std::to_string(first));
+    if (last > first) out.append("-").append(std::to_string(last));
+    count += last - first + 1;
   }
   return out;
 }
@@ -64,10 +63,12 @@ Example (4 shards of a 16-rank run):
   if (!merged.ok()) return FailLine(err, merged.status());
   if (absl::Status s = WriteOutput(json_path, merged->json, force, out); !s.ok()) return FailLine(err, s);
   std::ostream& say = json_path == kStdoutPath ? err : out;  // stdout carries the JSON
-  say << "merged " << shards.size() << " shards: " << merged->of - merged->missing.size() << " of " << merged->of
+  uint64_t missing = 0;
+  const std::string ranges = Ranges(merged->missing, missing);
+  say << "merged " << shards.size() << " shards: " << merged->of - missing << " of " << merged->of
       << " ranks, verdict " << VerdictName(merged->verdict) << "\n";
-  if (!merged->missing.empty()) {
-    say << "incomplete: rank" << (merged->missing.size() > 1 ? "s " : " ") << Ranges(merged->missing)
+  if (missing > 0) {
+    say << "incomplete: rank" << (missing > 1 ? "s " : " ") << ranges
         << " in no shard (the merged summary says complete: false and is itself a shard)\n";
   }
   if (json_path != kStdoutPath) say << "summary written to " << json_path << "\n";

@@ -452,9 +452,14 @@ absl::StatusOr<MergedSummary> MergeShardSummaries(const std::vector<ShardText>& 
   if (ranks.empty()) return absl::InvalidArgumentError(inputs[0].path + ": its shard lists no ranks");
   MergedSummary m;
   m.of = shards[0].of;
-  for (uint64_t r = 0; r < m.of; ++r) {
-    if (!owner.contains(static_cast<int64_t>(r))) m.missing.push_back(static_cast<int64_t>(r));
+  // The gaps between the ranks present, as ranges: `of` is read from a file,
+  // so it is never counted through one by one.
+  uint64_t next = 0;
+  for (const auto& [rank, i] : owner) {
+    if (static_cast<uint64_t>(rank) > next) m.missing.push_back({next, static_cast<uint64_t>(rank) - 1});
+    next = static_cast<uint64_t>(rank) + 1;
   }
+  if (next < m.of) m.missing.push_back({next, m.of - 1});
 
   RollUp(ranks, shards[0].path_a, shards[0].path_b,
          m.missing.empty() ? std::nullopt : std::optional<uint64_t>(m.of),  // still a shard: the ranks it has

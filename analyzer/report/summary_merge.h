@@ -30,6 +30,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -47,7 +48,8 @@ struct MergedSummary {
   Verdict verdict = Verdict::kIdentical;
   bool complete = true;          // the merged `complete`
   uint64_t of = 0;               // ranks of the run
-  std::vector<int64_t> missing;  // ranks of 0..of-1 that no shard covers
+  // Ranks of 0..of-1 that no shard covers, as inclusive ranges (first, last).
+  std::vector<std::pair<uint64_t, uint64_t>> missing;
 };
 
 [[nodiscard]] absl::StatusOr<MergedSummary> MergeShardSummaries(const std::vector<ShardText>& shards);

@@ -138,6 +138,15 @@ TEST_F(SummaryMerge, MissingRanksAreSaidAndTheSummaryIsIncomplete) {
   EXPECT_FALSE(bool(s["complete"]));
   EXPECT_EQ(simdjson::minify(s["shard"]), R"({"ranks":[0,1,2,3,12,13,14,15],"of":16})");
   EXPECT_EQ(Merge({Shard("0-3"), Shard("12-15"), "--json", P("miss2.json"), "--strict"}).code, 1);
+  Result ends = Merge({Shard("4-7"), Shard("10"), "--json", P("miss3.json")});
+  EXPECT_NE(ends.out.find("merged 2 shards: 5 of 16 ranks"), std::string::npos) << ends.out;
+  EXPECT_NE(ends.out.find("incomplete: ranks 0-3, 8-9, 11-15 in no shard"), std::string::npos) << ends.out;
+  // A huge `of` (read from the file) is a gap, never counted through.
+  std::string huge = Slurp(Shard("0-3"));
+  huge.replace(huge.find("\"of\":16"), 7, "\"of\":18000000000000000000");
+  std::ofstream(P("huge.json")) << huge;
+  Result h = Merge({P("huge.json"), "--json", P("miss4.json")});
+  EXPECT_NE(h.out.find("incomplete: ranks 4-17999999999999999999 in no shard"), std::string::npos) << h.out;
 }
 
 // Watch mode (digests of every step): `steps` at the top is the entry of the
