@@ -5,8 +5,9 @@
 // (issue 27) for shard summaries (`numtrace diff A B --ranks LIST`, marked
 // `shard`): one roll-up, so a merge of shards is by construction the summary
 // one diff of the whole run writes. Only entries are read: every rank's
-// entry of `ranks` is the full diff's entry for that rank. The rules, those
-// of RollUpRanks, StepsRank and EnvironmentRank for the terminal: worst verdict, summed counts and health, the first
+// entry of `ranks` is the full diff's entry for that rank. The rules (those
+// RollUpRanks, StepsRank and EnvironmentRank apply for the terminal and the
+// HTML report): worst verdict, summed counts and health, the first
 // divergence, first NaN/Inf, origins.first and roots.first by the `order`
 // (launch order) their entries carry, ties to the lower rank; the `top`
 // lists by score, as long as the longest rank's; `steps` of the rank whose
@@ -18,7 +19,7 @@
 // `shard`, shards of a different run (`of`, A or B path, tolerance), a rank
 // in two shards, an entry written before `order` existed. Ranks no shard
 // covers are not an error: the merged summary is then itself a shard of the
-// ranks it has (`shard`) with `complete` false, and `missing` lists them.
+// ranks it has (`shard`) with `complete` false, and `missing` says which.
 //
 // Example:
 //   absl::StatusOr<MergedSummary> m = MergeShardSummaries({{"s0.json", text0}, {"s1.json", text1}});
