@@ -437,8 +437,11 @@ absl::StatusOr<MergedSummary> MergeShardSummaries(const std::vector<ShardText>& 
     }
     for (const RankEntry& e : s->ranks) {
       if (auto [it, fresh] = owner.emplace(e.rank, i); !fresh) {
+        if (it->second == i) return absl::InvalidArgumentError(path + ": rank " + std::to_string(e.rank) + " twice");
         return absl::InvalidArgumentError(path + ": rank " + std::to_string(e.rank) + " is also in " +
-                                          inputs[it->second].path + " (shards overlap)");
+                                          inputs[it->second].path + (inputs[it->second].path == path
+                                                                         ? " (the same file given twice)"
+                                                                         : " (shards overlap)"));
       }
     }
     shards.push_back(*std::move(s));

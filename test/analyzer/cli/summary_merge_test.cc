@@ -200,6 +200,7 @@ TEST_F(SummaryMerge, BadInputsAreOneLineNamingTheFileExit2) {
   };
   const std::vector<Case> cases = {
       {{s03, s26}, s26, "rank 2 is also in " + s03},
+      {{s03, s47, s03}, s03, "the same file given twice"},
       {{s03, P("full.json")}, P("full.json"), "not a shard"},
       {{s03, P("of8.json")}, P("of8.json"), "of 8 ranks"},
       {{s03, P("other.json")}, P("other.json"), "not the same runs"},
