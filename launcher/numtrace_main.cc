@@ -2,6 +2,7 @@
 
 #include "analyzer/cli/diff_command.h"
 #include "analyzer/cli/error_line.h"
+#include "analyzer/cli/merge_command.h"
 #include "common/version/version.h"
 #include "launcher/doctor/doctor_command.h"
 #include "launcher/run_command.h"
@@ -18,6 +19,7 @@ usage: numtrace VERB [options]   (numtrace VERB --help for each verb's options a
 verbs:
   run     capture a job:            numtrace run -o runA --steps 2 -- python train.py
   diff    compare two captures:     numtrace diff runA runB -o report.html
+  merge   join sharded diffs:       numtrace merge shard*.json --json summary.json
   twice   nondeterminism hunt:      numtrace twice -o hunt --steps 0 -- python train.py
   show    read a trace:             numtrace show runA/rank_0.ntrace.jsonl --kernel gemm
   doctor  can capture work here?    numtrace doctor
@@ -56,7 +58,12 @@ int NumtraceMain(const std::vector<std::string>& args, const CommandContext& ctx
     return analyzer::DiffMain(static_cast<int>(argv.size()), argv.data(), ctx.out, ctx.err,
                               ctx.stdout_is_tty);
   }
-  return FailLine(ctx, verb, "unknown verb (run, diff, twice, show, doctor; see numtrace --help)");
+  if (verb == "merge") {
+    std::vector<const char*> argv = {"numtrace merge"};
+    for (size_t i = 1; i < args.size(); ++i) argv.push_back(args[i].c_str());
+    return analyzer::MergeMain(static_cast<int>(argv.size()), argv.data(), ctx.out, ctx.err);
+  }
+  return FailLine(ctx, verb, "unknown verb (run, diff, merge, twice, show, doctor; see numtrace --help)");
 }
 
 }  // namespace numtrace::launcher

@@ -1,11 +1,14 @@
 #include "analyzer/report/json_summary.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <string_view>
 
 #include "analyzer/report/environment_report.h"
 #include "analyzer/report/steps_report.h"
 #include "analyzer/report/roots_report.h"
+#include "analyzer/report/summary_merge.h"
 #include "common/format/diff_summary.h"
 #include "analyzer/report/provenance_fields.h"
 #include "common/format/json_writer.h"
@@ -63,6 +66,8 @@ void FirstDivergence(const RankDiff* rd, int64_t rank, JsonWriter& w) {
   w.BeginObject();
   RankField(rank, w);
   w.Key("a_seq").Uint(ka.seq).Key("b_seq").Uint(kb.seq);
+  // By this order the roll-up over ranks (and `numtrace merge`) picks the first.
+  w.Key("order").Uint(LaunchOrder(ka));
   w.Key("a_name").String(rd->a->Name(ka)).Key("b_name").String(rd->b->Name(kb));
   w.Key("a_arg");
   ba ? w.Uint(ba->arg) : w.Null();
@@ -86,6 +91,7 @@ void OriginEntry(const RankDiff& rd, uint32_t i, int64_t rank, JsonWriter& w) {
   w.BeginObject();
   RankField(rank, w);
   w.Key("a_seq").Uint(rd.a->kernels[p.a].seq).Key("b_seq").Uint(rd.b->kernels[p.b].seq);
+  w.Key("order").Uint(LaunchOrder(rd.a->kernels[p.a]));
   w.Key("a_name").String(rd.a->Name(rd.a->kernels[p.a])).Key("b_name").String(rd.b->Name(rd.b->kernels[p.b]));
   w.Key("score").Double(v.score);
   w.Key("status").String(VerdictName(IsDiverged(v.status) ? Verdict::kDiverged : Verdict::kWithinTolerance));
@@ -144,7 +150,7 @@ void Nonfinite(const Trace* t, std::optional<uint32_t> kernel, int64_t rank, boo
   const Kernel& k = t->kernels[*kernel];
   w.BeginObject();
   RankField(rank, w);
-  w.Key("seq").Uint(k.seq).Key("name").String(t->Name(k));
+  w.Key("seq").Uint(k.seq).Key("order").Uint(LaunchOrder(k)).Key("name").String(t->Name(k));
   ProvenanceFields(side_a ? ProvenanceOf(*t, &k, *t, nullptr) : ProvenanceOf(*t, nullptr, *t, &k), w);
   w.EndObject();
 }
@@ -154,11 +160,6 @@ void Tolerances(const Tolerance& t, JsonWriter& w) {
 }
 
 void Header(JsonWriter& w) { w.Key("format").String(kDiffSummaryFormat).Key("version").Int(kDiffSummaryVersion); }
-
-SideHealth Sum(const SideHealth& x, const SideHealth& y) {
-  return {x.truncated || y.truncated, x.dropped + y.dropped, x.unmeasured + y.unmeasured, x.missing + y.missing,
-          x.undigested + y.undigested};
-}
 
 // The summary of one rank; `with_rank` for entries of the `ranks` list.
 void RankSummary(const RankDiff& rd, std::string_view path_a, std::string_view path_b, bool with_rank,
@@ -190,17 +191,6 @@ void RankSummary(const RankDiff& rd, std::string_view path_a, std::string_view p
   w.EndObject();
 }
 
-// Label of a side across ranks: the common label when every rank agrees.
-std::string_view CommonLabel(const DiffReport& r, bool side_a) {
-  std::string_view label;
-  for (const RankDiff& rd : r.ranks) {
-    std::string_view l = side_a ? rd.a->label : rd.b->label;
-    if (&rd == &r.ranks.front()) label = l;
-    else if (l != label) return "";
-  }
-  return label;
-}
-
 }  // namespace
 
 std::string JsonSummary(const DiffReport& report) {
@@ -211,59 +201,20 @@ std::string JsonSummary(const DiffReport& report) {
     out.push_back('\n');
     return out;
   }
-  RolledUp up = RollUpRanks(report);
-  SideHealth ha, hb;
-  std::vector<const RankDiff*> ranks;
+  // Directories: the top level is rolled up from the per-rank entries, by
+  // the roll-up numtrace merge applies to shards (summary_merge.h).
+  std::vector<std::string> entries;
   for (const RankDiff& rd : report.ranks) {
-    ha = Sum(ha, HealthOf(*rd.a));
-    hb = Sum(hb, HealthOf(*rd.b));
-    ranks.push_back(&rd);
+    JsonWriter e(&entries.emplace_back());
+    RankSummary(rd, rd.a->path, rd.b->path, true, e);
   }
-  w.BeginObject();
-  Header(w);
-  if (report.shard_of) {  // --ranks: which ranks of how many
-    w.Key(summary_key::kShard).BeginObject().Key(summary_key::kRanks).BeginArray();
-    for (const RankDiff& rd : report.ranks) w.Int(rd.rank);
-    w.EndArray().Key(summary_key::kShardOf).Uint(*report.shard_of).EndObject();
+  absl::StatusOr<std::string> rolled = RollUpRankEntries(report.path_a, report.path_b, entries, report.shard_of);
+  // Entries written a moment ago always read back: failing is a bug here.
+  if (!rolled.ok()) {
+    std::fprintf(stderr, "numtrace: internal error: %s\n", std::string(rolled.status().message()).c_str());
+    std::abort();
   }
-  w.Key("a");
-  Side(report.path_a, CommonLabel(report, true), up.kernels_a, ha, nullptr, w);
-  w.Key("b");
-  Side(report.path_b, CommonLabel(report, false), up.kernels_b, hb, nullptr, w);
-  Tolerances(report.ranks.empty() ? Tolerance{} : report.ranks[0].result->tolerance, w);
-  w.Key("verdict").String(VerdictName(up.verdict));
-  bool paired = true;
-  for (const RankDiff& rd : report.ranks) paired = paired && StepsPaired(rd);
-  w.Key("complete").Bool(ha.complete() && hb.complete() && paired);
-  // Rolled up: the environment of the rank that diverges first (each rank's
-  // own is in `ranks`).
-  if (const int e = EnvironmentRank(report); e >= 0) WriteEnvironmentJson(*report.ranks[e].result->environment, w);
-  Counts(up.counts, w);
-  const RankDiff* fd = up.first_divergence_rank >= 0 ? &report.ranks[up.first_divergence_rank] : nullptr;
-  FirstDivergence(fd, fd ? fd->rank : -1, w);
-  w.Key("first_nonfinite").BeginObject().Key("a");
-  if (up.first_nonfinite_a_rank >= 0) {
-    const RankDiff& rd = report.ranks[up.first_nonfinite_a_rank];
-    Nonfinite(rd.a, rd.result->first_nonfinite_a, rd.rank, true, w);
-  } else {
-    w.Null();
-  }
-  w.Key("b");
-  if (up.first_nonfinite_b_rank >= 0) {
-    const RankDiff& rd = report.ranks[up.first_nonfinite_b_rank];
-    Nonfinite(rd.b, rd.result->first_nonfinite_b, rd.rank, false, w);
-  } else {
-    w.Null();
-  }
-  w.EndObject();
-  WriteOrigins(ranks, true, w);
-  if (const int s = StepsRank(report); s >= 0) WriteStepsJson(report.ranks[s], /*strip=*/false, w);
-  WriteRoots(ranks, true, w);
-  w.Key("ranks").BeginArray();
-  for (const RankDiff& rd : report.ranks) RankSummary(rd, rd.a->path, rd.b->path, true, w);
-  w.EndArray().EndObject();
-  out.push_back('\n');
-  return out;
+  return *std::move(rolled);
 }
 
 }  // namespace numtrace::analyzer

@@ -6,7 +6,8 @@
 // (where the differences are born), and `complete` with each side's
 // `dropped` and `unmeasured` counts. For directory inputs
 // the top level rolls the ranks up and `ranks` carries one summary per rank
-// (same shape plus `rank`).
+// (same shape plus `rank`); the roll-up is read from those entries by the
+// one RollUpRankEntries that `numtrace merge` also uses (summary_merge.h).
 //
 // Example:
 //   std::string json = JsonSummary(report);

@@ -23,6 +23,7 @@ void Entry(const RankedRoot& r, bool with_rank, JsonWriter& w) {
   w.BeginObject();
   if (with_rank) w.Key("rank").Int(r.rd->rank);
   w.Key("a_seq").Uint(r.rd->a->kernels[p.a].seq).Key("b_seq").Uint(r.rd->b->kernels[p.b].seq);
+  w.Key("order").Uint(LaunchOrder(r.rd->a->kernels[p.a]));
   w.Key("a_name").String(r.rd->a->Name(r.rd->a->kernels[p.a]));
   w.Key("b_name").String(r.rd->b->Name(r.rd->b->kernels[p.b]));
   w.Key("cause").String(CauseName(v.cause));

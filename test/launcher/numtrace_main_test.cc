@@ -49,7 +49,7 @@ TEST(NumtraceMain, AnUnknownVerbIsOneLineAndExit2) {
   TestContext t;
   MachineProbe probe;
   EXPECT_EQ(NumtraceMain({"frobnicate"}, t.ctx, probe), 2);
-  EXPECT_EQ(t.err.str(), "numtrace frobnicate: unknown verb (run, diff, twice, show, doctor; see numtrace --help)\n");
+  EXPECT_EQ(t.err.str(), "numtrace frobnicate: unknown verb (run, diff, merge, twice, show, doctor; see numtrace --help)\n");
   TestContext none;
   EXPECT_EQ(NumtraceMain({}, none.ctx, probe), 2);
 }
