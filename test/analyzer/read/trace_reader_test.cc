@@ -346,12 +346,12 @@ TEST(TraceReaderOpLevelTest, LevelShapeAndDeviceRoundTrip) {
   kernels[0].buffers[0].shape = std::vector<int64_t>{};  // a 0-d tensor
   TraceHeader header = testing::MakeHeader();
   header.capture.emplace().level = CaptureLevel::kOps;
-  absl::StatusOr<Trace> t = ReadTraceBuffer(testing::TraceText(kernels, true, header), "ops.jsonl");
+  absl::StatusOr<Trace> t = ReadTraceBytes(testing::TraceText(kernels, true, header), "ops.jsonl");
   ASSERT_TRUE(t.ok()) << t.status();
   ASSERT_TRUE(t->header.capture && t->header.capture->level);
   EXPECT_EQ(*t->header.capture->level, CaptureLevel::kOps);
-  EXPECT_TRUE(t->kernels[0].op_level);
-  EXPECT_FALSE(t->kernels[1].op_level);
+  EXPECT_EQ(t->kernels[0].level, RecordLevel::kOp);
+  EXPECT_EQ(t->kernels[1].level, RecordLevel::kKernel);
   const auto b0 = t->BuffersOf(t->kernels[0]);
   ASSERT_GE(b0.size(), 2u);
   EXPECT_EQ(t->strings.View(b0[0].shape), "[]");
@@ -362,12 +362,12 @@ TEST(TraceReaderOpLevelTest, LevelShapeAndDeviceRoundTrip) {
   // A level word from a later version is unknown, not an error; a bad shape is one error naming it.
   std::string text = testing::TraceText(kernels, true, header);
   text.replace(text.find("\"level\":\"ops\""), 13, "\"level\":\"xyz\"");
-  absl::StatusOr<Trace> later = ReadTraceBuffer(text, "later.jsonl");
+  absl::StatusOr<Trace> later = ReadTraceBytes(text, "later.jsonl");
   ASSERT_TRUE(later.ok()) << later.status();
   EXPECT_FALSE(later->header.capture->level.has_value());
   std::string bad = testing::TraceText(kernels, true, header);
   bad.replace(bad.find("\"shape\":[2,3]"), 13, "\"shape\":[2,\"x\"]");
-  absl::StatusOr<Trace> e = ReadTraceBuffer(bad, "bad.jsonl");
+  absl::StatusOr<Trace> e = ReadTraceBytes(bad, "bad.jsonl");
   ASSERT_FALSE(e.ok());
   EXPECT_NE(e.status().message().find("shape"), std::string_view::npos) << e.status();
 }
