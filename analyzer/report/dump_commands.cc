@@ -172,6 +172,13 @@ StepCapture BuildStepCapture(const Trace& a, const Trace& b, int64_t step) {
     if (launched_worker && JobCommandOf(*t) == nullptr) c.worker = true;
   }
   c.diff = "numtrace diff " + ShellQuote(c.dir_a) + " " + ShellQuote(c.dir_b);
+  // Re-running a whole job writes every rank into each directory, which a
+  // diff of the two directories pairs rank by rank: two ranks of one run
+  // compared with each other are compared as those two files again.
+  if ((JobCommandOf(a) != nullptr || JobCommandOf(b) != nullptr) && a.rank != b.rank) {
+    c.diff = "numtrace diff " + ShellQuote(c.dir_a + "/" + TraceFileName(a.rank)) + " " +
+             ShellQuote(c.dir_b + "/" + TraceFileName(b.rank));
+  }
   return c;
 }
 

@@ -310,10 +310,10 @@ void WriteSide(std::string_view path, const std::vector<const RankEntry*>& ranks
 void WriteCounts(std::string_view key, const std::vector<const RankEntry*>& ranks, bool methods, JsonWriter& w) {
   std::vector<std::pair<std::string, uint64_t>> sum;
   for (const RankEntry* e : ranks) {
-    for (const auto& [name, n] : methods ? e->methods : e->counts) {
-      auto it = std::find_if(sum.begin(), sum.end(), [&](const auto& p) { return p.first == name; });
-      if (it == sum.end()) sum.emplace_back(name, n);
-      else it->second += n;
+    for (const auto& count : methods ? e->methods : e->counts) {
+      auto it = std::find_if(sum.begin(), sum.end(), [&](const auto& p) { return p.first == count.first; });
+      if (it == sum.end()) sum.push_back(count);
+      else it->second += count.second;
     }
   }
   w.Key(key).BeginObject();

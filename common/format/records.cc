@@ -11,6 +11,12 @@ std::string_view RoleName(Role r) {
   return "unknown";
 }
 
+std::string TraceFileName(int64_t rank, int64_t pid) {
+  std::string name = "rank_" + std::to_string(rank);
+  if (pid >= 0) name += ".pid" + std::to_string(pid);
+  return name + ".ntrace.jsonl";
+}
+
 bool ParseRole(std::string_view s, Role* out) {
   if (s == "out") *out = Role::kOut;
   else if (s == "in") *out = Role::kIn;

@@ -23,6 +23,11 @@
 namespace numtrace {
 
 inline constexpr std::string_view kTraceFormatName = "numtrace-trace";
+
+// A rank's trace file in its output directory: "rank_<R>.ntrace.jsonl"
+// (docs/format.md, section 1; a second writer of the rank adds ".pid<P>",
+// shim/writer/trace_file.h).
+std::string TraceFileName(int64_t rank, int64_t pid = -1);
 inline constexpr int kTraceFormatVersion = 1;
 
 // `role` of a buffer: did the launch change its contents?

@@ -41,9 +41,12 @@ numtrace run -o ddp --watch -- sh -c "RANK=0 '$sim' --steps 10 & RANK=1 '$sim' -
   >/dev/null 2>&1
 numtrace diff ddp/rank_0.ntrace.jsonl ddp/rank_1.ntrace.jsonl --color never >ddp.txt 2>&1
 grep -A3 "capture step 6 in full" ddp.txt | tail -3 | sed 's/^ *//' >ddp.sh
-check "shared dir: the two sides write two directories ($(tr '\n' '|' <ddp.sh))" \
-  bash -c "[ \"\$(sed -n 3p ddp.sh)\" = 'numtrace diff ddp-step6-a ddp-step6-b' ]"
-check "shared dir: the worker's command line is said" grep -q "workers' own command lines" ddp.txt
+check "shared dir: the two sides write two directories, rank 0 against rank 1 ($(tr '\n' '|' <ddp.sh))" \
+  bash -c "[ \"\$(sed -n 3p ddp.sh)\" = 'numtrace diff ddp-step6-a/rank_0.ntrace.jsonl ddp-step6-b/rank_1.ntrace.jsonl' ]"
+check "shared dir: the commands re-run the whole job (numtrace run's job.command), not one worker" \
+  bash -c "sed -n 1p ddp.sh | grep -q -- '-- sh -c ' && ! grep -q \"workers' own command lines\" ddp.txt"
+bash ddp.sh >/dev/null 2>&1; rc=$?
+check "shared dir: the printed commands find the difference again (rc $rc)" [ "$rc" = 1 ]
 
 # 7. --across-ranks on watch traces: two ranks cannot outvote each other
 # (said, not a clean bill by silence); never agreement over nothing.
@@ -143,11 +146,12 @@ check "counters at 0 hidden unless --verbose" \
 
 # 14. Printed commands pass exact bytes: a newline argument comes back a newline.
 numtrace run -o n1 --watch -- "$sim" --steps 6 >/dev/null 2>&1
-numtrace run -o n2 --watch -- bash -c 'exec -a "$(printf "line1\nline2\tx")" "$0" --steps 6 --perturb 1 --perturb-step 4' \
+# (The job's own command is what the printed commands re-run: its $0 here.)
+numtrace run -o n2 --watch -- bash -c 'exec "$1" --steps 6 --perturb 1 --perturb-step 4' "$(printf 'line1\nline2\tx')" \
   "$sim" >/dev/null 2>&1
 numtrace diff n1 n2 --json n.json --color never >n.txt 2>&1
 cmd="$(field n.json "d['steps']['capture_b']")"
-check "newline argument quoted as \$'...\\x0a...' ($cmd)" grep -qF -- "-- \$'line1\\x0aline2\\x09x' --steps 6" <<<"$cmd"
+check "newline argument quoted as \$'...\\x0a...' ($cmd)" grep -qF -- "--perturb-step 4' \$'line1\\x0aline2\\x09x' " <<<"$cmd"
 check "terminal and JSON commands agree" grep -qF -- "$cmd" n.txt
 
 echo "hostile_watch_test: $passed passed, $failed failed"

@@ -137,6 +137,14 @@ TEST(DumpCommandsTest, TheJobsOwnCommandReplacesTheWorkersArgv) {
   StepCapture c = BuildStepCapture(a, a, 4);
   EXPECT_EQ(c.command_a, "numtrace run -o ddp-step4-a --steps 4 -- torchrun --nproc-per-node 2 train.py --lr 0.1");
   EXPECT_FALSE(c.worker) << "the launcher's command, with every rank";
+  EXPECT_EQ(c.diff, "numtrace diff ddp-step4-a ddp-step4-b") << "the same rank on both sides: the directories";
+  // Two ranks of one run against each other: the re-captures hold every
+  // rank, so the diff names those two ranks' files again.
+  Trace rank0 = a;
+  rank0.rank = 0;
+  a.rank = 1;
+  EXPECT_EQ(BuildStepCapture(rank0, a, 4).diff,
+            "numtrace diff ddp-step4-a/rank_0.ntrace.jsonl ddp-step4-b/rank_1.ntrace.jsonl");
   EXPECT_TRUE(BuildStepCapture(a, b, 4).worker) << "B has only its worker's argv";
   const DumpCommands d = BuildDumpCommands(a, a.kernels[0], b, b.kernels[0]);
   EXPECT_NE(d.capture_a.find("-- torchrun --nproc-per-node 2 train.py --lr 0.1"), std::string::npos) << d.capture_a;

@@ -994,6 +994,34 @@ GOLDEN = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.di
                       "test", "data", "ops_golden", "rank_0.ntrace.jsonl.gz")
 
 
+def test_ops_environment():
+    """Two CPU runs at operator level whose scripts set other float32 matmul precision and deterministic
+    algorithms after import: the diff names both, each with its effect (issue 25), through numtrace run's
+    installed hooks."""
+    name = "environment at operator level"
+    with tempfile.TemporaryDirectory() as tmp:
+        (pa, a), (pb, b) = run_ops(tmp, ""), run_ops(tmp, "settings")
+        proc, data = ops_diff(tmp, a, b)
+        differs = {d["key"]: d for d in (data.get("environment") or {}).get("differs", [])}
+        checks = {
+            "both runs captured": pa.returncode == 0 and pb.returncode == 0,
+        }
+        show = subprocess.run([NUMTRACE, "show", os.path.join(a, "rank_0.ntrace.jsonl"), "--env"],
+                              capture_output=True, text=True, timeout=300)
+        checks["torch's version recorded (numtrace run installed the environment hook)"] = \
+            "torch.version" in show.stdout
+        for key, a_val, b_val in (("torch.float32_matmul_precision", "highest", "high"),
+                                  ("torch.deterministic_algorithms", "false", "true")):
+            d = differs.get(key, {})
+            checks[f"{key}: {a_val} vs {b_val}, with its effect"] = \
+                (d.get("a"), d.get("b")) == (a_val, b_val) and len(d.get("effect", "")) > 10
+        checks["the terminal names the differing settings before any kernel"] = \
+            "torch.float32_matmul_precision" in proc.stdout.split("first divergence")[0]
+        for what, ok in checks.items():
+            report(f"{name}: {what}", "passed" if ok else "failed",
+                   "" if ok else (json.dumps(data.get("environment"))[:400] + " " + pb.stderr.strip()[-200:]))
+
+
 def test_ops_golden_gate():
     """The numerics gate of docs/walkthroughs.md: step 0 at op level against the gzipped golden, --strict."""
     name = "numerics gate (golden op-level trace)"

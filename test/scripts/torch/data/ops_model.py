@@ -48,6 +48,9 @@ class Model(torch.nn.Module):
     def forward(s, x):
         return s.head(s.block(x)).squeeze(-1)
 model = Model()
+if BUG == "settings":  # settings a script changes after import: what the captured step sees is recorded
+    torch.set_float32_matmul_precision("high")
+    torch.use_deterministic_algorithms(True)
 if BUG == "eval":
     model.eval()
 run = torch.compile(model) if BUG == "compile" else model
