@@ -23,7 +23,7 @@
 # exit 0, also under CI.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-build="${1:-$root/build}"
+build="$(cd "${1:-$root/build}" 2>/dev/null && pwd || echo "${1:-$root/build}")"  # absolute: the cases run in temp dirs
 venv="${NUMTRACE_TORCH_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/numtrace/venv-torch}"
 python="${PYTHON3:-python3}"
 fake_lib="$build/test-bin/libfake_numtrace.so"

@@ -433,6 +433,9 @@ std::string TerminalSummary(const DiffReport& report, const TerminalOptions& opt
     w << "a summary of fewer kernels than ran is not a clean bill (see warnings)\n";
   }
   if (report.per_rank) {
+    // Before any rank or kernel, also when every rank agrees: what else
+    // differed (the rank that diverges first, else the first that compared).
+    if (const int e = EnvironmentRank(report); e >= 0) Environment(report.ranks[e], w);
     w << "  " << report.ranks.size() << (report.ranks.size() == 1 ? " rank\n" : " ranks\n");
     Counts(up.counts, w);
     for (const RankDiff& rd : report.ranks) {
@@ -457,7 +460,7 @@ std::string TerminalSummary(const DiffReport& report, const TerminalOptions& opt
     }
     // Where the divergence beyond tolerance starts, which step the runs part
     // at first; the counts and lists after.
-    Environment(rd, w);
+    if (!report.per_rank) Environment(rd, w);
     RootsLead(rd, w);
     w << StepsTerminal(rd, opt.color);
     FirstDivergence(rd, opt, w);

@@ -140,8 +140,8 @@ TEST(DumpCommandsTest, TheJobsOwnCommandReplacesTheWorkersArgv) {
   EXPECT_EQ(c.diff, "numtrace diff ddp-step4-a ddp-step4-b") << "the same rank on both sides: the directories";
   // Two ranks of one run against each other: the re-captures hold every
   // rank, so the diff names those two ranks' files again.
-  Trace rank0 = a;
-  rank0.rank = 0;
+  Trace rank0 = TraceWith("ddp/rank_0.ntrace.jsonl", {"/usr/bin/python3", "train.py"}, {}, {2}, "");
+  rank0.header.environment = a.header.environment;
   a.rank = 1;
   EXPECT_EQ(BuildStepCapture(rank0, a, 4).diff,
             "numtrace diff ddp-step4-a/rank_0.ntrace.jsonl ddp-step4-b/rank_1.ntrace.jsonl");
