@@ -7,7 +7,6 @@
 
 #include "CLI/CLI.hpp"
 #include "analyzer/report/dump_commands.h"
-#include "absl/strings/ascii.h"
 #include "launcher/child_process.h"
 #include "launcher/dump_from_summary.h"
 #include "launcher/output_dir.h"
@@ -127,9 +126,10 @@ absl::StatusOr<CaptureOutcome> CaptureJob(const RunOptions& options, const Comma
             << " of the job still running after it ended; their traces may still be written in " << *dir
             << " (numtrace show " << *dir << " once they end)\n";
   }
-  const std::string* level = env.Find("NUMTRACE_LEVEL");
-  outcome.traces = ListRankTraces(*dir, ctx.err, earlier,
-                                  level != nullptr && absl::StripAsciiWhitespace(*level) == "ops");
+  outcome.traces = ListRankTraces(*dir, ctx.err, earlier, OpsLevel(env));
+  if (outcome.traces > 0) {
+    if (std::string line = AllocatorLineForCudaJob(env, options); !line.empty()) WarnLine(ctx, "run", line);
+  }
   ctx.err.flush();
   return outcome;
 }

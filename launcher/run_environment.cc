@@ -4,6 +4,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "absl/strings/ascii.h"
 #include "shim/engine/config.h"
 #include "shim/engine/settings.h"
 
@@ -87,11 +88,27 @@ AllocatorChoice ChooseAllocator(const Environment& env, bool hooks) {
     }
   } else {
     c.tensor_map = true;
+    c.cuda_only = true;
     c.line = "allocator caching: PyTorch's allocator is left as it is" + (user_conf ? " (" + yours + ")" : "") +
              "; the hooks report each tensor from its trace (--allocator async sets backend:cudaMallocAsync "
              "instead)";
   }
   return c;
+}
+
+namespace {
+bool HooksFor(const RunOptions& o) { return !o.no_torch_hooks && (o.torch_hooks || LooksLikePython(o.command)); }
+}  // namespace
+
+bool OpsLevel(const Environment& job) {
+  const std::string* level = job.Find("NUMTRACE_LEVEL");
+  return level != nullptr && absl::StripAsciiWhitespace(*level) == "ops";
+}
+
+std::string AllocatorLineForCudaJob(const Environment& job, const RunOptions& o) {
+  if (OpsLevel(job)) return "";
+  const AllocatorChoice allocator = ChooseAllocator(job, HooksFor(o));
+  return allocator.cuda_only ? allocator.line : "";
 }
 
 Environment RunEnvironment(const RunOptions& o, const std::string& output_dir_absolute,
@@ -102,10 +119,10 @@ Environment RunEnvironment(const RunOptions& o, const std::string& output_dir_ab
   for (const auto& [variable, value] : o.settings) env.Set(variable, value);
   env.Set(kOutputDirVariable, output_dir_absolute);
 
-  const bool hooks = !o.no_torch_hooks && (o.torch_hooks || LooksLikePython(o.command));
+  const bool hooks = HooksFor(o);
   const AllocatorChoice allocator = ChooseAllocator(env, hooks);
   if (allocator.set_async_conf) env.Set("PYTORCH_CUDA_ALLOC_CONF", kAllocatorSetting);
-  if (!allocator.line.empty()) warnings->push_back(allocator.line);
+  if (!allocator.line.empty() && !allocator.cuda_only && !OpsLevel(env)) warnings->push_back(allocator.line);
   if (hooks) {
     env.Prepend("PYTHONPATH", layout.hooks_dir);
     env.Set("NUMTRACE_LIB_PATH", layout.library);

@@ -43,8 +43,19 @@ struct AllocatorChoice {
   bool tensors = true;          // false: a PyTorch job's buffers will be whole segments
   bool tensor_map = false;      // tensors come from the hooks' tensor map (needs its bridge)
   std::string line;             // empty: nothing worth saying (not a Python job)
+  // `line` says nothing a user needs unless the job turns out to use CUDA
+  // (the default: PyTorch's allocator left as it is): said after the job.
+  bool cuda_only = false;
 };
 AllocatorChoice ChooseAllocator(const Environment& env, bool hooks);
+
+// The allocator line of a job that used CUDA (a kernel-level trace was
+// written), when it was held back before the job (AllocatorChoice::cuda_only);
+// else empty. An operator-level job has none: no CUDA buffers are scanned.
+std::string AllocatorLineForCudaJob(const Environment& job, const RunOptions& o);
+
+// Whether the job runs at operator level (NUMTRACE_LEVEL=ops).
+bool OpsLevel(const Environment& job);
 
 // True when CMD is a Python job: its program is python*, torchrun,
 // accelerate, deepspeed or pytest, a *.py file, or a script whose first 64
