@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -159,6 +160,17 @@ int OpLevelChild(void* h) {
   if (after(token, nullptr, &t, 1, 0) != -1) bad |= 128;
   if (after(token, "aten::fill_", &t, 1, 0) != 1) bad |= 256;
   if (cuda() != 0) bad |= 512;
+  // The tensor map's calls while numtrace is active (audit W9: only their
+  // inactive path was tested): a report out of range or without a size is
+  // refused with -1, a good one taken.
+  auto event = reinterpret_cast<int (*)(int, int, unsigned long long, unsigned long long)>(
+      dlsym(h, "numtrace_tensor_event"));
+  auto status = reinterpret_cast<int (*)(int, const char*)>(dlsym(h, "numtrace_tensor_map_status"));
+  if (!event || !status) return 102;
+  if (event(-1, 0, 0x7000'0000'0000ull, 4096) != -1 || event(99, 0, 0x7000'0000'0000ull, 4096) != -1) bad |= 1024;
+  if (event(0, 0, 0x7000'0000'0000ull, 0) != -1 || event(2, 0, 0x7000'0000'0000ull, 0) != -1) bad |= 2048;
+  if (event(2, 0, 0x7000'0000'0000ull, 2 << 20) != 1 || event(0, 0, 0x7000'0000'0200ull, 4096) != 1) bad |= 4096;
+  if (status(-1, "x") != -1 || status(99, nullptr) != -1) bad |= 8192;
   return bad;
       }
 
@@ -171,7 +183,13 @@ TEST_F(ApiTest, OperatorLevelStartsWithoutCudaAndRefusesBadTensors) {
   setenv("NUMTRACE_LEVEL", "ops", 1);
   setenv("NUMTRACE_STEPS", "0", 1);
   setenv("NUMTRACE_OUTPUT_DIR", dir, 1);
-  EXPECT_EXIT(std::exit(OpLevelChild(handle)), ::testing::ExitedWithCode(0), "");
+  // The failed checks' bits on stderr: an exit status keeps only 8 bits.
+  auto child = [this] {
+    const int bad = OpLevelChild(handle);
+    if (bad != 0) std::fprintf(stderr, "failed checks: 0x%x\n", bad);
+    std::exit(bad != 0 ? 1 : 0);
+  };
+  EXPECT_EXIT(child(), ::testing::ExitedWithCode(0), "");
   for (const char* v : {"NUMTRACE_LEVEL", "NUMTRACE_STEPS", "NUMTRACE_OUTPUT_DIR"}) unsetenv(v);
   std::filesystem::remove_all(dir);
 }
