@@ -159,7 +159,7 @@ r ^(TensorMapEngineTest|WatchTest|EngineTest)\.
 ? SIGQUIT sent to numtrace is not forwarded (the job is left running)
 - constexpr int kForwarded[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP};
 + constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP};
-t numtrace-cli
+t numtrace-cli numtrace-diff numtrace-sim numtrace-make-pair
 r ^scripts\.process$
 EOF
 
