@@ -87,6 +87,29 @@ TEST(Align, ExtraAndMissingKernels) {
   for (auto& [ia, pb] : m) EXPECT_EQ(pb.second, MatchMethod::kExact);
 }
 
+// A kernel A ran twice with the same name and outputs is no anchor (it is
+// not unique there): the one launch B has pairs with A's first, in order,
+// not with whichever occurrence the anchor search meets last.
+TEST(Align, AKeyRepeatedInAIsNoAnchor) {
+  // The ends differ in content (no common prefix or suffix pairs them
+  // early); A's add(Out 1) twice, B's once.
+  TraceBuilder ta("a"), tb("b");
+  ta.Add(kMul, {In(4096), Out(100)});
+  ta.Add(kAdd, {In(4096), Out(1)});
+  ta.Add(kFill, {Out(5)});
+  ta.Add(kAdd, {In(4096), Out(1)});
+  ta.Add(kMul, {In(4096), Out(200)});
+  tb.Add(kMul, {In(4096), Out(101)});
+  tb.Add(kAdd, {In(4096), Out(1)});
+  tb.Add(kMul, {In(4096), Out(201)});
+  Trace a = ta.Build(), b = tb.Build();
+  Alignment al = Align(a, b);
+  auto m = PairMap(al, a, b);
+  ASSERT_TRUE(m.count(1)) << "B's add pairs with A's first add";
+  EXPECT_EQ(m[1].first, 1u);
+  EXPECT_FALSE(m.count(3));
+}
+
 TEST(Align, RepeatedNamesWithShiftedContentPairInOrder) {
   // One name repeated 300 times, contents differ everywhere (a diverged run):
   // pairs stay in launch order.

@@ -227,6 +227,13 @@ TEST(CompareBuffers, LayoutNonfiniteIntegerAndAtol) {
   b.stats.hash ^= 1;
   b.stats.nan = 1;
   EXPECT_EQ(CompareBuffers(a, b, kDefault).status, PairStatus::kNonfiniteMismatch);
+  // Each count on its own: +Inf, and -Inf (a mutant that dropped -Inf survived).
+  for (uint64_t BufferStats::*count : {&BufferStats::inf, &BufferStats::ninf}) {
+    b = a;
+    b.stats.hash ^= 1;
+    b.stats.*count = 1;
+    EXPECT_EQ(CompareBuffers(a, b, kDefault).status, PairStatus::kNonfiniteMismatch);
+  }
   // Integers: any change of bytes diverges, even with equal sums.
   Buffer ia = a, ib = a;
   ia.dtype = ib.dtype = DType::kI32;
