@@ -139,14 +139,14 @@ r ^(BoundedFileTest|ByteCount|HostileSummary)\.
 - if (s) c->steps = std::move(*s);
 + if (s) c->steps = std::move(*s); else return true;
 t shim_engine_test shim_settings_test launcher_test
-r ^(SettingsTable|BadValueTest|ConfigTest|ConfigWordsTest|RunRefusesBadOption|RunSettings)
+r (^|/)(SettingsTable|BadValueTest|ConfigTest|ConfigWordsTest|RunRefusesBadOption|RunSettings)
 
 @ allocator-any-word shim/engine/settings.cc
 ? --allocator / NUMTRACE_ALLOCATOR accepts any word (the job would run uncaptured)
 - if (m) c->allocator = *m;
 + if (m) c->allocator = *m; else return true;
 t shim_engine_test shim_settings_test launcher_test
-r ^(SettingsTable|BadValueTest|ConfigTest|ConfigWordsTest|RunRefusesBadOption|RunSettings)
+r (^|/)(SettingsTable|BadValueTest|ConfigTest|ConfigWordsTest|RunRefusesBadOption|RunSettings)
 
 @ tensor-map-free-space shim/engine/tensor_map.cc
 ? a pointer into a segment's free space is not refused

@@ -75,6 +75,26 @@ TEST(Origins, DivergedOriginAndItsDescendants) {
   EXPECT_EQ(r.origins.of_first_divergence, (std::vector<uint32_t>{0}));
 }
 
+// A kernel with two inputs, only the first of which differs: inherited.
+// (A rule that let the last input decide - equal here - made it an origin,
+// and no test noticed: scripts/mutants.sh, origins-last-input.)
+TEST(Origins, AnyDifferingInputMakesTheDifferenceInherited) {
+  TraceBuilder ta("a"), tb("b");
+  ta.Add("k0", {Write(0x100, 1)});
+  ta.Add("k1", {Write(0x200, 2)});
+  ta.Add("k2", {Read(0x100, 1), Read(0x200, 2), Write(0x300, 3)});
+  tb.Add("k0", {Write(0x100, 1, 0.1)});
+  tb.Add("k1", {Write(0x200, 2)});
+  tb.Add("k2", {Read(0x100, 1, 0.1), Read(0x200, 2), Write(0x300, 3, 0.1)});
+  Trace a = ta.Build(), b = tb.Build();
+  Alignment al;
+  for (uint32_t i = 0; i < 3; ++i) al.pairs.push_back({i, i, MatchMethod::kExact});
+  const DiffResult r = Judge(a, b, al);
+  EXPECT_EQ(r.verdicts[0].cause, Cause::kOrigin);
+  EXPECT_EQ(r.verdicts[2].cause, Cause::kInherited);
+  EXPECT_EQ(r.origins.count, 1u);
+}
+
 TEST(Origins, NoiseOriginBehindTheFirstDivergence) {
   // k0 differs by noise only; k1, fed by it, diverges: the first divergence
   // is k1 (born: its input differs within tolerance, roots.h) and the runs
