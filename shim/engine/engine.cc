@@ -448,14 +448,16 @@ void Engine::Pump() {
     }
     if (p.op) {
       KernelRecord& r = *p.op;
-      // A written argument whose bytes did not change is an input, as at
-      // kernel level; a result is always an output.
+      // An argument the operator's schema says it writes is an output even
+      // when its bytes did not change: unlike a kernel's buffers, its bytes
+      // before the call are often uninitialised memory (fill_ or zero_ of a
+      // fresh empty), so "unchanged" would follow that memory's leftovers and
+      // the same job twice would record other roles (seen: zero_ over memory
+      // that happened to be zeros). Its `pre` says what it held.
       for (BufferRecord& b : r.buffers) {
         if (b.role != Role::kOut) continue;
         for (const auto& [arg, pre] : p.op_pre) {
-          if (arg != b.arg) continue;
-          if (pre.hash == b.stats.hash && pre.n == b.stats.n) b.role = Role::kIn;
-          else b.pre = pre;
+          if (arg == b.arg) b.pre = pre;
         }
       }
       r.seq = emitted_;
