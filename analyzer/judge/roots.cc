@@ -57,16 +57,43 @@ void AnalyzeRoots(const Trace& a, const DataFlow& flow, const Trace& b, size_t t
   std::vector<int64_t> pair_of_a(a.kernels.size(), -1);
   for (uint32_t i = 0; i < pairs.size(); ++i) pair_of_a[pairs[i].a] = i;
 
-  for (uint32_t i = 0; i < pairs.size(); ++i) {
-    PairVerdict& v = r->verdicts[i];
-    if (v.cause != Cause::kInherited || !IsDiverged(v.status)) continue;
-    bool beyond = false;
-    for (uint32_t producer : flow.Producers(pairs[i].a)) {
-      const int64_t p = pair_of_a[producer];
-      if (p >= 0 && IsDiverged(r->verdicts[p].status)) beyond = true;
+  // One pass in A's launch order: the roots each kernel passes on (as
+  // origins.cc), and whether a diverged inherited pair is born - which needs
+  // the roots its producers pass on, so both are decided together.
+  std::vector<std::vector<uint32_t>> from(a.kernels.size());
+  for (uint32_t j = 0; j < a.kernels.size(); ++j) {
+    const int64_t p = pair_of_a[j];
+    if (p >= 0 && r->verdicts[p].status == PairStatus::kBitwiseEqual) continue;
+    std::vector<uint32_t> merged;
+    bool diverged_producer = false;
+    for (uint32_t i : flow.Producers(j)) {
+      const int64_t q = pair_of_a[i];
+      if (q >= 0 && IsDiverged(r->verdicts[q].status)) diverged_producer = true;
+      if (from[i].empty()) continue;
+      std::vector<uint32_t> u;
+      std::set_union(from[i].begin(), from[i].end(), merged.begin(), merged.end(), std::back_inserter(u));
+      if (u.size() > kMaxOriginsPerPair) u.resize(kMaxOriginsPerPair);
+      merged.swap(u);
     }
-    if (!beyond) beyond = InputBeyondTolerance(a, pairs[i].a, b, pairs[i].b, tolerance);
-    if (!beyond) v.cause = Cause::kBorn;
+    if (p >= 0) {
+      PairVerdict& v = r->verdicts[p];
+      // A root's divergence that passes a pair within tolerance on the way
+      // (masked_fill with -1e9: the masked entries rule its statistics, so
+      // scores 4x larger are within tolerance there) still reaches this one:
+      // not born here.
+      if (v.cause == Cause::kInherited && IsDiverged(v.status) && merged.empty() && !diverged_producer &&
+          !InputBeyondTolerance(a, pairs[p].a, b, pairs[p].b, tolerance)) {
+        v.cause = Cause::kBorn;
+      }
+      if (IsRoot(v)) {
+        from[j] = {static_cast<uint32_t>(p)};
+        continue;
+      }
+    }
+    from[j] = std::move(merged);
+    if (p >= 0 && IsDiverged(r->verdicts[p].status)) {
+      for (uint32_t root : from[j]) ++o.descendants[root];
+    }
   }
 
   std::vector<uint32_t> all;
@@ -75,29 +102,6 @@ void AnalyzeRoots(const Trace& a, const DataFlow& flow, const Trace& b, size_t t
     all.push_back(i);
     ++o.count;
     if (!o.first || pairs[i].a < pairs[*o.first].a) o.first = i;
-  }
-
-  // Roots each kernel of A passes on, in launch order (as origins.cc).
-  std::vector<std::vector<uint32_t>> from(a.kernels.size());
-  for (uint32_t j = 0; j < a.kernels.size(); ++j) {
-    const int64_t p = pair_of_a[j];
-    if (p >= 0 && r->verdicts[p].status == PairStatus::kBitwiseEqual) continue;
-    if (p >= 0 && IsRoot(r->verdicts[p])) {
-      from[j] = {static_cast<uint32_t>(p)};
-      continue;
-    }
-    std::vector<uint32_t> merged;
-    for (uint32_t i : flow.Producers(j)) {
-      if (from[i].empty()) continue;
-      std::vector<uint32_t> u;
-      std::set_union(from[i].begin(), from[i].end(), merged.begin(), merged.end(), std::back_inserter(u));
-      if (u.size() > kMaxOriginsPerPair) u.resize(kMaxOriginsPerPair);
-      merged.swap(u);
-    }
-    from[j] = std::move(merged);
-    if (p >= 0 && IsDiverged(r->verdicts[p].status)) {
-      for (uint32_t root : from[j]) ++o.descendants[root];
-    }
   }
 
   const size_t n = std::min(top_n, all.size());

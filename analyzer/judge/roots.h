@@ -8,9 +8,12 @@
 //
 //  1. cause born: a diverged pair whose cause is inherited, none of whose
 //     inputs is beyond tolerance - no kernel of A it read from (data_flow.h)
-//     is a diverged pair, and its input buffers compared directly (role `in`
-//     buffers with statistics; a log's printed input norms) are within
-//     tolerance. `inherited` then means: some input was beyond tolerance.
+//     is a diverged pair, no root's divergence reaches it (through pairs
+//     within tolerance too: masked_fill's statistics hide what it passes
+//     on), and its input buffers compared directly (role `in` buffers with
+//     statistics; a log's printed input norms) are within tolerance.
+//     `inherited` then means: some input was beyond tolerance, or carries
+//     a root's divergence.
 //  2. roots: every diverged pair whose cause is origin or born; per root the
 //     later diverged pairs its divergence flows to along A's data flow
 //     (through pairs that are not bitwise equal; at most kMaxOriginsPerPair
