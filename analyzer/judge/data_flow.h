@@ -30,6 +30,7 @@
 #include <span>
 #include <vector>
 
+#include "analyzer/align/alignment.h"
 #include "analyzer/model/trace.h"
 
 namespace numtrace::analyzer {
@@ -57,6 +58,14 @@ class DataFlow {
   std::vector<uint8_t> reads_;         // per buffer
   std::vector<uint64_t> input_hash_;   // per buffer, valid where reads_
   std::vector<uint32_t> producer_;     // per buffer
+};
+
+// One run of an aligned pair of traces as the judge's analyses walk it.
+struct RunFlow {
+  RunFlow(const Trace& t, const DataFlow& f, const Alignment& alignment, bool run_a);
+  const Trace& trace;
+  const DataFlow& flow;
+  std::vector<int64_t> pair_of;  // kernel -> index into alignment.pairs, -1 unpaired
 };
 
 }  // namespace numtrace::analyzer

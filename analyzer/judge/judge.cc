@@ -92,7 +92,7 @@ DiffResult Judge(const Trace& a, const Trace& b, Alignment alignment, const Judg
   JudgeSameMathGroups(a, flow_a, b, flow_b, options.tolerance, &r);
   TallyVerdicts(&r, options.top_n);
   AnalyzeOrigins(a, flow_a, b, flow_b, options.top_n, &r);
-  AnalyzeRoots(a, flow_a, b, options.top_n, options.tolerance, &r);
+  AnalyzeRoots(a, flow_a, b, flow_b, options.top_n, options.tolerance, &r);
   r.environment = CompareEnvironments(a, b);
   return r;
 }

@@ -14,7 +14,11 @@
 //     statistics; a log's printed input norms) are within tolerance.
 //     `inherited` then means: some input was beyond tolerance, or carries
 //     a root's divergence.
-//  2. roots: every diverged pair whose cause is origin or born; per root the
+//     At operator level an input written by an op only one run ran does
+//     not count (the first pair reading it stands for that op).
+//  2. roots: every diverged pair whose cause is origin or born (at operator
+//     level not a backward op whose shape alone differs after a forward
+//     root of layout: autograd gave it that shape); per root the
 //     later diverged pairs its divergence flows to along A's data flow
 //     (through pairs that are not bitwise equal; at most kMaxOriginsPerPair
 //     roots kept per pair, the earliest, so counts are lower bounds), the
@@ -37,9 +41,9 @@ namespace numtrace::analyzer {
 
 // Sets cause born where it applies and fills r->roots (AnalyzeOrigins first).
 void AnalyzeRoots(const Trace& a, const Trace& b, size_t top_n, const Tolerance& tolerance, DiffResult* r);
-// The same with A's data flow built once by the caller.
-void AnalyzeRoots(const Trace& a, const DataFlow& flow_a, const Trace& b, size_t top_n, const Tolerance& tolerance,
-                  DiffResult* r);
+// The same with both runs' data flow built once by the caller.
+void AnalyzeRoots(const Trace& a, const DataFlow& flow_a, const Trace& b, const DataFlow& flow_b, size_t top_n,
+                  const Tolerance& tolerance, DiffResult* r);
 
 }  // namespace numtrace::analyzer
 

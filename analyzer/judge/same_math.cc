@@ -14,14 +14,8 @@
 namespace numtrace::analyzer {
 namespace {
 
-struct Side {
-  const Trace& trace;
-  const DataFlow& flow;
-  std::vector<int64_t> pair_of;  // kernel -> pair index, -1 unpaired
-};
-
 // The buffers a kernel read, in order.
-std::vector<uint32_t> ReadBuffers(const Side& s, uint32_t k) {
+std::vector<uint32_t> ReadBuffers(const RunFlow& s, uint32_t k) {
   std::vector<uint32_t> out;
   const Kernel& kernel = s.trace.kernels[k];
   for (uint32_t bi = kernel.first_buffer; bi < kernel.first_buffer + kernel.buffer_count; ++bi) {
@@ -32,7 +26,7 @@ std::vector<uint32_t> ReadBuffers(const Side& s, uint32_t k) {
 
 // `end` and the kernels it reads from, back to pairs that do not diverge
 // and kernels that read nothing; sorted. Empty when the group would pass kMaxGroupOps.
-std::vector<uint32_t> Group(const Side& s, const std::vector<PairVerdict>& verdicts, uint32_t end) {
+std::vector<uint32_t> Group(const RunFlow& s, const std::vector<PairVerdict>& verdicts, uint32_t end) {
   std::vector<uint32_t> group{end};
   for (size_t next = 0; next < group.size(); ++next) {
     for (uint32_t p : s.flow.Producers(group[next])) {
@@ -51,7 +45,7 @@ std::vector<uint32_t> Group(const Side& s, const std::vector<PairVerdict>& verdi
 }
 
 // The hashes of what a group read from outside it, as a sorted set.
-std::vector<uint64_t> GroupInputs(const Side& s, const std::vector<uint32_t>& group) {
+std::vector<uint64_t> GroupInputs(const RunFlow& s, const std::vector<uint32_t>& group) {
   std::vector<uint64_t> out;
   for (uint32_t k : group) {
     for (uint32_t bi : ReadBuffers(s, k)) {
@@ -64,7 +58,7 @@ std::vector<uint64_t> GroupInputs(const Side& s, const std::vector<uint32_t>& gr
 }
 
 // Whether every pair with a kernel in one group has its partner in the other.
-bool Closed(const DiffResult& r, const Side& sa, const std::vector<uint32_t>& ga, const Side& sb,
+bool Closed(const DiffResult& r, const RunFlow& sa, const std::vector<uint32_t>& ga, const RunFlow& sb,
             const std::vector<uint32_t>& gb) {
   const auto& pairs = r.alignment.pairs;
   for (uint32_t k : ga) {
@@ -81,12 +75,7 @@ bool Closed(const DiffResult& r, const Side& sa, const std::vector<uint32_t>& ga
 void JudgeSameMathGroups(const Trace& a, const DataFlow& flow_a, const Trace& b, const DataFlow& flow_b,
                          const Tolerance& tolerance, DiffResult* r) {
   const auto& pairs = r->alignment.pairs;
-  Side sa{a, flow_a, std::vector<int64_t>(a.kernels.size(), -1)};
-  Side sb{b, flow_b, std::vector<int64_t>(b.kernels.size(), -1)};
-  for (uint32_t i = 0; i < pairs.size(); ++i) {
-    sa.pair_of[pairs[i].a] = i;
-    sb.pair_of[pairs[i].b] = i;
-  }
+  const RunFlow sa(a, flow_a, r->alignment, true), sb(b, flow_b, r->alignment, false);
   absl::flat_hash_set<std::pair<uint32_t, uint32_t>> seen;
   for (const KernelPair& q : pairs) {
     if (a.kernels[q.a].level != RecordLevel::kOp || b.kernels[q.b].level != RecordLevel::kOp) continue;

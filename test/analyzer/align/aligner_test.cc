@@ -523,3 +523,31 @@ TEST(AlignLevels, OperatorAgainstKernelLevelIsSaid) {
 
 }  // namespace
 }  // namespace numtrace::analyzer
+
+namespace numtrace::analyzer {
+namespace {
+
+// Issue 24: an operator whose output changed shape (a loss broadcast to
+// (4, 4, 8) by a mis-shaped target) pairs with its counterpart when both
+// read the same values; the same op reading other values does not.
+TEST(AlignLevels, AnOpOfAnotherShapeThatReadTheSameValuesPairs) {
+  testing::TraceBuilder ta("a"), tb("b");
+  auto in = [](uint64_t content, uint64_t n) {
+    Buffer b = Out(content, n);
+    b.role = Role::kIn;
+    return b;
+  };
+  for (testing::TraceBuilder* t : {&ta, &tb}) t->AddOp("aten::randn", {Out(1, 32)});
+  ta.AddOp("aten::sub", {in(1, 32), in(2, 32), Out(3, 32)});
+  tb.AddOp("aten::sub", {in(1, 32), in(2, 32), Out(4, 128)});
+  ta.AddOp("aten::pow", {in(3, 32), Out(5, 32)});
+  tb.AddOp("aten::pow", {in(4, 128), Out(6, 128)});
+  Trace a = ta.Build(), b = tb.Build();
+  const auto m = PairMap(Align(a, b), a, b);
+  ASSERT_TRUE(m.count(1));
+  EXPECT_EQ(m.at(1).first, 1u);  // sub with sub
+  EXPECT_FALSE(m.count(2));      // pow read other values: nothing says it is the same call
+}
+
+}  // namespace
+}  // namespace numtrace::analyzer

@@ -115,6 +115,52 @@ TEST(Roots, ADivergenceThroughAPairWithinToleranceIsNotBornAgain) {
   EXPECT_EQ(r.roots.descendants[0], 4u);  // k2..k5
 }
 
+TEST(Roots, AnOpOnlyOneRunRanIsRootedAtTheFirstPairReadingIt) {
+  // A's dropout (mul) is gone from B (eval()): B's add reads mm's output
+  // where A's read the dropout's. The add is the one root.
+  TraceBuilder ta("a"), tb("b");
+  ta.AddOp("aten::mm", {At(0x100, 1, Role::kOut, 0)});
+  ta.AddOp("aten::mul", {At(0x100, 1, Role::kIn, 0), At(0x200, 2, Role::kOut, 0)});
+  ta.AddOp("aten::add", {At(0x200, 2, Role::kIn, 0), At(0x300, 3, Role::kOut, 0)});
+  ta.AddOp("aten::relu", {At(0x300, 3, Role::kIn, 0), At(0x400, 4, Role::kOut, 0)});
+  tb.AddOp("aten::mm", {At(0x100, 1, Role::kOut, 0)});
+  tb.AddOp("aten::add", {At(0x100, 1, Role::kIn, 0), At(0x300, 5, Role::kOut, 0)});
+  tb.AddOp("aten::relu", {At(0x300, 5, Role::kIn, 0), At(0x400, 6, Role::kOut, 0)});
+  Trace a = ta.Build(), b = tb.Build();
+  Alignment al{{{0, 0, MatchMethod::kExact}, {2, 1, MatchMethod::kExact}, {3, 2, MatchMethod::kExact}}, {1}, {}, {}};
+  DiffResult r = Judge(a, b, al);
+  EXPECT_EQ(r.verdicts[1].cause, Cause::kBorn);
+  EXPECT_EQ(r.roots.count, 1u);
+  ASSERT_TRUE(r.roots.first);
+  EXPECT_EQ(*r.roots.first, 1u);
+  EXPECT_EQ(r.roots.descendants[1], 1u);  // the relu
+}
+
+TEST(Roots, ABackwardOpShapedByTheForwardIsNoSecondRoot) {
+  // The loss's sub broadcasts to another shape in B (a root of layout); the
+  // backward's expand of the gradient (equal inputs: ones) takes that shape
+  // from autograd, through no tensor. One root, the sub.
+  auto out = [](uint64_t addr, uint64_t content, uint64_t n) {
+    Buffer b = Out(content, n);
+    b.addr = addr;
+    return b;
+  };
+  TraceBuilder ta("a"), tb("b");
+  ta.AddOp("aten::sub", {At(0x100, 1, Role::kIn, 0), out(0x200, 2, 32)}, Phase::kForward);
+  tb.AddOp("aten::sub", {At(0x100, 1, Role::kIn, 0), out(0x200, 3, 128)}, Phase::kForward);
+  ta.AddOp("aten::expand", {At(0x900, 9, Role::kIn, 0), out(0x300, 4, 32)}, Phase::kBackward);
+  tb.AddOp("aten::expand", {At(0x900, 9, Role::kIn, 0), out(0x300, 5, 128)}, Phase::kBackward);
+  Trace a = ta.Build(), b = tb.Build();
+  DiffResult r = Judge(a, b, Alignment{{{0, 0, MatchMethod::kExact}, {1, 1, MatchMethod::kExact}}, {}, {}, {}});
+  EXPECT_EQ(r.verdicts[0].status, PairStatus::kLayoutMismatch);
+  EXPECT_EQ(r.verdicts[1].status, PairStatus::kLayoutMismatch);
+  EXPECT_EQ(r.verdicts[1].cause, Cause::kOrigin);  // what it read is equal
+  EXPECT_EQ(r.roots.count, 1u);
+  ASSERT_TRUE(r.roots.first);
+  EXPECT_EQ(*r.roots.first, 0u);
+  EXPECT_EQ(r.roots.descendants[0], 1u);
+}
+
 TEST(Roots, AnInputBeyondToleranceWithoutAProducerIsInherited) {
   // k0 reads a buffer nobody in the trace wrote (a parameter loaded
   // differently): its input compared directly is beyond tolerance.

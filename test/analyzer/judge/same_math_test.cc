@@ -21,11 +21,6 @@ Buffer T(uint64_t addr, uint64_t content, Role role) {
   return b;
 }
 
-void AddOp(TraceBuilder* t, std::string_view name, std::vector<Buffer> buffers) {
-  t->Add(name, std::move(buffers));
-  t->trace().kernels.back().level = RecordLevel::kOp;
-}
-
 // x (content 1) and w (2) made by two ops, the bias (3 in A, `b_bias` in B)
 // a parameter read by no producer (`bias_op`: made by a third op, 3 in A);
 // A: addmm(bias, x, w) -> 10; B: mm(x, w) -> 20, add(that, bias) -> `b_sum`;
@@ -37,16 +32,16 @@ struct RefactorRun {
 RefactorRun Refactor(uint64_t b_bias, uint64_t b_sum, uint64_t b_gelu, bool bias_op = false) {
   TraceBuilder ta("a"), tb("b");
   for (TraceBuilder* t : {&ta, &tb}) {
-    AddOp(t, "aten::randn", {T(0x100, 1, Role::kOut)});
-    AddOp(t, "aten::randn", {T(0x200, 2, Role::kOut)});
-    if (bias_op) AddOp(t, "aten::zeros", {T(0x300, t == &ta ? 3 : b_bias, Role::kOut)});
+    t->AddOp("aten::randn", {T(0x100, 1, Role::kOut)});
+    t->AddOp("aten::randn", {T(0x200, 2, Role::kOut)});
+    if (bias_op) t->AddOp("aten::zeros", {T(0x300, t == &ta ? 3 : b_bias, Role::kOut)});
   }
-  AddOp(&ta, "aten::addmm", {T(0x300, 3, Role::kIn), T(0x100, 1, Role::kIn), T(0x200, 2, Role::kIn),
+  ta.AddOp("aten::addmm", {T(0x300, 3, Role::kIn), T(0x100, 1, Role::kIn), T(0x200, 2, Role::kIn),
                              T(0x400, 10, Role::kOut)});
-  AddOp(&ta, "aten::gelu", {T(0x400, 10, Role::kIn), T(0x500, 11, Role::kOut)});
-  AddOp(&tb, "aten::mm", {T(0x100, 1, Role::kIn), T(0x200, 2, Role::kIn), T(0x400, 20, Role::kOut)});
-  AddOp(&tb, "aten::add", {T(0x400, 20, Role::kIn), T(0x300, b_bias, Role::kIn), T(0x600, b_sum, Role::kOut)});
-  AddOp(&tb, "aten::gelu", {T(0x600, b_sum, Role::kIn), T(0x500, b_gelu, Role::kOut)});
+  ta.AddOp("aten::gelu", {T(0x400, 10, Role::kIn), T(0x500, 11, Role::kOut)});
+  tb.AddOp("aten::mm", {T(0x100, 1, Role::kIn), T(0x200, 2, Role::kIn), T(0x400, 20, Role::kOut)});
+  tb.AddOp("aten::add", {T(0x400, 20, Role::kIn), T(0x300, b_bias, Role::kIn), T(0x600, b_sum, Role::kOut)});
+  tb.AddOp("aten::gelu", {T(0x600, b_sum, Role::kIn), T(0x500, b_gelu, Role::kOut)});
   RefactorRun run{ta.Build(), tb.Build(), {}};
   // As the aligner paired the real runs (ops_model.py, BUG=refactor): addmm
   // with mm by their close outputs, B's add left unpaired.
