@@ -55,9 +55,10 @@ struct Candidate {
   uint64_t n = 0;
   double l1 = 0, l2 = 0, sum = 0;
   uint64_t where = 0;  // hash of scope and phase; 0 when the kernel has no scope
-  // Operator records: the op's name and phase without its layout, and the
-  // hashes of what it read in order (0 for kernels).
-  uint64_t op = 0, op_inputs = 0;
+  // Operator records: the op's name and phase without its layout, the
+  // hashes of what it read in order, and its primary output's shape (0 for
+  // kernels and when unknown).
+  uint64_t op = 0, op_inputs = 0, op_shape = 0;
 };
 
 // Comparable across traces (their string pools differ): a hash of the text.
@@ -170,6 +171,10 @@ Candidate MakeCandidate(const KernelKeys& k, const Trace& t, const Kernel& kerne
     c.op_inputs = 0x6f70696eULL;
     for (const Buffer& buffer : t.BuffersOf(kernel)) {
       if (buffer.role == Role::kIn) c.op_inputs = HashCombine(c.op_inputs, buffer.stats.hash);
+    }
+    if (c.has_primary) {
+      const StringId shape = t.BuffersOf(kernel)[k.primary_output].shape;
+      if (shape != kNoString) c.op_shape = HashString(t.strings.View(shape));
     }
   }
   return c;
@@ -323,10 +328,13 @@ void AlignerImpl::MatchWindow(uint32_t a0, uint32_t a1, uint32_t b0, uint32_t b1
       // the rest unpaired instead of making a chain of wrong pairs.
       if (op_a && s > 0 && s < kScoreName && is_op(b_, b0 + j)) s = std::min(s, kScoreFamily);
       // The same op of another output shape or dtype (the keys all hold the
-      // layout) that read the same values: the op whose arguments changed
-      // (a loss broadcast to (4, 4, 8) by a mis-shaped target), a weak
-      // candidate.
-      if (op_a && rows[i].op == cols[j].op && rows[i].op_inputs == cols[j].op_inputs) {
+      // layout), a weak candidate when it read the same values (the op
+      // whose arguments changed: a loss broadcast to (4, 4, 8) by a
+      // mis-shaped target) or, in the same module, wrote the same shape
+      // (another dtype: a matmul run in bf16).
+      if (op_a && rows[i].op == cols[j].op &&
+          (rows[i].op_inputs == cols[j].op_inputs ||
+           (rows[i].op_shape != 0 && rows[i].op_shape == cols[j].op_shape && ScopeBonus(rows[i], cols[j]) > 0))) {
         s = std::max(s, kScoreFamily + ScopeBonus(rows[i], cols[j]));
       }
     }

@@ -15,7 +15,10 @@
 //     `inherited` then means: some input was beyond tolerance, or carries
 //     a root's divergence.
 //     At operator level an input written by an op only one run ran does
-//     not count (the first pair reading it stands for that op).
+//     not count (the first pair reading it stands for that op), also when
+//     its size differs (cause unknown: a bf16 cast), and a view op (its
+//     outputs share its inputs' storage) is never born: it passes on what
+//     it views.
 //  2. roots: every diverged pair whose cause is origin or born (at operator
 //     level not a backward op whose shape alone differs after a forward
 //     root of layout: autograd gave it that shape); per root the

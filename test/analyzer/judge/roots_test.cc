@@ -161,6 +161,40 @@ TEST(Roots, ABackwardOpShapedByTheForwardIsNoSecondRoot) {
   EXPECT_EQ(r.roots.descendants[0], 1u);
 }
 
+TEST(Roots, AComputationOnAnotherDtypeIsRootedAtItsFirstOpNotAtAView) {
+  // B casts to bf16 (ops A does not have), transposes (a view) and runs
+  // the matmul in bf16, then casts back. The root is the matmul.
+  auto t = [](uint64_t addr, uint64_t content, Role role, DType dtype = DType::kF32) {
+    Buffer b = Out(content, 32, dtype);
+    b.addr = addr;
+    b.role = role;
+    return b;
+  };
+  TraceBuilder ta("a"), tb("b");
+  for (TraceBuilder* x : {&ta, &tb}) x->AddOp("aten::split", {t(0x100, 1, Role::kOut)});
+  ta.AddOp("aten::transpose", {t(0x100, 1, Role::kIn), t(0x100, 2, Role::kOut)});
+  ta.AddOp("aten::bmm", {t(0x100, 2, Role::kIn), t(0x200, 3, Role::kOut)});
+  ta.AddOp("aten::relu", {t(0x200, 3, Role::kIn), t(0x300, 4, Role::kOut)});
+  tb.AddOp("aten::_to_copy", {t(0x100, 1, Role::kIn), t(0x500, 7, Role::kOut, DType::kBF16)});
+  tb.AddOp("aten::transpose", {t(0x500, 7, Role::kIn, DType::kBF16), t(0x500, 8, Role::kOut, DType::kBF16)});
+  tb.AddOp("aten::bmm", {t(0x500, 8, Role::kIn, DType::kBF16), t(0x200, 9, Role::kOut, DType::kBF16)});
+  tb.AddOp("aten::_to_copy", {t(0x200, 9, Role::kIn, DType::kBF16), t(0x600, 10, Role::kOut)});
+  tb.AddOp("aten::relu", {t(0x600, 10, Role::kIn), t(0x300, 11, Role::kOut)});
+  Trace a = ta.Build(), b = tb.Build();
+  Alignment al{{{0, 0, MatchMethod::kExact}, {1, 2, MatchMethod::kFuzzy}, {2, 3, MatchMethod::kFuzzy},
+                {3, 5, MatchMethod::kExact}},
+               {},
+               {1, 4},
+               {}};
+  DiffResult r = Judge(a, b, al);
+  EXPECT_EQ(r.verdicts[1].status, PairStatus::kLayoutMismatch);
+  EXPECT_EQ(r.verdicts[2].cause, Cause::kBorn);
+  EXPECT_EQ(r.roots.count, 1u);
+  ASSERT_TRUE(r.roots.first);
+  EXPECT_EQ(*r.roots.first, 2u);
+  EXPECT_EQ(r.roots.descendants[2], 1u);  // the relu
+}
+
 TEST(Roots, AnInputBeyondToleranceWithoutAProducerIsInherited) {
   // k0 reads a buffer nobody in the trace wrote (a parameter loaded
   // differently): its input compared directly is beyond tolerance.
