@@ -69,7 +69,9 @@ DataFlow::DataFlow(const Trace& trace) {
 
 RunFlow::RunFlow(const Trace& t, const DataFlow& f, const Alignment& alignment, bool run_a)
     : trace(t), flow(f), pair_of(t.kernels.size(), -1) {
-  for (uint32_t i = 0; i < alignment.pairs.size(); ++i) pair_of[run_a ? alignment.pairs[i].a : alignment.pairs[i].b] = i;
+  for (uint32_t i = 0; i < alignment.pairs.size(); ++i) {
+    pair_of[run_a ? alignment.pairs[i].a : alignment.pairs[i].b] = i;
+  }
 }
 
 }  // namespace numtrace::analyzer

@@ -23,6 +23,7 @@
 //   for (uint32_t i : flow.Producers(j)) ...;  // kernels whose output j read
 //   flow.Reads(k.first_buffer);                // did k read its first buffer?
 //   flow.Producer(k.first_buffer);             // who wrote what it read there
+//   RunFlow sa(trace, flow, alignment, true);  // with each kernel's pair (run A)
 #ifndef NUMTRACE_ANALYZER_JUDGE_DATA_FLOW_H_
 #define NUMTRACE_ANALYZER_JUDGE_DATA_FLOW_H_
 

@@ -127,10 +127,9 @@ void AnalyzeRoots(const Trace& a, const DataFlow& flow, const Trace& b, const Da
       // A root's divergence that passes a pair within tolerance on the way
       // (masked_fill with -1e9: the masked entries rule its statistics, so
       // scores 4x larger are within tolerance there) still reaches this one:
-      // not born here.
-      // At operator level inputs of another size (a bf16 cast's output
-      // against the f32 tensor) make the cause unknown; written by an op
-      // only one run ran, they too leave the pair born.
+      // not born here. At operator level inputs of another size (a bf16
+      // cast's output against the f32 tensor) make the cause unknown;
+      // written by an op only one run ran, they too leave the pair born.
       const bool op_unknown = v.cause == Cause::kUnknown && a.kernels[j].level == RecordLevel::kOp;
       const bool born = (v.cause == Cause::kInherited || op_unknown) && IsDiverged(v.status) && merged.empty() &&
                         !diverged_producer &&
@@ -144,7 +143,8 @@ void AnalyzeRoots(const Trace& a, const DataFlow& flow, const Trace& b, const Da
         shaped_by_forward[p] = 1;
         merged = {*forward_layout_root};
       } else if (IsRoot(v)) {
-        if (!forward_layout_root && v.status == PairStatus::kLayoutMismatch && a.PhaseOf(a.kernels[j]) == Phase::kForward) {
+        if (!forward_layout_root && v.status == PairStatus::kLayoutMismatch &&
+            a.PhaseOf(a.kernels[j]) == Phase::kForward) {
           forward_layout_root = static_cast<uint32_t>(p);
         }
         from[j] = {static_cast<uint32_t>(p)};

@@ -99,6 +99,14 @@ TEST(Roots, NoDivergenceNoRoot) {
   EXPECT_TRUE(run.r.roots.top.empty());
 }
 
+// The one root is pair `root`, with `descendants` later diverged pairs.
+void ExpectOneRoot(const DiffResult& r, uint32_t root, uint32_t descendants) {
+  EXPECT_EQ(r.roots.count, 1u);
+  ASSERT_TRUE(r.roots.first);
+  EXPECT_EQ(*r.roots.first, root);
+  EXPECT_EQ(r.roots.descendants[root], descendants);
+}
+
 TEST(Roots, ADivergenceThroughAPairWithinToleranceIsNotBornAgain) {
   // k1 is an operator whose statistics hide the change it passes on
   // (masked_fill with -1e9: the masked entries rule them): within
@@ -109,10 +117,7 @@ TEST(Roots, ADivergenceThroughAPairWithinToleranceIsNotBornAgain) {
   EXPECT_EQ(r.verdicts[1].status, PairStatus::kWithinTolerance);
   EXPECT_EQ(r.verdicts[2].status, PairStatus::kDiverged);
   EXPECT_EQ(r.verdicts[2].cause, Cause::kInherited);
-  EXPECT_EQ(r.roots.count, 1u);
-  ASSERT_TRUE(r.roots.first);
-  EXPECT_EQ(*r.roots.first, 0u);
-  EXPECT_EQ(r.roots.descendants[0], 4u);  // k2..k5
+  ExpectOneRoot(r, 0, 4);  // k2..k5
 }
 
 TEST(Roots, AnOpOnlyOneRunRanIsRootedAtTheFirstPairReadingIt) {
@@ -130,10 +135,7 @@ TEST(Roots, AnOpOnlyOneRunRanIsRootedAtTheFirstPairReadingIt) {
   Alignment al{{{0, 0, MatchMethod::kExact}, {2, 1, MatchMethod::kExact}, {3, 2, MatchMethod::kExact}}, {1}, {}, {}};
   DiffResult r = Judge(a, b, al);
   EXPECT_EQ(r.verdicts[1].cause, Cause::kBorn);
-  EXPECT_EQ(r.roots.count, 1u);
-  ASSERT_TRUE(r.roots.first);
-  EXPECT_EQ(*r.roots.first, 1u);
-  EXPECT_EQ(r.roots.descendants[1], 1u);  // the relu
+  ExpectOneRoot(r, 1, 1);  // the relu
 }
 
 TEST(Roots, ABackwardOpShapedByTheForwardIsNoSecondRoot) {
@@ -155,10 +157,7 @@ TEST(Roots, ABackwardOpShapedByTheForwardIsNoSecondRoot) {
   EXPECT_EQ(r.verdicts[0].status, PairStatus::kLayoutMismatch);
   EXPECT_EQ(r.verdicts[1].status, PairStatus::kLayoutMismatch);
   EXPECT_EQ(r.verdicts[1].cause, Cause::kOrigin);  // what it read is equal
-  EXPECT_EQ(r.roots.count, 1u);
-  ASSERT_TRUE(r.roots.first);
-  EXPECT_EQ(*r.roots.first, 0u);
-  EXPECT_EQ(r.roots.descendants[0], 1u);
+  ExpectOneRoot(r, 0, 1);
 }
 
 TEST(Roots, AComputationOnAnotherDtypeIsRootedAtItsFirstOpNotAtAView) {
@@ -189,10 +188,7 @@ TEST(Roots, AComputationOnAnotherDtypeIsRootedAtItsFirstOpNotAtAView) {
   DiffResult r = Judge(a, b, al);
   EXPECT_EQ(r.verdicts[1].status, PairStatus::kLayoutMismatch);
   EXPECT_EQ(r.verdicts[2].cause, Cause::kBorn);
-  EXPECT_EQ(r.roots.count, 1u);
-  ASSERT_TRUE(r.roots.first);
-  EXPECT_EQ(*r.roots.first, 2u);
-  EXPECT_EQ(r.roots.descendants[2], 1u);  // the relu
+  ExpectOneRoot(r, 2, 1);  // the relu
 }
 
 TEST(Roots, AnInputBeyondToleranceWithoutAProducerIsInherited) {

@@ -1,6 +1,7 @@
 // Tests for analyzer/judge/same_math.h: run B computes `mm` + `add` where A
-// had one `addmm` (operator-level traces and their alignment built by hand): no false divergence when the two runs of ops compute the same
-// from the same inputs, the divergence kept when they do not.
+// had one `addmm` (operator-level traces and their alignment built by
+// hand): no false divergence when the two runs of ops compute the same from
+// the same inputs, the divergence kept when they do not.
 #include "analyzer/judge/same_math.h"
 
 #include "analyzer/judge/judge.h"
