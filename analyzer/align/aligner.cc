@@ -55,6 +55,10 @@ struct Candidate {
   uint64_t n = 0;
   double l1 = 0, l2 = 0, sum = 0;
   uint64_t where = 0;  // hash of scope and phase; 0 when the kernel has no scope
+  // Operator records: the op's name and phase without its layout, the
+  // hashes of what it read in order, and its primary output's shape (0 for
+  // kernels and when unknown).
+  uint64_t op = 0, op_inputs = 0, op_shape = 0;
 };
 
 // Comparable across traces (their string pools differ): a hash of the text.
@@ -162,6 +166,17 @@ Candidate MakeCandidate(const KernelKeys& k, const Trace& t, const Kernel& kerne
     c.closable = b.dtype != DType::kRaw && b.stats.n != 0;
   }
   c.where = WhereKey(t, kernel);
+  if (kernel.level == RecordLevel::kOp) {
+    c.op = HashCombine(HashString(t.Name(kernel)), static_cast<uint64_t>(t.PhaseOf(kernel)));
+    c.op_inputs = 0x6f70696eULL;
+    for (const Buffer& buffer : t.BuffersOf(kernel)) {
+      if (buffer.role == Role::kIn) c.op_inputs = HashCombine(c.op_inputs, buffer.stats.hash);
+    }
+    if (c.has_primary) {
+      const StringId shape = t.BuffersOf(kernel)[k.primary_output].shape;
+      if (shape != kNoString) c.op_shape = HashString(t.strings.View(shape));
+    }
+  }
   return c;
 }
 
@@ -312,6 +327,16 @@ void AlignerImpl::MatchWindow(uint32_t a0, uint32_t a1, uint32_t b0, uint32_t b1
       // weak candidate, so two swapped ops pair with their twins and leave
       // the rest unpaired instead of making a chain of wrong pairs.
       if (op_a && s > 0 && s < kScoreName && is_op(b_, b0 + j)) s = std::min(s, kScoreFamily);
+      // The same op of another output shape or dtype (the keys all hold the
+      // layout), a weak candidate when it read the same values (the op
+      // whose arguments changed: a loss broadcast to (4, 4, 8) by a
+      // mis-shaped target) or, in the same module, wrote the same shape
+      // (another dtype: a matmul run in bf16).
+      if (op_a && rows[i].op == cols[j].op &&
+          (rows[i].op_inputs == cols[j].op_inputs ||
+           (rows[i].op_shape != 0 && rows[i].op_shape == cols[j].op_shape && ScopeBonus(rows[i], cols[j]) > 0))) {
+        s = std::max(s, kScoreFamily + ScopeBonus(rows[i], cols[j]));
+      }
     }
   }
   std::vector<int> dp(static_cast<size_t>(na + 1) * (nb + 1), 0);

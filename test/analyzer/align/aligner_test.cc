@@ -523,3 +523,64 @@ TEST(AlignLevels, OperatorAgainstKernelLevelIsSaid) {
 
 }  // namespace
 }  // namespace numtrace::analyzer
+
+namespace numtrace::analyzer {
+namespace {
+
+// Issue 24: an operator whose output changed shape (a loss broadcast to
+// (4, 4, 8) by a mis-shaped target) pairs with its counterpart when both
+// read the same values; the same op reading other values does not.
+TEST(AlignLevels, AnOpOfAnotherShapeThatReadTheSameValuesPairs) {
+  testing::TraceBuilder ta("a"), tb("b");
+  auto in = [](uint64_t content, uint64_t n) {
+    Buffer b = Out(content, n);
+    b.role = Role::kIn;
+    return b;
+  };
+  for (testing::TraceBuilder* t : {&ta, &tb}) t->AddOp("aten::randn", {Out(1, 32)});
+  ta.AddOp("aten::sub", {in(1, 32), in(2, 32), Out(3, 32)});
+  tb.AddOp("aten::sub", {in(1, 32), in(2, 32), Out(4, 128)});
+  ta.AddOp("aten::pow", {in(3, 32), Out(5, 32)});
+  tb.AddOp("aten::pow", {in(4, 128), Out(6, 128)});
+  Trace a = ta.Build(), b = tb.Build();
+  const auto m = PairMap(Align(a, b), a, b);
+  ASSERT_TRUE(m.count(1));
+  EXPECT_EQ(m.at(1).first, 1u);  // sub with sub
+  EXPECT_FALSE(m.count(2));      // pow read other values: nothing says it is the same call
+}
+
+// Issue 24: the same op in the same module writing the same shape in
+// another dtype (q @ k.T run in bf16) pairs with its counterpart, though
+// B's casts of the same module are in the way; in another module it does
+// not.
+TEST(AlignLevels, AnOpOfAnotherDtypeInTheSameModulePairs) {
+  auto run = [](std::string_view name, const std::vector<std::string_view>& ops, DType dtype,
+                std::string_view scope) {
+    testing::TraceBuilder t{std::string(name)};
+    Trace& tr = t.trace();
+    for (size_t i = 0; i < ops.size(); ++i) {
+      Buffer in = Out(100 + i, 32, dtype);
+      in.role = Role::kIn;
+      Buffer out = Out((dtype == DType::kF32 ? 200 : 300) + i, 32, dtype);
+      out.shape = tr.strings.Intern("[4,8]");
+      const uint32_t k = t.AddOp(ops[i], {in, out}, Phase::kForward);
+      KernelProvenance p = tr.provenance[k];
+      p.scope = tr.strings.Intern(scope);
+      tr.SetProvenance(k, p);
+    }
+    return t.Build();
+  };
+  const std::vector<std::string_view> ops_a = {"aten::transpose", "aten::bmm"};
+  const std::vector<std::string_view> ops_b = {"aten::_to_copy", "aten::transpose", "aten::bmm", "aten::_to_copy"};
+  Trace a = run("a", ops_a, DType::kF32, "attn"), b = run("b", ops_b, DType::kBF16, "attn");
+  Trace c = run("c", ops_b, DType::kBF16, "mlp");
+  auto m = PairMap(Align(a, b), a, b);
+  ASSERT_TRUE(m.count(0) && m.count(1));
+  EXPECT_EQ(m.at(0).first, 1u);  // transpose with transpose
+  EXPECT_EQ(m.at(1).first, 2u);  // bmm with bmm, not with the cast after it
+  auto mc = PairMap(Align(a, c), a, c);
+  EXPECT_FALSE(mc.count(0) && mc.at(0).first == 1u);
+}
+
+}  // namespace
+}  // namespace numtrace::analyzer
