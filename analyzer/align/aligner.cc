@@ -79,6 +79,7 @@ class AlignerImpl {
     b_.trace = &b;
     a_.keys = ComputeKernelKeys(a);
     b_.keys = ComputeKernelKeys(b);
+    AddUpdateChainKeys(a, &a_.keys, b, &b_.keys);
   }
 
   Alignment Run();

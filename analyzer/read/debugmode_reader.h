@@ -98,6 +98,15 @@ struct DebugModeProvenance {
 };
 DebugModeProvenance DebugModeProvenanceOf(std::string_view key);
 
+// Fills Trace::update_chain from the hashes alone (the log has no tensor
+// identities for them): walking the ops in order, an op outside every module
+// and not in backward joins the chain of the latest such op whose output
+// hash equals one of its input hashes (first input first); an in-place op
+// (name ending in '_') that joins none starts a chain; others are no chain's.
+// A zero hash links nothing: every fresh optimizer state is zero. Leaves
+// update_chain empty when no op is in a chain.
+void AssignUpdateChains(Trace* trace);
+
 // A module path from ModTracker without the root module's class name:
 // "FSDPLlama3Model.layers.1" -> "layers.1", "Model" -> "", "layers.1" as is.
 std::string_view WithoutRootClass(std::string_view fqn);
