@@ -460,7 +460,13 @@ void AssignUpdateChains(Trace* trace) {
   std::vector<uint64_t> keys(trace->kernels.size(), 0);
   for (size_t i = 0; i < trace->kernels.size(); ++i) {
     const Kernel& k = trace->kernels[i];
-    if (k.level != RecordLevel::kOp || trace->Scope(k) || trace->PhaseOf(k) == Phase::kBackward) continue;
+    // Outside every module, in forward (the text log's phase of everything
+    // not backward) or the optimizer: not backward, nor a JSON log's ops of
+    // no phase (backward's, the loss's).
+    const Phase phase = trace->PhaseOf(k);
+    if (k.level != RecordLevel::kOp || trace->Scope(k) || (phase != Phase::kForward && phase != Phase::kOptimizer)) {
+      continue;
+    }
     std::optional<uint32_t> chain;
     for (const Buffer& b : trace->BuffersOf(k)) {
       if (b.role != Role::kIn || !linkable(b)) continue;

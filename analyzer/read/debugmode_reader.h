@@ -99,8 +99,9 @@ struct DebugModeProvenance {
 DebugModeProvenance DebugModeProvenanceOf(std::string_view key);
 
 // Fills Trace::update_chain from the hashes alone (the log has no tensor
-// identities for them): walking the ops in order, an op outside every module
-// and not in backward joins the chain of the latest such op whose output
+// identities for them): walking the ops in order, an op outside every module,
+// in forward or the optimizer phase (not backward, not the phase-less ops
+// of a JSON log's backward), joins the chain of the latest such op whose output
 // hash equals one of its input hashes (first input first); an in-place op
 // (name ending in '_') that joins none starts a chain; others are no chain's.
 // A zero hash links nothing: every fresh optimizer state is zero. Leaves
