@@ -47,6 +47,8 @@
 // - The log has no addresses: Trace::flow = kHashChain, an output's addr is
 //   1 + its own kernel index, an input's 1 + the kernel index of its logged
 //   producer (0 when none: its hash links it).
+// - Ops outside every module and not in backward (the optimizer's) are
+//   grouped into update chains by their hashes (AssignUpdateChains below).
 // - Location is not kept (KernelProvenance::src could hold it; not yet).
 // - The log records no environment and no launches (Trace::records_*).
 //
