@@ -135,12 +135,15 @@ std::vector<std::pair<uint64_t, std::string_view>> ChainOps(const Trace& t) {
   return ops;
 }
 
+// A chain op's name keys: (phase, op, layout) and its chain and place, in
+// place of the module path and counter ("<none>/op_N").
 void FoldChains(const Trace& t, std::vector<KernelKeys>* keys) {
   for (size_t i = 0; i < t.update_chain.size(); ++i) {
     if (t.update_chain[i] == 0) continue;
-    for (int level : {kKeyNameLayoutContent, kKeyNameLayout, kKeyName}) {
-      (*keys)[i].level[level] = HashCombine((*keys)[i].level[level], t.update_chain[i]);
-    }
+    KernelKeys& k = (*keys)[i];
+    const uint64_t name = HashCombine(k.level[kKeyNormalizedLayout], t.update_chain[i]);
+    k.level[kKeyName] = k.level[kKeyNameLayout] = name;
+    k.level[kKeyNameLayoutContent] = HashCombine(name, k.primary_hash);
   }
 }
 

@@ -42,8 +42,9 @@ struct KernelKeys {
 std::vector<KernelKeys> ComputeKernelKeys(const Trace& trace);
 
 // Names the ops of in-place update chains (Trace::update_chain: an
-// optimizer's ops of one parameter) by their chain and place in it as well,
-// in both traces' name keys, when both hold the same chains - the same ops
+// optimizer's ops of one parameter) by their op, layout, chain and place in
+// it instead of their module path and counter, in both traces' name keys
+// (content: the primary output's hash), when both hold the same chains - the same ops
 // in the same chains in the same order, as eager and compiled runs of one
 // model do: chain k of A is then chain k of B, whatever other ops without a
 // module shifted their "<none>/op_N" counters. Otherwise (a parameter only
