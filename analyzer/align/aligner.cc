@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "analyzer/align/kernel_keys.h"
 
@@ -75,6 +76,8 @@ int ScopeBonus(const Candidate& a, const Candidate& b) {
 
 bool CloseOutputs(const Candidate& u, const Candidate& v);
 int ScoreOf(const Candidate& a, const Candidate& b);
+void NoPairsAwayFromTwins(const std::vector<Candidate>& rows, const std::vector<Candidate>& cols,
+                          std::vector<int>* score);
 
 class AlignerImpl {
  public:
@@ -83,6 +86,7 @@ class AlignerImpl {
     b_.trace = &b;
     a_.keys = ComputeKernelKeys(a);
     b_.keys = ComputeKernelKeys(b);
+    AddUpdateChainKeys(a, &a_.keys, b, &b_.keys);
   }
 
   Alignment Run();
@@ -149,6 +153,36 @@ int ScoreOf(const Candidate& a, const Candidate& b) {
     s += kScoreCloseOutput;
   }
   return s + ScopeBonus(a, b);
+}
+
+// Operators paired without a name in common (compiled logs have no module
+// paths): one whose output has an exact twin on the other side of the
+// window - the same op, moved, as compiled backward reorders its matmuls -
+// is its twin's or no one's, never a partner with far-off values, which
+// would be a false divergence. Only outputs with a size and dtype count:
+// hash-only blocks share values by chance (every `step` is 1.0).
+void NoPairsAwayFromTwins(const std::vector<Candidate>& rows, const std::vector<Candidate>& cols,
+                          std::vector<int>* score) {
+  auto hashes = [](const std::vector<Candidate>& side) {
+    absl::flat_hash_set<uint64_t> out;
+    for (const Candidate& c : side) {
+      if (c.closable) out.insert(c.primary_hash);
+    }
+    return out;
+  };
+  const absl::flat_hash_set<uint64_t> in_rows = hashes(rows), in_cols = hashes(cols);
+  const size_t nb = cols.size();
+  for (size_t i = 0; i < rows.size(); ++i) {
+    for (size_t j = 0; j < nb; ++j) {
+      int& s = (*score)[i * nb + j];
+      const Candidate &u = rows[i], &v = cols[j];
+      if (s <= 0 || s >= kScoreName || !u.closable || !v.closable || u.primary_hash == v.primary_hash ||
+          CloseOutputs(u, v)) {
+        continue;
+      }
+      if (in_cols.contains(u.primary_hash) || in_rows.contains(v.primary_hash)) s = 0;
+    }
+  }
 }
 
 Candidate MakeCandidate(const KernelKeys& k, const Trace& t, const Kernel& kernel) {
@@ -339,6 +373,7 @@ void AlignerImpl::MatchWindow(uint32_t a0, uint32_t a1, uint32_t b0, uint32_t b1
       }
     }
   }
+  if (is_op(a_, a0) && is_op(b_, b0)) NoPairsAwayFromTwins(rows, cols, &score);
   std::vector<int> dp(static_cast<size_t>(na + 1) * (nb + 1), 0);
   auto at = [&](uint32_t i, uint32_t j) -> int& { return dp[i * (nb + 1) + j]; };
   for (uint32_t i = 1; i <= na; ++i) {

@@ -2,6 +2,8 @@
 // traces whose true correspondence is known and checks the pairs and how
 // they were made.
 #include "analyzer/align/aligner.h"
+#include "analyzer/align/kernel_keys.h"
+#include "analyzer/read/importer.h"
 
 #include <algorithm>
 #include <chrono>
@@ -580,6 +582,62 @@ TEST(AlignLevels, AnOpOfAnotherDtypeInTheSameModulePairs) {
   EXPECT_EQ(m.at(1).first, 2u);  // bmm with bmm, not with the cast after it
   auto mc = PairMap(Align(a, c), a, c);
   EXPECT_FALSE(mc.count(0) && mc.at(0).first == 1u);
+}
+
+// A DebugMode log: `backward` ops without a module (as compile logs its
+// backward), then AdamW's hash-only in-place ops for each parameter value
+// in `params` (weight decay, then the update reading its output).
+Trace OptimizerLog(int backward, const std::vector<double>& params) {
+  std::string log = "Total captured activations: 0\n" + std::string(80, '=') + "\n\n";
+  int n = 0;
+  auto block = [&](const std::string& op, double out, const std::string& in, const char* extra = "") {
+    char text[256];
+    std::snprintf(text, sizeof text, "[<none>/op_%d_%s]\n  Output hash: %.6e\n  Input hashes: %s\n%s  Location: x.py:1\n\n",
+                  n++, op.c_str(), out, in.c_str(), extra);
+    log += text;
+  };
+  for (int i = 0; i < backward; ++i) block("mm", 7.0 + i, "1.000000e+00", "  Phase: backward\n");
+  for (double p : params) {
+    char in[32];
+    std::snprintf(in, sizeof in, "%.6e", p);
+    block("mul_", p * 0.5, in);
+    std::snprintf(in, sizeof in, "%.6e", p * 0.5);
+    block("addcdiv_", p * 0.25, in);
+  }
+  absl::StatusOr<Trace> t = ReadTraceBytes(log, "rank_0_activations.log", FindImporter("debugmode-log"));
+  EXPECT_TRUE(t.ok()) << t.status();
+  return t.ok() ? *std::move(t) : Trace{};
+}
+
+TEST(AlignUpdateChains, OptimizerOpsAreNamedByTheirChainWhenBothLogsHoldTheSameChains) {
+  // B: other values and two more backward ops, so its counters are shifted:
+  // A's parameter 1 ops are op_3_mul_ and op_4_addcdiv_, B's parameter 0 ops.
+  const Trace a = OptimizerLog(1, {3.0, 5.0}), b = OptimizerLog(3, {3.1, 5.1});
+  std::vector<KernelKeys> ka = ComputeKernelKeys(a), kb = ComputeKernelKeys(b);
+  const std::vector<KernelKeys> plain_a = ka;
+  EXPECT_EQ(ka[3].level[kKeyName], kb[3].level[kKeyName]);  // the counter's coincidence
+  AddUpdateChainKeys(a, &ka, b, &kb);
+  EXPECT_NE(ka[3].level[kKeyName], kb[3].level[kKeyName]);
+  EXPECT_EQ(ka[1].level[kKeyName], kb[3].level[kKeyName]);  // parameter 0's mul_ in both
+  EXPECT_EQ(ka[4].level[kKeyName], kb[6].level[kKeyName]);  // parameter 1's addcdiv_
+  EXPECT_EQ(ka[0].level[kKeyName], plain_a[0].level[kKeyName]);  // no chain: unchanged
+  size_t optimizer_pairs = 0;
+  for (const KernelPair& p : Align(a, b).pairs) {
+    if (p.a == 0) continue;  // the backward op
+    ++optimizer_pairs;
+    EXPECT_EQ(p.b, p.a + 2) << p.a;
+  }
+  EXPECT_EQ(optimizer_pairs, 4u);
+}
+
+TEST(AlignUpdateChains, DifferentChainsLeaveTheKeysAsTheyAre) {
+  // B updates one parameter more, first: its chains are renumbered.
+  const Trace a = OptimizerLog(1, {3.0, 5.0}), b = OptimizerLog(1, {2.0, 3.0, 5.0});
+  std::vector<KernelKeys> ka = ComputeKernelKeys(a), kb = ComputeKernelKeys(b);
+  const std::vector<KernelKeys> plain_a = ka, plain_b = kb;
+  AddUpdateChainKeys(a, &ka, b, &kb);
+  for (size_t i = 0; i < ka.size(); ++i) EXPECT_EQ(ka[i].level[kKeyName], plain_a[i].level[kKeyName]);
+  for (size_t i = 0; i < kb.size(); ++i) EXPECT_EQ(kb[i].level[kKeyName], plain_b[i].level[kKeyName]);
 }
 
 }  // namespace
