@@ -4,6 +4,8 @@
 // libcuda.so.1 the job loaded: never hard-linked, so libnumtrace.so loads
 // (and stays asleep) on machines without a driver. Names are the real
 // exported symbols (cuMemAlloc_v2, not the cuda.h macro cuMemAlloc).
+// No cuEventSynchronize: every wait of numtrace's polls cuEventQuery against
+// a deadline (a stream that never drains must not hang the job).
 // cuda_device.cc and shim/cupti/ are the only users.
 //
 // Example:
@@ -58,7 +60,6 @@ namespace numtrace::shim {
   X(cuEventCreate)                   \
   X(cuEventRecord)                   \
   X(cuEventQuery)                    \
-  X(cuEventSynchronize)              \
   X(cuEventDestroy_v2)               \
   X(cuInit)                          \
   X(cuDevicePrimaryCtxRetain)        \
