@@ -164,7 +164,11 @@ void CuptiSession::WriterTick(EventSink* sink, bool step_ended) {
   if (activity == nullptr) return;
   // Once, here on the writer's thread: never inside an application call.
   if (!activity->open() && !activity->unavailable()) activity->Open();
-  if (step_ended) activity->StepEnded(sink);
+  if (step_ended) {
+    activity->StepEnded(sink);
+  } else {
+    activity->Watch(sink);
+  }
 }
 
 void CuptiSession::Stop() {

@@ -83,6 +83,7 @@ class Engine : public EventSink {
   void OnRangePush(std::string_view name) override;
   void OnRangePop() override;
   void OnUnmeasured(std::string_view name, uint64_t count, bool in_graph) override;
+  void OnWarning(std::string_view msg) override;
   // Operator level (config.level == kOps; event_sink.h). CPU tensors are
   // measured at once by the host reduction on all cores; CUDA tensors are
   // queued on the op device (SetOpDevice) on the caller's stream, like a
