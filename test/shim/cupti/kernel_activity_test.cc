@@ -14,6 +14,7 @@
 
 #include "shim/cupti/cupti_api.h"
 #include "shim/engine/capture_counters.h"
+#include "test/shim/cupti/recording_sink.h"
 
 namespace numtrace::shim {
 namespace {
@@ -73,33 +74,6 @@ CUpti_ActivityKernel10 Kernel(uint32_t correlation, const char* name, uint32_t g
   k.graphId = graph;
   return k;
 }
-
-struct Unmeasured {
-  std::string name;
-  uint64_t count;
-  bool in_graph;
-};
-class RecordingSink : public EventSink {
- public:
-  void OnLaunch(const LaunchEvent&) override {}
-  void OnAlloc(const AllocEvent&) override {}
-  void OnFree(const FreeEvent&) override {}
-  void OnGraphLaunch(const GraphLaunchEvent&) override {}
-  void OnStepMark() override {}
-  void OnCaptureBegin() override {}
-  void OnCaptureEnd() override {}
-  void OnProfilerStart() override {}
-  void OnProfilerStop() override {}
-  void OnRangePush(std::string_view) override {}
-  void OnRangePop() override {}
-  void Shutdown() override {}
-  void OnUnmeasured(std::string_view name, uint64_t count, bool in_graph) override {
-    seen.push_back({std::string(name), count, in_graph});
-  }
-  void OnWarning(std::string_view msg) override { warnings.emplace_back(msg); }
-  std::vector<Unmeasured> seen;
-  std::vector<std::string> warnings;
-};
 
 class KernelActivityTest : public ::testing::Test {
  protected:
