@@ -81,6 +81,7 @@ limits_table() {
 4  watch-sampled     35 numtrace run --watch (sampled), 30 steps
 4  watch-hunt        15 numtrace twice --watch mlp_train --nondeterministic
 4  pause-trim        90 max-autotune compile + empty_cache under cudaMallocAsync, under numtrace
+4  profiler          35 torch.profiler over 20 captured steps under numtrace (15-25 s)
 4  doctor            20 numtrace doctor
 4  ranks-run         40 numtrace run torchrun 2 ranks
 4  ranks-diff        10 numtrace-diff --across-ranks
@@ -936,6 +937,58 @@ PY
   footer "pause and trim" pausetrim
 }
 
+# Review finding 13: torch.profiler (kineto) started in a job numtrace
+# captures. Read in kineto's source: the profile still gets its kernels
+# (the Activity API needs no subscriber), and kineto's buffer callbacks
+# replace numtrace's, which numtrace must say (one line, "stopped reaching
+# numtrace", activity_unavailable = 1). The rows say what really happens.
+part4_profiler() {
+  local rc py="$work/profiler_check.py"
+  cat >"$py" <<'PY'
+import sys
+import torch
+from torch.profiler import profile, ProfilerActivity
+sys.path.insert(0, sys.argv[1])
+from torch_checks import mark_step
+x = torch.randn(2048, 2048, device="cuda")
+w = torch.randn(2048, 2048, device="cuda")
+def step():
+    y = (x @ w).relu().sum()
+    torch.cuda.synchronize()
+    mark_step()
+    return y
+for _ in range(3):
+    step()
+with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+    for _ in range(20):
+        step()
+kernels = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
+print("profiler_kernels", len(kernels))
+print("profiler_own_kernels", sum("numtrace" in e.name for e in kernels))
+for _ in range(20):
+    step()
+PY
+  rm -rf "$traces/profiler"
+  stepbt profiler env LD_PRELOAD="$lib" NUMTRACE_STEPS=all NUMTRACE_OUTPUT_DIR="$traces/profiler" \
+    python3 "$py" "$tdir"
+  rc=$?
+  [ $rc -eq $NOT_RUN ] && { oot "torch.profiler under numtrace" profiler; return; }
+  if [ $rc -ne 0 ]; then row "torch.profiler under numtrace" "fail" "$(why $rc "$logs/profiler.log")"; return; fi
+  summarize profiler "$(main_trace "$traces/profiler")"
+  local k own said
+  k=$(awk '$1 == "profiler_kernels" { print $2 }' "$logs/profiler.log")
+  own=$(awk '$1 == "profiler_own_kernels" { print $2 }' "$logs/profiler.log")
+  [ "${k:-0}" -gt 0 ] && row "torch.profiler under numtrace" "pass" "the profile has ${k} GPU kernels (${own:-?} of numtrace's reductions)" ||
+    row "torch.profiler under numtrace" "fail" "the profile has no GPU kernel (numtrace kept CUPTI's activity buffers?)"
+  said=$(grep -m1 -oE 'stopped reaching numtrace|did not allocate' "$logs/profiler.log")
+  if [ -n "$said" ]; then
+    row "numtrace says the profiler took its records" "pass" "'$said'; activity_unavailable $(val profiler counter.activity_unavailable), activity_kernels $(val profiler counter.activity_kernels)"
+  else
+    row "numtrace says the profiler took its records" "fail" "no line; activity_unavailable $(val profiler counter.activity_unavailable), activity_kernels $(val profiler counter.activity_kernels), unmeasured $(val profiler unmeasured)"
+  fi
+  footer "torch.profiler" profiler
+}
+
 # Watch cost: 30 eager steps plain and under --watch (sampled), per-step time.
 part4_watch_cost() {
   step watch-plain python3 "$tdir/torch_transformer.py" --mode eager --steps 30
@@ -1002,6 +1055,7 @@ fi
 if [ "$part" = 4 ]; then
   if [ $gpu -eq 1 ] && [ $python_torch -eq 1 ]; then
     part4_pause_trim; section_end
+    part4_profiler; section_end
     if [ -x "$nt" ]; then part4_watch_cost; section_end; part4_command
     else row "watch cost, doctor, 2 ranks" "fail" "bin/numtrace not in the bundle"; fi
   else
