@@ -9,15 +9,14 @@
 #include <string>
 
 #include "shim/cupti/callback_switchboard.h"
-#include "shim/cupti/check.h"
 #include "shim/log/log.h"
 #include "shim/cupti/cupti_api.h"
-#include "shim/cupti/driver_api.h"
-#include "shim/cupti/driver_queries.h"
+#include "shim/driver/driver_api.h"
+#include "shim/driver/driver_queries.h"
 #include "shim/cupti/kernel_activity.h"
 #include "shim/cupti/kernel_activity_check.h"
-#include "shim/cupti/library_finder.h"
-#include "shim/cupti/self_call_guard.h"
+#include "shim/driver/library_finder.h"
+#include "shim/driver/self_call_guard.h"
 #include "shim/reduce/batch_abi.h"
 
 namespace numtrace::shim {

@@ -12,12 +12,12 @@
 #include <string>
 #include <thread>
 
-#include "shim/cupti/check.h"
+#include "shim/driver/check.h"
 #include "shim/log/log.h"
-#include "shim/cupti/driver_api.h"
-#include "shim/cupti/driver_range_oracle.h"
-#include "shim/cupti/relaxed_capture_scope.h"
-#include "shim/cupti/self_call_guard.h"
+#include "shim/driver/driver_api.h"
+#include "shim/driver/driver_range_oracle.h"
+#include "shim/driver/relaxed_capture_scope.h"
+#include "shim/driver/self_call_guard.h"
 #include "shim/engine/capture_counters.h"
 #include "shim/engine/range_oracle.h"
 #include "shim/reduce/batch_abi.h"

@@ -11,10 +11,10 @@
 
 #include <cuda.h>
 
-#include "shim/cupti/check.h"
-#include "shim/cupti/driver_api.h"
-#include "shim/cupti/relaxed_capture_scope.h"
-#include "shim/cupti/self_call_guard.h"
+#include "shim/driver/check.h"
+#include "shim/driver/driver_api.h"
+#include "shim/driver/relaxed_capture_scope.h"
+#include "shim/driver/self_call_guard.h"
 #include "shim/device/cuda_device.h"
 #include "shim/engine/capture_counters.h"
 #include "shim/log/log.h"

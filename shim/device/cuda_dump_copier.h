@@ -28,7 +28,7 @@
 #include <span>
 #include <vector>
 
-#include "shim/device/device.h"
+#include "shim/engine/device.h"
 
 namespace numtrace::shim {
 

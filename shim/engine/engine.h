@@ -35,7 +35,7 @@
 #include <vector>
 
 #include "common/format/records.h"
-#include "shim/device/device.h"
+#include "shim/engine/device.h"
 #include "shim/engine/alloc_map.h"
 #include "shim/engine/annotations.h"
 #include "shim/engine/config.h"

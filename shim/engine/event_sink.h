@@ -12,7 +12,7 @@
 #include <span>
 #include <string_view>
 
-#include "shim/device/device.h"
+#include "shim/engine/device.h"
 #include "shim/engine/events.h"
 
 namespace numtrace::shim {

@@ -22,7 +22,7 @@
 #include <thread>
 #include <vector>
 
-#include "shim/cupti/driver_api.h"
+#include "shim/driver/driver_api.h"
 #include "shim/engine/capture_counters.h"
 #include "shim/engine/range_oracle.h"
 #include "shim/reduce/batch_abi.h"

@@ -10,7 +10,7 @@
 #include <map>
 #include <vector>
 
-#include "shim/cupti/driver_api.h"
+#include "shim/driver/driver_api.h"
 
 namespace numtrace::shim {
 namespace {

@@ -1,4 +1,4 @@
-// File: shim/cupti/driver_api.h
+// File: shim/driver/driver_api.h
 //
 // The driver API functions numtrace calls, resolved with dlsym from the
 // libcuda.so.1 the job loaded: never hard-linked, so libnumtrace.so loads
@@ -11,8 +11,8 @@
 // Example:
 //   DriverApi& cu = DriverApi::Instance();
 //   if (cu.Load(&error)) NUMTRACE_CU_CHECK(cu.cuCtxGetDevice(&dev));
-#ifndef NUMTRACE_SHIM_CUPTI_DRIVER_API_H_
-#define NUMTRACE_SHIM_CUPTI_DRIVER_API_H_
+#ifndef NUMTRACE_SHIM_DRIVER_DRIVER_API_H_
+#define NUMTRACE_SHIM_DRIVER_DRIVER_API_H_
 
 #include <cuda.h>
 
@@ -82,4 +82,4 @@ struct DriverApi {
 
 }  // namespace numtrace::shim
 
-#endif  // NUMTRACE_SHIM_CUPTI_DRIVER_API_H_
+#endif  // NUMTRACE_SHIM_DRIVER_DRIVER_API_H_
