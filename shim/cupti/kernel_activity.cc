@@ -17,6 +17,12 @@ namespace {
 // CUPTI's buffer callbacks carry no user pointer: one live instance.
 std::atomic<KernelActivity*> g_activity{nullptr};
 
+// One stderr line, and the same as a note in the trace.
+void Say(EventSink* sink, const std::string& msg) {
+  log::Warn("{}", msg);
+  if (sink != nullptr) sink->OnWarning(msg);
+}
+
 constexpr CUpti_ActivityKind kKinds[] = {
     CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
     CUPTI_ACTIVITY_KIND_INTERNAL_LAUNCH_API,
@@ -121,24 +127,20 @@ void KernelActivity::StepEnded(EventSink* sink) {
 
 void KernelActivity::Watch(EventSink* sink) {
   if (!foreign_.load(std::memory_order_acquire) || said_foreign_.exchange(true)) return;
-  const std::string msg =
+  Say(sink,
       "a CUPTI activity buffer numtrace did not allocate came back to it: another tool "
       "(torch.profiler's kineto?) had registered CUPTI's process-wide activity buffers first, and "
-      "gets no GPU kernel records from here on; set NUMTRACE_ACTIVITY=0 to leave them to it";
-  log::Warn("{}", msg);
-  if (sink != nullptr) sink->OnWarning(msg);
+      "gets no GPU kernel records from here on; set NUMTRACE_ACTIVITY=0 to leave them to it");
 }
 
 void KernelActivity::Taken(EventSink* sink) {
   if (said_taken_.exchange(true)) return;
   CaptureCounters::Get().Set(Counter::kActivityUnavailable, 1);
-  const std::string msg =
+  Say(sink,
       "CUPTI kernel activity records stopped reaching numtrace: another tool registered its own "
       "activity buffers (torch.profiler's kineto does when a profile starts); kernels that ran "
       "unmeasured are not counted from here on (footer counter activity_unavailable); capture "
-      "itself goes on. Profile and capture in separate runs";
-  log::Warn("{}", msg);
-  if (sink != nullptr) sink->OnWarning(msg);
+      "itself goes on. Profile and capture in separate runs");
 }
 
 void KernelActivity::Lend(uint8_t* buffer) {
