@@ -4,7 +4,8 @@
 #
 #   gpu-bundle/gpu-check.sh --part 1 [RESULTS_DIR]   the hardware questions
 #   gpu-bundle/gpu-check.sh --part 2 [RESULTS_DIR]   figures, torch/compile, provenance, dump, watch
-#   gpu-bundle/gpu-check.sh --part 3 [RESULTS_DIR]   the rest, only when a later lease has time
+#   gpu-bundle/gpu-check.sh --part 3 [RESULTS_DIR]   allocators, reduce-overhead, the tensor map's torch side
+#   gpu-bundle/gpu-check.sh --part 4 [RESULTS_DIR]   pause/trim, watch cost, doctor, torch.profiler, 2 ranks
 #   gpu-bundle/gpu-check.sh --budget [--part N]      the step limits and their sums; runs nothing
 #
 # (also gpu-bundle/scripts/gpu-check.sh, and scripts/gpu-check.sh in the
@@ -21,9 +22,11 @@
 # Time: the part ends within NUMTRACE_CHECK_BUDGET_S (default 290), its
 # packing included. Every step runs under its own limit (the table below:
 # realistic costs on the H200 - torch import 5-15 s, a cold torch.compile
-# 30-90 s - with a margin; a part's limits sum to its budget less the
-# packing reserve), and a step whose limit no longer fits in the time left is
-# not started: its rows read `skip` "out of time". A capture that times out
+# 30-90 s - with a margin; each part's limits sum to at most its budget less
+# the packing reserve, test/scripts/gpu_check_test.sh holds every part to
+# it), and a step whose limit no longer fits in the time left is not
+# started: its rows read `skip` "out of time". Parts 3 and 4 are for later
+# leases: parts 1 and 2 answer the questions that block everything else. A capture that times out
 # gets a backtrace of every thread while time is left (cuda-gdb, else gdb).
 # docs/gpu.md says what each row answers and what to change and rerun.
 #
@@ -40,7 +43,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 # timeout (not in the sum).
 limits_table() {
   cat <<'EOF'
-12 nvidia-smi         5 nvidia-smi query (<1 s)
+1234 nvidia-smi       5 nvidia-smi query (<1 s), every part
 1  torch-import      25 import torch, CUDA init (5-15 s)
 1  shim_cupti_test   10 CUPTI layer gtests over fakes (1-2 s)
 1  gpu_reduce_kernels_test 20 reduction kernels vs host bits, 1 GiB throughput (3-10 s)
@@ -74,19 +77,21 @@ limits_table() {
 3  tmap-plain        20 tensor_map_check.py plain
 3  tmap-eager        25 tensor map bridge with the fake libnumtrace
 3  tmap-expandable   25 the same with expandable segments
-3  watch-plain       25 30 eager steps without numtrace
-3  watch-sampled     35 numtrace run --watch (sampled), 30 steps
-3  watch-hunt        15 numtrace twice --watch mlp_train --nondeterministic
-3  pause-trim        90 max-autotune compile + empty_cache under cudaMallocAsync, under numtrace
-3  doctor            20 numtrace doctor
-3  ranks-run         40 numtrace run torchrun 2 ranks
-3  ranks-diff        10 numtrace-diff --across-ranks
+4  watch-plain       25 30 eager steps without numtrace
+4  watch-sampled     35 numtrace run --watch (sampled), 30 steps
+4  watch-hunt        15 numtrace twice --watch mlp_train --nondeterministic
+4  pause-trim        90 max-autotune compile + empty_cache under cudaMallocAsync, under numtrace
+4  profiler          35 torch.profiler over 20 captured steps under numtrace (15-25 s)
+4  doctor            20 numtrace doctor
+4  ranks-run         40 numtrace run torchrun 2 ranks
+4  ranks-diff        10 numtrace-diff --across-ranks
 EOF
 }
 # Seconds kept back from the steps for the final packing.
 reserve=10
+parts="1 2 3 4"
 
-usage() { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//' >&2; }
+usage() { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//' >&2; }
 part="" results="" budget_only=0
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -114,7 +119,7 @@ for kv in ${NUMTRACE_CHECK_LIMITS:-}; do
   echo "gpu-check: NUMTRACE_CHECK_LIMITS wants STEP=SECONDS words, not '$kv'" >&2; exit 2
 done
 if [ $budget_only -eq 1 ]; then
-  for p in ${part:-1 2 3}; do
+  for p in ${part:-$parts}; do
     limits | awk -v p="$p" -v b="$budget" -v r="$reserve" '
       index($1, p) && $1 !~ /c$/ {
         s += $3; what = $4; for (i = 5; i <= NF; i++) what = what " " $i
@@ -125,7 +130,7 @@ if [ $budget_only -eq 1 ]; then
   done
   exit 0
 fi
-case "$part" in 1|2|3) ;; *) echo "gpu-check: --part 1, 2 or 3 is required" >&2; usage; exit 2 ;; esac
+case " $parts " in *" $part "*) ;; *) echo "gpu-check: --part 1, 2, 3 or 4 is required" >&2; usage; exit 2 ;; esac
 
 # The bundle root holds lib/ and COMMIT; this script sits there and in
 # scripts/. In the source tree (a dry run) the test scripts are in test/gpu.
@@ -805,8 +810,8 @@ if [ "$part" = 2 ]; then
 fi
 
 # ============================================================================
-# PART 3: the rest, only when a later lease has time (its limits sum past
-# its budget: the last rows read "out of time")
+# PART 3: the allocators - the train step under cudaMallocAsync,
+# reduce-overhead under both allocators, the tensor map's PyTorch side
 # ============================================================================
 
 # The train step under cudaMallocAsync (`numtrace run --allocator async`).
@@ -832,40 +837,6 @@ part3_async_step() {
   else
     row "torch train step (async): no drops, ranges confirmed" "fail" "kernels $(val async kernel_records), dropped $(val async dropped), ranges_unconfirmed $(val async counter.ranges_unconfirmed)"
   fi
-}
-
-# Review findings 7 and 10: a max-autotune compile benchmarks its choices
-# with measurement paused (footer launches_paused > 0: the hooks' pause
-# reached Inductor's benchmarker or Triton's do_bench), and empty_cache
-# under cudaMallocAsync raises a pool-trim callback (pool_trims > 0: the
-# range cache is cleared) without faulting the job.
-part3_pause_trim() {
-  local rc py="$work/pause_trim.py"
-  cat >"$py" <<'PY'
-import torch
-x = torch.randn(1024, 1024, device="cuda")
-f = torch.compile(lambda a: (a @ a).relu(), mode="max-autotune-no-cudagraphs")
-for _ in range(3):
-    y = f(x)
-torch.cuda.synchronize()
-z = [torch.ones(1 << 20, device="cuda") for _ in range(8)]
-del z
-torch.cuda.empty_cache()  # cudaMemPoolTrimTo under cudaMallocAsync
-print("sum", float((y * 2).sum()))
-PY
-  rm -rf "$traces/pause-trim"
-  stepbt pause-trim env LD_PRELOAD="$lib" NUMTRACE_STEPS=all PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync \
-    NUMTRACE_OUTPUT_DIR="$traces/pause-trim" "${hooks_env[@]}" python3 "$py"
-  rc=$?
-  [ $rc -eq $NOT_RUN ] && { oot "autotune benchmarks paused" pause-trim; return; }
-  if [ $rc -ne 0 ]; then row "autotune benchmarks paused" "fail" "$(why $rc "$logs/pause-trim.log")"; return; fi
-  summarize pausetrim "$(main_trace "$traces/pause-trim")"
-  local p t; p=$(val pausetrim counter.launches_paused); t=$(val pausetrim counter.pool_trims)
-  [ "$p" != 0 ] && [ "$p" != "?" ] && row "autotune benchmarks paused" "pass" "launches_paused $p, kernels $(val pausetrim kernel_records)" ||
-    row "autotune benchmarks paused" "fail" "launches_paused $p: no benchmark ran paused (the hook points of scripts/hooks/numtrace_bench_pause.py for this torch)"
-  [ "$t" != 0 ] && [ "$t" != "?" ] && row "pool trim clears the range cache" "pass" "pool_trims $t, ranges_unconfirmed $(val pausetrim counter.ranges_unconfirmed)" ||
-    row "pool trim clears the range cache" "fail" "pool_trims $t: neither cuMemPoolTrimTo nor cudaMemPoolTrimTo raised a callback"
-  footer "pause and trim" pausetrim
 }
 
 # torch.compile(mode="reduce-overhead"): under cudaMallocAsync PyTorch is
@@ -928,8 +899,98 @@ part3_tensor_map_fake() {
   done
 }
 
+# ============================================================================
+# PART 4: pause and trim, watch cost, the numtrace command
+# ============================================================================
+
+# Review findings 7 and 10: a max-autotune compile benchmarks its choices
+# with measurement paused (footer launches_paused > 0: the hooks' pause
+# reached Inductor's benchmarker or Triton's do_bench), and empty_cache
+# under cudaMallocAsync raises a pool-trim callback (pool_trims > 0: the
+# range cache is cleared) without faulting the job.
+part4_pause_trim() {
+  local rc py="$work/pause_trim.py"
+  cat >"$py" <<'PY'
+import torch
+x = torch.randn(1024, 1024, device="cuda")
+f = torch.compile(lambda a: (a @ a).relu(), mode="max-autotune-no-cudagraphs")
+for _ in range(3):
+    y = f(x)
+torch.cuda.synchronize()
+z = [torch.ones(1 << 20, device="cuda") for _ in range(8)]
+del z
+torch.cuda.empty_cache()  # cudaMemPoolTrimTo under cudaMallocAsync
+print("sum", float((y * 2).sum()))
+PY
+  rm -rf "$traces/pause-trim"
+  stepbt pause-trim env LD_PRELOAD="$lib" NUMTRACE_STEPS=all PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync \
+    NUMTRACE_OUTPUT_DIR="$traces/pause-trim" "${hooks_env[@]}" python3 "$py"
+  rc=$?
+  [ $rc -eq $NOT_RUN ] && { oot "autotune benchmarks paused" pause-trim; return; }
+  if [ $rc -ne 0 ]; then row "autotune benchmarks paused" "fail" "$(why $rc "$logs/pause-trim.log")"; return; fi
+  summarize pausetrim "$(main_trace "$traces/pause-trim")"
+  local p t; p=$(val pausetrim counter.launches_paused); t=$(val pausetrim counter.pool_trims)
+  [ "$p" != 0 ] && [ "$p" != "?" ] && row "autotune benchmarks paused" "pass" "launches_paused $p, kernels $(val pausetrim kernel_records)" ||
+    row "autotune benchmarks paused" "fail" "launches_paused $p: no benchmark ran paused (the hook points of scripts/hooks/numtrace_bench_pause.py for this torch)"
+  [ "$t" != 0 ] && [ "$t" != "?" ] && row "pool trim clears the range cache" "pass" "pool_trims $t, ranges_unconfirmed $(val pausetrim counter.ranges_unconfirmed)" ||
+    row "pool trim clears the range cache" "fail" "pool_trims $t: neither cuMemPoolTrimTo nor cudaMemPoolTrimTo raised a callback"
+  footer "pause and trim" pausetrim
+}
+
+# Review finding 13: torch.profiler (kineto) started in a job numtrace
+# captures. Read in kineto's source: the profile still gets its kernels
+# (the Activity API needs no subscriber), and kineto's buffer callbacks
+# replace numtrace's, which numtrace must say (one line, "stopped reaching
+# numtrace", activity_unavailable = 1). The rows say what really happens.
+part4_profiler() {
+  local rc py="$work/profiler_check.py"
+  cat >"$py" <<'PY'
+import sys
+import torch
+from torch.profiler import profile, ProfilerActivity
+sys.path.insert(0, sys.argv[1])
+from torch_checks import mark_step
+x = torch.randn(2048, 2048, device="cuda")
+w = torch.randn(2048, 2048, device="cuda")
+def step():
+    y = (x @ w).relu().sum()
+    torch.cuda.synchronize()
+    mark_step()
+    return y
+for _ in range(3):
+    step()
+with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+    for _ in range(20):
+        step()
+kernels = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
+print("profiler_kernels", len(kernels))
+print("profiler_own_kernels", sum("numtrace" in e.name for e in kernels))
+for _ in range(20):
+    step()
+PY
+  rm -rf "$traces/profiler"
+  stepbt profiler env LD_PRELOAD="$lib" NUMTRACE_STEPS=all NUMTRACE_OUTPUT_DIR="$traces/profiler" \
+    python3 "$py" "$tdir"
+  rc=$?
+  [ $rc -eq $NOT_RUN ] && { oot "torch.profiler under numtrace" profiler; return; }
+  if [ $rc -ne 0 ]; then row "torch.profiler under numtrace" "fail" "$(why $rc "$logs/profiler.log")"; return; fi
+  summarize profiler "$(main_trace "$traces/profiler")"
+  local k own said
+  k=$(awk '$1 == "profiler_kernels" { print $2 }' "$logs/profiler.log")
+  own=$(awk '$1 == "profiler_own_kernels" { print $2 }' "$logs/profiler.log")
+  [ "${k:-0}" -gt 0 ] && row "torch.profiler under numtrace" "pass" "the profile has ${k} GPU kernels (${own:-?} of numtrace's reductions)" ||
+    row "torch.profiler under numtrace" "fail" "the profile has no GPU kernel (numtrace kept CUPTI's activity buffers?)"
+  said=$(grep -m1 -oE 'stopped reaching numtrace|did not allocate' "$logs/profiler.log")
+  if [ -n "$said" ]; then
+    row "numtrace says the profiler took its records" "pass" "'$said'; activity_unavailable $(val profiler counter.activity_unavailable), activity_kernels $(val profiler counter.activity_kernels)"
+  else
+    row "numtrace says the profiler took its records" "fail" "no line; activity_unavailable $(val profiler counter.activity_unavailable), activity_kernels $(val profiler counter.activity_kernels), unmeasured $(val profiler unmeasured)"
+  fi
+  footer "torch.profiler" profiler
+}
+
 # Watch cost: 30 eager steps plain and under --watch (sampled), per-step time.
-part3_watch_cost() {
+part4_watch_cost() {
   step watch-plain python3 "$tdir/torch_transformer.py" --mode eager --steps 30
   local rc=$?
   [ $rc -eq $NOT_RUN ] && { oot "watch torch plain" watch-plain; return; }
@@ -957,7 +1018,7 @@ part3_watch_cost() {
 }
 
 # The numtrace command: doctor; two ranks under torchrun, --across-ranks.
-part3_command() {
+part4_command() {
   step doctor "$nt" doctor -o "$work/doctor"
   local rc=$?
   if [ $rc -eq $NOT_RUN ]; then oot "numtrace doctor" doctor
@@ -986,12 +1047,19 @@ if [ "$part" = 3 ]; then
   if [ $gpu -eq 1 ] && [ $python_torch -eq 1 ]; then
     part3_async_step; section_end
     part3_reduce_overhead; section_end
-    part3_tensor_map_fake; section_end
-    part3_pause_trim; section_end
-    if [ -x "$nt" ]; then part3_watch_cost; section_end; part3_command
-    else row "watch cost, doctor, 2 ranks" "fail" "bin/numtrace not in the bundle"; fi
+    part3_tensor_map_fake
   else
     row "part 3 (all)" "skip" "needs a GPU and python3 with torch"
+  fi
+fi
+if [ "$part" = 4 ]; then
+  if [ $gpu -eq 1 ] && [ $python_torch -eq 1 ]; then
+    part4_pause_trim; section_end
+    part4_profiler; section_end
+    if [ -x "$nt" ]; then part4_watch_cost; section_end; part4_command
+    else row "watch cost, doctor, 2 ranks" "fail" "bin/numtrace not in the bundle"; fi
+  else
+    row "part 4 (all)" "skip" "needs a GPU and python3 with torch"
   fi
 fi
 # finish (the EXIT trap) prints the summary line, packs and sets the status.

@@ -267,7 +267,10 @@ DoctorReport RunDoctorChecks(SystemProbe& probe, const DoctorInputs& in) {
                       "a CUDA child under the library subscribed" +
                           (sub.message.empty() ? std::string() : " (" + sub.message + ")") +
                           "; a torch.profiler started later in a job still records kernels but "
-                          "takes numtrace's activity records (kernels_unmeasured unknown then)",
+                          "takes numtrace's activity records (numtrace then says so once: "
+                          "activity_unavailable = 1, unmeasured kernels uncounted); one started "
+                          "before the job's first CUDA work loses its kernel records to numtrace "
+                          "(said too; NUMTRACE_ACTIVITY=0 leaves them to the profiler)",
                       ""});
     }
     // Most launches without a parameter layout: kernels are listed with no

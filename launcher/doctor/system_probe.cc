@@ -13,7 +13,7 @@
 
 #include "launcher/child_process.h"
 #ifdef NUMTRACE_DOCTOR_HAS_LIBRARY_FINDER
-#include "shim/cupti/library_finder.h"
+#include "shim/driver/library_finder.h"
 #endif
 
 namespace numtrace::launcher {

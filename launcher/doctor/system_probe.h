@@ -4,7 +4,7 @@
 // forked child (with NUMTRACE_ENABLE=0, so it stays inert) and so is
 // Python; the driver is opened with dlopen (no CUDA header, no link to
 // libcuda); CUPTI is searched for in the order the shim uses
-// (shim/cupti/library_finder.h). The subscriber check starts this same
+// (shim/driver/library_finder.h). The subscriber check starts this same
 // executable's hidden `__cuda-child` verb under LD_PRELOAD=libnumtrace.so.
 #ifndef NUMTRACE_LAUNCHER_DOCTOR_SYSTEM_PROBE_H_
 #define NUMTRACE_LAUNCHER_DOCTOR_SYSTEM_PROBE_H_

@@ -48,9 +48,9 @@
 #include <string>
 
 #include "shim/cupti/cupti_session.h"
-#include "shim/cupti/driver_api.h"
-#include "shim/cupti/driver_range_oracle.h"
-#include "shim/cupti/library_finder.h"
+#include "shim/driver/driver_api.h"
+#include "shim/driver/driver_range_oracle.h"
+#include "shim/driver/library_finder.h"
 #include "shim/device/cuda_device.h"
 #include "shim/engine/runtime.h"
 #include "shim/log/log.h"

@@ -14,7 +14,7 @@
 #include "shim/cupti/nvtx_decoder.h"
 #include "shim/cupti/runtime_call_stack.h"
 #include "shim/cupti/runtime_decoder.h"
-#include "shim/cupti/self_call_guard.h"
+#include "shim/driver/self_call_guard.h"
 #include "shim/engine/capture_counters.h"
 
 namespace numtrace::shim {

@@ -51,7 +51,7 @@
 #include <optional>
 #include <span>
 
-#include "shim/cupti/driver_queries.h"
+#include "shim/driver/driver_queries.h"
 #include "shim/cupti/kernel_activity_check.h"
 #include "shim/cupti/kernel_info_cache.h"
 #include "shim/engine/event_sink.h"

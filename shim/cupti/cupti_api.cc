@@ -5,7 +5,7 @@
 
 #include <dlfcn.h>
 
-#include "shim/cupti/library_finder.h"
+#include "shim/driver/library_finder.h"
 
 namespace numtrace::shim {
 

@@ -30,6 +30,7 @@ namespace numtrace::shim {
   X(cuptiUnsubscribe)               \
   X(cuptiEnableCallback)            \
   X(cuptiEnableDomain)              \
+  X(cuptiGetCallbackState)          \
   X(cuptiGetResultString)           \
   X(cuptiGetVersion)
 

@@ -9,15 +9,14 @@
 #include <string>
 
 #include "shim/cupti/callback_switchboard.h"
-#include "shim/cupti/check.h"
 #include "shim/log/log.h"
 #include "shim/cupti/cupti_api.h"
-#include "shim/cupti/driver_api.h"
-#include "shim/cupti/driver_queries.h"
+#include "shim/driver/driver_api.h"
+#include "shim/driver/driver_queries.h"
 #include "shim/cupti/kernel_activity.h"
 #include "shim/cupti/kernel_activity_check.h"
-#include "shim/cupti/library_finder.h"
-#include "shim/cupti/self_call_guard.h"
+#include "shim/driver/library_finder.h"
+#include "shim/driver/self_call_guard.h"
 #include "shim/reduce/batch_abi.h"
 
 namespace numtrace::shim {
@@ -155,16 +154,42 @@ void CuptiSession::FinishActivity(EventSink* sink) {
   if (activity != nullptr) activity->Finish(sink);
 }
 
+bool SubscriptionWatch::Check(const CuptiApi& api, void* subscriber, EventSink* sink) {
+  uint32_t enabled = 0;
+  const CUptiResult r = api.cuptiGetCallbackState(&enabled, static_cast<CUpti_SubscriberHandle>(subscriber),
+                                                  CUPTI_CB_DOMAIN_DRIVER_API,
+                                                  CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel);
+  if (r == CUPTI_SUCCESS && enabled != 0) return true;
+  if (said_) return false;
+  said_ = true;
+  const std::string msg =
+      "numtrace's CUPTI subscription is gone (CUPTI answers " +
+      (r == CUPTI_SUCCESS ? std::string("its launch callback is off") : ResultText(api, r)) +
+      "; another tool called cuptiFinalize?): later launches are not captured, the trace ends here";
+  log::Warn("{}", msg);
+  if (sink != nullptr) sink->OnWarning(msg);
+  return false;
+}
+
 void CuptiSession::WriterTick(EventSink* sink, bool step_ended) {
   KernelActivity* activity;
+  void* subscriber;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    activity = state_ == SessionState::kActive ? static_cast<KernelActivity*>(activity_) : nullptr;
+    if (state_ != SessionState::kActive) return;
+    activity = static_cast<KernelActivity*>(activity_);
+    subscriber = subscriber_;
   }
+  // The writer ticks every 10 ms: about once a second, and at step ends.
+  if (step_ended || ++ticks_ % 100 == 0) watch_.Check(CuptiApi::Instance(), subscriber, sink);
   if (activity == nullptr) return;
   // Once, here on the writer's thread: never inside an application call.
   if (!activity->open() && !activity->unavailable()) activity->Open();
-  if (step_ended) activity->StepEnded(sink);
+  if (step_ended) {
+    activity->StepEnded(sink);
+  } else {
+    activity->Watch(sink);
+  }
 }
 
 void CuptiSession::Stop() {

@@ -69,6 +69,22 @@ std::string NvtxInjectionPath();
 // oldSubscriberName (may be empty when CUPTI did not say).
 std::string FormatHeldMessage(std::string_view holder);
 
+// Watches, from the writer's thread (never a callback), that numtrace's
+// subscription still stands: CUPTI's state of its cuLaunchKernel callback.
+// Another tool's cuptiFinalize() removes every subscriber (kineto's
+// TEARDOWN_CUPTI=1 path first needs a subscription of its own, which it
+// cannot get while numtrace holds the slot - docs/gpu.md - but other tools
+// may not ask). The first time it is gone: one stderr line and a trace note
+// (later launches raise no callback: the trace just ends early otherwise).
+class SubscriptionWatch {
+ public:
+  // True while the subscription stands.
+  bool Check(const CuptiApi& api, void* subscriber, EventSink* sink);
+
+ private:
+  bool said_ = false;
+};
+
 class CuptiSession {
  public:
   static CuptiSession& Get();
@@ -80,7 +96,8 @@ class CuptiSession {
   void FinishActivity(EventSink* sink);
   // Every tick of the writer's thread (never inside a callback): enables
   // the activity kinds the first time, and after a captured step
-  // (`step_ended`) flushes and reports.
+  // (`step_ended`) flushes and reports; at step ends and once a second
+  // checks that the subscription stands (SubscriptionWatch).
   void WriterTick(EventSink* sink, bool step_ended);
   // Unsubscribes (callbacks stop before this returns). Safe to call twice.
   void Stop();
@@ -92,6 +109,8 @@ class CuptiSession {
   void* subscriber_ = nullptr;  // CUpti_SubscriberHandle
   void* board_ = nullptr;       // CallbackSwitchboard*, leaked on purpose
   void* activity_ = nullptr;    // KernelActivity*, leaked on purpose
+  SubscriptionWatch watch_;     // WriterTick's (the writer's thread only)
+  uint32_t ticks_ = 0;          // WriterTick's
 };
 
 }  // namespace numtrace::shim

@@ -22,8 +22,24 @@
 //
 // When CUPTI lacks the functions or refuses a kind: one stderr line, the
 // footer counter activity_unavailable = 1, and capture goes on without the
-// check. The activity buffers are process-global in CUPTI; numtrace holds
-// the process's only subscriber slot anyway (docs/gpu.md).
+// check.
+//
+// Sharing. CUPTI's activity buffer callbacks are process-wide and need no
+// subscriber: whoever registered last gets every buffer, also the ones
+// handed out before. torch.profiler's kineto registers its own when a
+// profile starts and disables CONCURRENT_KERNEL when it stops
+// (libkineto/src/CuptiActivityApi.cpp). So numtrace keeps the set of
+// buffers it lent CUPTI, and says - once each, on stderr and as a trace
+// note (EventSink::OnWarning):
+// - a buffer it did not lend came back: another tool had registered before
+//   numtrace (its buffer is read, never freed: it is that tool's), and gets
+//   no records from now on;
+// - records stopped reaching numtrace: for kSilentStepEnds captured step
+//   ends in a row launches were noted and no buffer was requested or
+//   returned, although buffers came before; or, at exit, a forced flush
+//   returned none of numtrace's lent buffers although launches were noted
+//   since the last one came back. Then activity_unavailable = 1: the check
+//   is blind (no unmeasured notes), capture itself is not affected.
 //
 // Example:
 //   KernelActivity activity(CuptiApi::Instance(), &check);
@@ -39,6 +55,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <unordered_set>
 
 #include "shim/cupti/kernel_activity_check.h"
 #include "shim/engine/event_sink.h"
@@ -74,11 +91,20 @@ class KernelActivity {
   // public for tests that fill a buffer themselves).
   void ReadBuffer(uint8_t* buffer, size_t valid_bytes);
 
+  // Says (once) that a buffer numtrace did not lend came back; call from
+  // the writer's thread at every tick (the buffer callbacks only set a flag).
+  void Watch(EventSink* sink);
+
   bool open() const { return open_.load(std::memory_order_relaxed); }
   bool unavailable() const { return unavailable_.load(std::memory_order_relaxed); }
 
   // Size of each activity buffer handed to CUPTI.
   static constexpr size_t kBufferBytes = 1 << 20;
+  // Captured step ends in a row with launches noted and no buffer traffic
+  // before numtrace says its records are taken. A 1 MiB buffer holds
+  // thousands of kernel records: a step with launches requests or returns
+  // one every few steps even when the host runs ahead.
+  static constexpr uint32_t kSilentStepEnds = 16;
 
  private:
   static void CUPTIAPI BufferRequested(uint8_t** buffer, size_t* size, size_t* max_records);
@@ -86,6 +112,12 @@ class KernelActivity {
                                        size_t size, size_t valid);
   void Unavailable(const char* what, int code);
   void Report(EventSink* sink);
+  // The buffer callbacks' bookkeeping (buffers_mu_ only, held for a set
+  // operation): a buffer lent to CUPTI, and one coming back (true: ours).
+  void Lend(uint8_t* buffer);
+  bool TakeBack(uint8_t* buffer);
+  // Records go to another tool: said once, activity_unavailable = 1.
+  void Taken(EventSink* sink);
 
   const CuptiApi& api_;
   KernelActivityCheck* check_;
@@ -93,6 +125,14 @@ class KernelActivity {
   std::mutex mu_;
   std::atomic<bool> registered_{false};
   std::atomic<bool> open_{false}, unavailable_{false}, finished_{false};
+  std::mutex buffers_mu_;
+  std::unordered_set<uint8_t*> lent_;          // under buffers_mu_
+  std::atomic<uint64_t> traffic_{0};           // buffers lent + taken back
+  std::atomic<uint64_t> notes_at_return_{0};   // check's notes_total when one came back
+  std::atomic<bool> foreign_{false}, said_foreign_{false}, said_taken_{false};
+  // The writer's thread only (StepEnded).
+  uint64_t traffic_at_ = 0, notes_at_ = 0;
+  uint32_t silent_ = 0;
 };
 
 }  // namespace numtrace::shim

@@ -17,6 +17,7 @@ constexpr size_t kMaxWindows = 64;
 
 void KernelActivityCheck::NoteLaunch(uint32_t correlation) {
   std::lock_guard<std::mutex> lock(mu_);
+  ++notes_;
   seen_.ids.insert(correlation);
   seen_.highest = std::max(seen_.highest, correlation);
 }
@@ -95,6 +96,11 @@ std::vector<KernelActivityCheck::Unmeasured> KernelActivityCheck::Settle() {
   out.reserve(counts.size());
   for (auto& [key, n] : counts) out.push_back({key.first, n, key.second});
   return out;
+}
+
+uint64_t KernelActivityCheck::notes_total() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return notes_;
 }
 
 uint64_t KernelActivityCheck::launches_noted() const {

@@ -93,6 +93,9 @@ class KernelActivityCheck {
 
   // Noted launches still held (all generations).
   uint64_t launches_noted() const;
+  // NoteLaunch calls since construction (KernelActivity watches whether
+  // records keep coming for them).
+  uint64_t notes_total() const;
   // Records ignored as outside every captured window.
   uint64_t records_outside() const;
 
@@ -120,6 +123,7 @@ class KernelActivityCheck {
   bool aged_ = false;              // a generation was dropped: aged_through_ holds
   uint32_t aged_through_ = 0;      // highest id of the dropped generations
   uint64_t late_ = 0;
+  uint64_t notes_ = 0;
   std::vector<Record> records_;
   std::deque<Span> windows_{{0, kOpenEnd}};
   uint64_t outside_ = 0;

@@ -141,12 +141,6 @@ uint64_t ResolveStream(uint64_t raw_stream, bool per_thread) {
   return per_thread ? Handle(CU_STREAM_PER_THREAD) : Handle(CU_STREAM_LEGACY);
 }
 
-uint32_t ParamBytes(std::span<const ParamSlot> layout) {
-  uint32_t end = 0;
-  for (const ParamSlot& s : layout) end = std::max(end, s.offset + s.size);
-  return end;
-}
-
 PackResult PackParams(const LaunchArgs& args, std::span<const ParamSlot> layout,
                       std::span<uint8_t> out, uint32_t* valid_bytes) {
   uint32_t total = ParamBytes(layout);

@@ -23,26 +23,10 @@
 #include <string>
 #include <vector>
 
+#include "shim/driver/driver_queries.h"  // KernelDescription, HandleKind
 #include "shim/engine/events.h"
 
 namespace numtrace::shim {
-
-// What numtrace needs from a kernel, queried once per function handle.
-struct KernelDescription {
-  std::string name;               // cuFuncGetName/cuKernelGetName; may be empty
-  std::vector<ParamSlot> layout;  // one slot per parameter, in order
-  uint32_t param_bytes = 0;       // max(offset + size) over the layout
-  // The callback's symbolName when the handle was described: a later launch
-  // of the same handle under another name means the handle was reused.
-  std::string symbol;
-};
-
-// What a launch's function handle is known to be. The driver launch APIs
-// take a CUfunction or a CUkernel cast to one (either); CUDA 13's
-// __cudaLaunchKernel hands over a cudaKernel_t, which is a CUkernel
-// (driver_types.h); cudaLaunchKernel's is a host stub the driver cannot
-// describe (none).
-enum class HandleKind : uint8_t { kNone, kEither, kKernel };
 
 // A launch's arguments, whichever of the launch APIs made it.
 struct LaunchArgs {
@@ -67,9 +51,6 @@ std::optional<GraphLaunchEvent> ExtractGraphLaunch(uint32_t cbid, const void* fu
 // NULL means the legacy stream for plain ids and the per-thread stream for
 // _ptsz ids; explicit handles (including 0x1/0x2) pass through.
 uint64_t ResolveStream(uint64_t raw_stream, bool per_thread);
-
-// max(offset + size) over `layout`.
-uint32_t ParamBytes(std::span<const ParamSlot> layout);
 
 // Copies the parameter bytes to their layout offsets in `out` (at least
 // ParamBytes(layout) long; gaps zeroed). kernelParams is an array of

@@ -12,12 +12,12 @@
 #include <string>
 #include <thread>
 
-#include "shim/cupti/check.h"
+#include "shim/driver/check.h"
 #include "shim/log/log.h"
-#include "shim/cupti/driver_api.h"
-#include "shim/cupti/driver_range_oracle.h"
-#include "shim/cupti/relaxed_capture_scope.h"
-#include "shim/cupti/self_call_guard.h"
+#include "shim/driver/driver_api.h"
+#include "shim/driver/driver_range_oracle.h"
+#include "shim/driver/relaxed_capture_scope.h"
+#include "shim/driver/self_call_guard.h"
 #include "shim/engine/capture_counters.h"
 #include "shim/engine/range_oracle.h"
 #include "shim/reduce/batch_abi.h"
@@ -403,18 +403,6 @@ void CudaDevice::ConfirmRanges(std::span<const MeasureItem> items, int device,
   }
 }
 
-bool CudaDevice::AcquireEventLocked(Context& c, void** event) {
-  if (!c.free_events.empty()) {
-    *event = c.free_events.back();
-    c.free_events.pop_back();
-    return true;
-  }
-  CUevent e = nullptr;
-  if (!NUMTRACE_CU_CHECK(api_.cuEventCreate(&e, CU_EVENT_DISABLE_TIMING))) return false;
-  *event = e;
-  return true;
-}
-
 bool CudaDevice::Enqueue(uint64_t stream, std::span<const MeasureItem> items, uint64_t ticket) {
   SelfCallGuard guard;
   auto* s = reinterpret_cast<CUstream>(stream);
@@ -443,85 +431,117 @@ bool CudaDevice::Enqueue(uint64_t stream, std::span<const MeasureItem> items, ui
   }
   const BatchLayout L(m, tiles);
 
-  std::unique_lock<std::mutex> lock(mu_);
-  std::optional<uint64_t> host_off, dev_off;
-  uint32_t chunk = 0;
-  RetireLocked(*c);  // recycle space before refusing
-  // The oldest chunk first: under a lighter load the grown ones empty and
-  // Poll can give them back.
-  for (size_t i = 0; i < c->chunks.size() && !dev_off; ++i) {
-    Chunk& k = *c->chunks[i];
-    host_off = k.host_ring.Allocate(L.host_bytes);
-    if (!host_off) continue;
-    dev_off = k.device_ring.Allocate(L.device_bytes);
+  // Under the mutex only the reservation: ring space, an event from the
+  // pool and the batch's place in the FIFO. The copies, the launch and the
+  // event record block while the stream's launch queue is full; made under
+  // the mutex they would stall every other thread's launches and Poll
+  // behind this stream (review round 4, finding 11).
+  uint8_t* host = nullptr;
+  CUdeviceptr dev = 0;
+  CUevent event = nullptr;
+  CUfunction function = nullptr;
+  Batch* batch = nullptr;
+  uint32_t generation = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (c->state != State::kReady) {  // released since ReadyContext
+      stats_.unprepared.fetch_add(1, std::memory_order_relaxed);
+      CaptureCounters::Get().Add(Counter::kDeviceUnprepared);
+      return false;
+    }
+    std::optional<uint64_t> host_off, dev_off;
+    uint32_t chunk = 0;
+    RetireLocked(*c);  // recycle space before refusing
+    // The oldest chunk first: under a lighter load the grown ones empty and
+    // Poll can give them back.
+    for (size_t i = 0; i < c->chunks.size() && !dev_off; ++i) {
+      Chunk& k = *c->chunks[i];
+      host_off = k.host_ring.Allocate(L.host_bytes);
+      if (!host_off) continue;
+      dev_off = k.device_ring.Allocate(L.device_bytes);
+      if (!dev_off) {
+        k.host_ring.ReleaseNewest();  // keep the two rings in step
+        host_off.reset();
+        continue;
+      }
+      chunk = static_cast<uint32_t>(i);
+    }
     if (!dev_off) {
-      k.host_ring.ReleaseNewest();  // keep the two rings in step
-      host_off.reset();
-      continue;
+      // No allocation here (it may synchronise the application's thread):
+      // Poll, on the engine's thread, grows the ring for the next batches.
+      c->wanted = std::max(c->wanted, L.device_bytes);
+      stats_.full.fetch_add(1, std::memory_order_relaxed);
+      CaptureCounters::Get().Add(Counter::kRingFull);
+      if (!warned_full_.exchange(true)) {
+        log::Warn("the reduction ring of context {:#x} is full at {} MiB; launches are dropped whole "
+                  "until it has grown or drained (footer dropped, counter ring_full)",
+                  c->handle, c->ring_bytes >> 20);
+      }
+      return false;
     }
-    chunk = static_cast<uint32_t>(i);
-  }
-  if (!dev_off) {
-    // No allocation here (it may synchronise the application's thread):
-    // Poll, on the engine's thread, grows the ring for the next batches.
-    c->wanted = std::max(c->wanted, L.device_bytes);
-    stats_.full.fetch_add(1, std::memory_order_relaxed);
-    CaptureCounters::Get().Add(Counter::kRingFull);
-    if (!warned_full_.exchange(true)) {
-      log::Warn("the reduction ring of context {:#x} is full at {} MiB; launches are dropped whole "
-                "until it has grown or drained (footer dropped, counter ring_full)",
-                c->handle, c->ring_bytes >> 20);
+    c->largest = std::max(c->largest, L.device_bytes);  // what growing ahead of need must fit
+    if (!c->free_events.empty()) {
+      event = static_cast<CUevent>(c->free_events.back());
+      c->free_events.pop_back();
     }
-    return false;
+    const Chunk& k = *c->chunks[chunk];
+    host = k.host_base + *host_off;
+    dev = k.device_base + *dev_off;
+    function = static_cast<CUfunction>(c->function);
+    // Not queued yet: RetireLocked stops at it, ReleaseContext frees nothing.
+    c->in_flight.push_back({ticket, m, chunk, L.device_bytes, nullptr, host + L.host_results,
+                            /*deliver=*/false, /*queued=*/false});
+    batch = &c->in_flight.back();  // a deque keeps it in place while others come and go
+    generation = c->generation;
+    c->in_use += L.device_bytes;
   }
-  c->largest = std::max(c->largest, L.device_bytes);  // what growing ahead of need must fit
-  Chunk& k = *c->chunks[chunk];
-  void* acquired = nullptr;
-  if (!AcquireEventLocked(*c, &acquired)) {
-    // Nothing was queued yet: give the space back instead of losing the context.
-    k.device_ring.ReleaseNewest();
-    k.host_ring.ReleaseNewest();
-    stats_.errors.fetch_add(1, std::memory_order_relaxed);
-    CaptureCounters::Get().Add(Counter::kDeviceErrors);
-    return false;
-  }
-  auto* event = static_cast<CUevent>(acquired);
-  uint8_t* host = k.host_base + *host_off;
-  auto* staged = reinterpret_cast<NtBatchItem*>(host);
-  for (uint32_t i = 0; i < m; ++i) {
-    staged[i] = NtBatchItem{items[i].address, items[i].bytes, 0, 0,
-                            static_cast<uint32_t>(items[i].dtype), i, 0};
-  }
-  NtPlanBatch(staged, m);
-  std::memset(host + L.counters, 0, uint64_t{m} * 4);
 
-  CUdeviceptr dev = k.device_base + *dev_off;
-  CUdeviceptr items_dev = dev + L.items, counters_dev = dev + L.counters;
-  CUdeviceptr partials_dev = dev + L.partials, results_dev = dev + L.results;
-  void* params[] = {&items_dev, const_cast<uint32_t*>(&m), &partials_dev, &counters_dev, &results_dev};
-  bool ok = m == 0 ||
-            (NUMTRACE_CU_CHECK(api_.cuMemcpyHtoDAsync_v2(dev, host, L.staged_bytes, s)) &&
-             NUMTRACE_CU_CHECK(api_.cuLaunchKernel(static_cast<CUfunction>(c->function),
-                                                   static_cast<unsigned>(tiles), 1, 1,
-                                                   kNtBlockThreads, 1, 1, 0, s, params, nullptr)) &&
-             NUMTRACE_CU_CHECK(api_.cuMemcpyDtoHAsync_v2(host + L.host_results, results_dev,
-                                                         uint64_t{m} * sizeof(BufferStats), s)));
-  ok = ok && NUMTRACE_CU_CHECK(api_.cuEventRecord(event, s));
-  if (!ok) {
-    // Work may already be queued on the stream that reads this space, so the
-    // space stays taken until an event recorded now completes.
-    if (api_.cuEventRecord(event, s) == CUDA_SUCCESS) {
-      c->in_flight.push_back({0, 0, chunk, L.device_bytes, event, nullptr, false});
-      c->in_use += L.device_bytes;
-    } else {
-      c->state = State::kFailed;  // cannot know when the space is free: stop using it
+  // The pool ran dry: a new event (the driver may allocate).
+  bool created = event != nullptr || NUMTRACE_CU_CHECK(api_.cuEventCreate(&event, CU_EVENT_DISABLE_TIMING));
+  bool ok = created, recorded = false;
+  if (ok) {
+    auto* staged = reinterpret_cast<NtBatchItem*>(host);
+    for (uint32_t i = 0; i < m; ++i) {
+      staged[i] = NtBatchItem{items[i].address, items[i].bytes, 0, 0,
+                              static_cast<uint32_t>(items[i].dtype), i, 0};
     }
+    NtPlanBatch(staged, m);
+    std::memset(host + L.counters, 0, uint64_t{m} * 4);
+    CUdeviceptr items_dev = dev + L.items, counters_dev = dev + L.counters;
+    CUdeviceptr partials_dev = dev + L.partials, results_dev = dev + L.results;
+    void* params[] = {&items_dev, const_cast<uint32_t*>(&m), &partials_dev, &counters_dev, &results_dev};
+    ok = m == 0 ||
+         (NUMTRACE_CU_CHECK(api_.cuMemcpyHtoDAsync_v2(dev, host, L.staged_bytes, s)) &&
+          NUMTRACE_CU_CHECK(api_.cuLaunchKernel(function, static_cast<unsigned>(tiles), 1, 1,
+                                                kNtBlockThreads, 1, 1, 0, s, params, nullptr)) &&
+          NUMTRACE_CU_CHECK(api_.cuMemcpyDtoHAsync_v2(host + L.host_results, results_dev,
+                                                      uint64_t{m} * sizeof(BufferStats), s)));
+    ok = ok && NUMTRACE_CU_CHECK(api_.cuEventRecord(event, s));
+    // After a failure, work may already be queued on the stream that reads
+    // this space: it stays taken until an event recorded now completes.
+    recorded = ok || api_.cuEventRecord(event, s) == CUDA_SUCCESS;
+  }
+
+  std::lock_guard<std::mutex> lock(mu_);
+  if (c->generation != generation) {
+    // The context was released meanwhile (the application destroyed it while
+    // launching in it): the batch is gone with it, and so is the event.
     stats_.errors.fetch_add(1, std::memory_order_relaxed);
     CaptureCounters::Get().Add(Counter::kDeviceErrors);
     return false;
   }
-  c->in_flight.push_back({ticket, m, chunk, L.device_bytes, event, host + L.host_results, true});
-  c->in_use += L.device_bytes;
+  batch->queued = true;
+  batch->deliver = ok;
+  // No event: nothing was queued (creation failed) and the space comes back
+  // in FIFO order; or the stream may still read it and nobody can tell
+  // when, so the context is no longer used.
+  batch->event = recorded ? event : nullptr;
+  if (created && !recorded) c->state = State::kFailed;
+  if (!ok) {
+    stats_.errors.fetch_add(1, std::memory_order_relaxed);
+    CaptureCounters::Get().Add(Counter::kDeviceErrors);
+    return false;
+  }
   stats_.batches.fetch_add(1, std::memory_order_relaxed);
   return true;
 }
@@ -529,8 +549,12 @@ bool CudaDevice::Enqueue(uint64_t stream, std::span<const MeasureItem> items, ui
 void CudaDevice::RetireLocked(Context& c) {
   while (!c.in_flight.empty()) {
     Batch& b = c.in_flight.front();
+    // Still being queued by Enqueue outside the mutex: its space is taken,
+    // and the later batches wait behind it (FIFO per chunk).
+    if (!b.queued) return;
     auto* event = static_cast<CUevent>(b.event);
-    CUresult r = api_.cuEventQuery(event);
+    // No event: nothing of it was queued.
+    CUresult r = event != nullptr ? api_.cuEventQuery(event) : CUDA_SUCCESS;
     if (r == CUDA_ERROR_NOT_READY) return;
     if (r == CUDA_SUCCESS && b.deliver) {
       const auto* stats = static_cast<const BufferStats*>(b.results);
@@ -547,7 +571,7 @@ void CudaDevice::RetireLocked(Context& c) {
     k.device_ring.ReleaseOldest();
     k.host_ring.ReleaseOldest();
     c.in_use -= b.device_bytes;
-    c.free_events.push_back(b.event);
+    if (b.event != nullptr) c.free_events.push_back(b.event);
     c.in_flight.pop_front();
   }
 }
@@ -704,7 +728,9 @@ void CudaDevice::Drain() {
     std::lock_guard<std::mutex> lock(mu_);
     for (auto& c : contexts_) {
       if (c->state != State::kReady) continue;
-      for (const Batch& b : c->in_flight) waits.emplace_back(c->handle, b.event);
+      for (const Batch& b : c->in_flight) {
+        if (b.queued && b.event != nullptr) waits.emplace_back(c->handle, b.event);
+      }
     }
   }
   WaitForEvents(waits, std::chrono::steady_clock::now() + options_.exit_wait);
@@ -744,7 +770,9 @@ void CudaDevice::ReleaseContext(uint64_t context) {
     // Being prepared by a launch on another thread: that thread owns it.
     if (c == nullptr || c->state == State::kPreparing) return;
     if (c->state == State::kReady) {
-      for (const Batch& b : c->in_flight) waits.emplace_back(context, b.event);
+      for (const Batch& b : c->in_flight) {
+        if (b.queued && b.event != nullptr) waits.emplace_back(context, b.event);
+      }
     }
   }
   // Waited for without the mutex: other threads' launches and the writer's
@@ -759,7 +787,11 @@ void CudaDevice::ReleaseContext(uint64_t context) {
       RetireLocked(*c);
     }
     if (c->state != State::kPreparing) {
-      if (finished) {
+      // A batch another thread is still queueing (a context destroyed while
+      // the application launches in it) may yet be read: nothing is freed.
+      const bool queueing = std::any_of(c->in_flight.begin(), c->in_flight.end(),
+                                        [](const Batch& b) { return !b.queued; });
+      if (finished && !queueing) {
         chunks = std::move(c->chunks);
         events = std::move(c->free_events);
       }

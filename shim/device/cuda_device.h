@@ -85,7 +85,7 @@
 
 #include "common/format/records.h"
 #include "shim/device/cuda_dump_copier.h"
-#include "shim/device/device.h"
+#include "shim/engine/device.h"
 #include "shim/engine/config.h"
 
 namespace numtrace::shim {
@@ -214,9 +214,10 @@ class CudaDevice : public Device {
     uint32_t count;
     uint32_t chunk;       // index into Context::chunks
     uint64_t device_bytes;  // ring space it holds (Context::in_use)
-    void* event;          // CUevent
+    void* event;          // CUevent; null: nothing of the batch was queued
     const void* results;  // BufferStats[count] in the host ring
     bool deliver;         // false: a failed batch that only holds ring space
+    bool queued;          // false: Enqueue is queueing its work, outside mu_
   };
   enum class State : uint8_t { kNew, kPreparing, kReady, kFailed };
   struct Context {
@@ -273,7 +274,6 @@ class CudaDevice : public Device {
   void ConfirmRanges(std::span<const MeasureItem> items, int device, std::vector<MeasureItem>* out);
   // The device ordinal of `context` (-1 when the driver cannot say).
   int ContextDevice(uint64_t context);
-  bool AcquireEventLocked(Context& c, void** event);
   // Moves finished batches of `c` (FIFO order) to parked_ and recycles
   // their ring space. Never waits (no cuEventSynchronize anywhere: every
   // wait is polled against a deadline, WaitForEvents).
@@ -288,15 +288,20 @@ class CudaDevice : public Device {
   const DriverApi& api_;
   std::span<const uint8_t> fatbin_;
   Options options_;
-  // Never held across a CUPTI call, nor across a wait of ours: Enqueue (in
-  // the application's launch callback) takes it for ring bookkeeping and
-  // the asynchronous copy/launch/record calls; Poll for non-blocking event
-  // queries. Open (review round 4, finding 11): those asynchronous calls
-  // block when the stream's launch queue is full, and every other launching
-  // thread and Poll then wait behind that one; the fix is to reserve ring
-  // space and the event under the lock, enqueue outside it, and lock per
-  // context. Context preparation, chunk allocation and freeing, and the
-  // waits of Drain and ReleaseContext run without it.
+  // Bookkeeping only: never held across a CUPTI call, a wait of ours, or a
+  // driver call that can block. Enqueue (in the application's launch
+  // callback) reserves ring space, an event from the pool and the batch's
+  // FIFO place under it, then stages, copies, launches and records without
+  // it: those asynchronous calls block while the stream's launch queue is
+  // full, and under the mutex every other launching thread and Poll would
+  // wait behind that one stream - with one thread per GPU, a deadlock once
+  // that queue waits for another GPU (review round 4, finding 11). A batch
+  // being queued is marked (Batch::queued): retirement stops at it and
+  // ReleaseContext frees nothing under it. Under the mutex run only
+  // cuEventQuery (documented as never blocking) and context push/pop.
+  // Context preparation, event creation, chunk allocation and freeing, and
+  // the waits of Drain and ReleaseContext run without it. One mutex for all
+  // contexts is enough once nothing under it blocks.
   std::mutex mu_;
   std::mutex load_mu_;  // the one kernel load; only try_lock'ed on the launch path
   void* library_ = nullptr;  // CUlibrary

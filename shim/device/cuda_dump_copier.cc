@@ -11,10 +11,10 @@
 
 #include <cuda.h>
 
-#include "shim/cupti/check.h"
-#include "shim/cupti/driver_api.h"
-#include "shim/cupti/relaxed_capture_scope.h"
-#include "shim/cupti/self_call_guard.h"
+#include "shim/driver/check.h"
+#include "shim/driver/driver_api.h"
+#include "shim/driver/relaxed_capture_scope.h"
+#include "shim/driver/self_call_guard.h"
 #include "shim/device/cuda_device.h"
 #include "shim/engine/capture_counters.h"
 #include "shim/log/log.h"
@@ -85,7 +85,7 @@ void CudaDumpCopier::Release(Copy& c) {
   c.event = nullptr;
 }
 
-void CudaDumpCopier::Poll(const Device::CopyFn& fn, bool wait) {
+void CudaDumpCopier::Poll(const Device::CopyFn& fn) {
   SelfCallGuard guard;
   RelaxedCaptureScope relaxed(api_);  // cuEventQuery must not break another thread's global capture
   std::vector<Copy> done;
@@ -94,8 +94,7 @@ void CudaDumpCopier::Poll(const Device::CopyFn& fn, bool wait) {
     for (auto it = in_flight_.begin(); it != in_flight_.end();) {
       // Events are queried in the context they were recorded in.
       const bool pushed = NUMTRACE_CU_CHECK(api_.cuCtxPushCurrent_v2(static_cast<CUcontext>(it->context)));
-      const CUresult r = wait ? api_.cuEventSynchronize(static_cast<CUevent>(it->event))
-                              : api_.cuEventQuery(static_cast<CUevent>(it->event));
+      const CUresult r = api_.cuEventQuery(static_cast<CUevent>(it->event));
       if (pushed) {
         CUcontext popped = nullptr;
         api_.cuCtxPopCurrent_v2(&popped);
@@ -143,10 +142,9 @@ bool CudaDevice::EnqueueCopy(uint64_t stream, std::span<const MeasureItem> items
 }
 
 void CudaDevice::PollCopies(const CopyFn& fn, bool wait) {
-  // Never the copier's blocking wait (cuEventSynchronize under its mutex):
-  // at exit the copies are polled until options.exit_wait has passed, like
-  // the reductions (Drain).
-  dump_copier_.Poll(fn, /*wait=*/false);
+  // At exit the copies are polled until options.exit_wait has passed, like
+  // the reductions (Drain): never a blocking wait.
+  dump_copier_.Poll(fn);
   if (!wait) return;
   const auto deadline = std::chrono::steady_clock::now() + options_.exit_wait;
   while (dump_copier_.in_flight() > 0) {
@@ -158,7 +156,7 @@ void CudaDevice::PollCopies(const CopyFn& fn, bool wait) {
       return;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    dump_copier_.Poll(fn, /*wait=*/false);
+    dump_copier_.Poll(fn);
   }
 }
 

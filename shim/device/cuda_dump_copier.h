@@ -18,7 +18,7 @@
 // Example (inside CudaDevice, which forwards Device::EnqueueCopy/PollCopies):
 //   CudaDumpCopier copier(DriverApi::Instance());
 //   copier.Enqueue(stream, items, ticket);   // launch callback thread
-//   copier.Poll(fn, /*wait=*/false);         // writer thread
+//   copier.Poll(fn);                         // writer thread
 #ifndef NUMTRACE_SHIM_DEVICE_CUDA_DUMP_COPIER_H_
 #define NUMTRACE_SHIM_DEVICE_CUDA_DUMP_COPIER_H_
 
@@ -28,7 +28,7 @@
 #include <span>
 #include <vector>
 
-#include "shim/device/device.h"
+#include "shim/engine/device.h"
 
 namespace numtrace::shim {
 
@@ -43,8 +43,10 @@ class CudaDumpCopier {
   // Queues the copies on `stream` in the calling thread's current context.
   // False when nothing could be queued.
   [[nodiscard]] bool Enqueue(uint64_t stream, std::span<const MeasureItem> items, uint64_t ticket);
-  // Hands out completed copies (all queued ones with `wait`), one call per item.
-  void Poll(const Device::CopyFn& fn, bool wait);
+  // Hands out completed copies, one call per item. Never waits: event
+  // queries only (the mutex is held across them); CudaDevice::PollCopies
+  // polls against a deadline at exit.
+  void Poll(const Device::CopyFn& fn);
 
   size_t in_flight() const;
 

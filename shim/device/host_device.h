@@ -30,7 +30,7 @@
 #include <span>
 #include <vector>
 
-#include "shim/device/device.h"
+#include "shim/engine/device.h"
 
 namespace numtrace::shim {
 

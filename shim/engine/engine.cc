@@ -721,6 +721,11 @@ void Engine::OnProfilerStop() { StepEnded(tracker_.OnProfilerStop()); }
 void Engine::OnRangePush(std::string_view name) { StepEnded(tracker_.OnRangePush(name)); }
 void Engine::OnRangePop() { StepEnded(tracker_.OnRangePop()); }
 
+void Engine::OnWarning(std::string_view msg) {
+  if (shut_down_.load(std::memory_order_relaxed)) return;
+  PushNote(tracker_.launches(), std::string(msg));
+}
+
 void Engine::OnUnmeasured(std::string_view name, uint64_t count, bool in_graph) {
   if (count == 0 || shut_down_.load(std::memory_order_relaxed)) return;
   unmeasured_.fetch_add(count, std::memory_order_relaxed);

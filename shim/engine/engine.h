@@ -35,7 +35,7 @@
 #include <vector>
 
 #include "common/format/records.h"
-#include "shim/device/device.h"
+#include "shim/engine/device.h"
 #include "shim/engine/alloc_map.h"
 #include "shim/engine/annotations.h"
 #include "shim/engine/config.h"
@@ -83,6 +83,7 @@ class Engine : public EventSink {
   void OnRangePush(std::string_view name) override;
   void OnRangePop() override;
   void OnUnmeasured(std::string_view name, uint64_t count, bool in_graph) override;
+  void OnWarning(std::string_view msg) override;
   // Operator level (config.level == kOps; event_sink.h). CPU tensors are
   // measured at once by the host reduction on all cores; CUDA tensors are
   // queued on the op device (SetOpDevice) on the caller's stream, like a

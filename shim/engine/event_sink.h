@@ -12,7 +12,7 @@
 #include <span>
 #include <string_view>
 
-#include "shim/device/device.h"
+#include "shim/engine/device.h"
 #include "shim/engine/events.h"
 
 namespace numtrace::shim {
@@ -70,6 +70,10 @@ class EventSink {
   // CUDA graph launch. Written as a note of kind "unmeasured" and added to
   // the footer's `unmeasured`.
   virtual void OnUnmeasured(std::string_view name, uint64_t count, bool in_graph) {}
+  // A condition of the CUDA layer the trace must carry (the stderr line
+  // was said already): written as a note, e.g. another tool taking CUPTI's
+  // activity buffers (shim/cupti/kernel_activity.h).
+  virtual void OnWarning(std::string_view msg) {}
 
   // Operator level (NUMTRACE_LEVEL=ops): a framework operator is about to
   // run with `tensors`; the written ones are measured now (`pre`), CUDA ones

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "common/format/dtype.h"
-#include "shim/device/device.h"
+#include "shim/engine/device.h"
 #include "shim/engine/buffer_scan.h"
 #include "shim/engine/kernel_cache.h"
 

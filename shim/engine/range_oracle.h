@@ -4,7 +4,7 @@
 // buffer scan (buffer_scan.h) for a candidate pointer the allocation map
 // does not know - memory whose allocation raised no callback numtrace saw
 // (a pool allocation, a missed runtime path). The CUDA implementation asks
-// the driver (shim/cupti/driver_range_oracle.h: cuPointerGetAttributes:
+// the driver (shim/driver/driver_range_oracle.h: cuPointerGetAttributes:
 // range start, size, mapped); tests use fakes. StepRangeCache keeps the
 // answers for one captured step so each value costs one driver query a
 // step at most; the engine clears it at every step end (memory may be

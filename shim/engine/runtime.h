@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "common/format/records.h"
-#include "shim/device/device.h"
+#include "shim/engine/device.h"
 #include "shim/engine/config.h"
 #include "shim/engine/event_sink.h"
 

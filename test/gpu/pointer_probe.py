@@ -2,7 +2,7 @@
 # File: test/gpu/pointer_probe.py
 #
 # What the driver answers for the pointer questions numtrace asks before it
-# reads a buffer (issue 18, item 2; shim/cupti/driver_range_oracle.h):
+# reads a buffer (issue 18, item 2; shim/driver/driver_range_oracle.h):
 # cuPointerGetAttributes RANGE_START_ADDR / RANGE_SIZE / MAPPED and
 # cuMemGetAddressRange, for a cuMemAlloc buffer, a stream-ordered pool
 # allocation (cuMemAllocAsync), a VMM reservation mapped in part, and a pool

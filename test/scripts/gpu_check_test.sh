@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/gpu-check.sh without a GPU: the two dry runs end in seconds with
+# scripts/gpu-check.sh without a GPU: every part's dry run ends in seconds with
 # clean skip rows on stdout and two files in OUT (the device tool brings back
 # at most 8); each part's step limits fit its budget; a hang, a spent budget
 # and a TERM still leave the table packed in the archive, within the budget.
@@ -32,19 +32,45 @@ files() { find "$tmp/$1/out" -type f | wc -l; }
 # The archive's copy of the table.
 packed_table() { tar xzf "$tmp/$1/out/gpu-check-part$2.tar.gz" -O "gpu-check-part$2.txt" 2>/dev/null; }
 
-# --- the limits fit the budget (parts 1 and 2) ------------------------------
+# --- every part's limits fit its budget ---------------------------------------
+# One device call may take 290 s, packing included: the default budget, less
+# the packing reserve, bounds the sum of each part's step limits - summed
+# here from the table itself, not taken from the script's own verdict.
+table_text() { sed -n '/^limits_table()/,/^EOF/p' "$check"; }
+budget=$(sed -n 's/^budget=\${NUMTRACE_CHECK_BUDGET_S:-\([0-9]*\)}$/\1/p' "$check")
+reserve=$(sed -n 's/^reserve=\([0-9]*\)$/\1/p' "$check")
+# The parts: every digit of the table's PARTS column.
+parts=$(table_text | awk '$1 ~ /^[0-9]+c?$/ { for (i = 1; i <= length($1); i++) if (substr($1, i, 1) ~ /[0-9]/) print substr($1, i, 1) }' | sort -u | tr '\n' ' ')
+[ "$budget" = 290 ] && [ -n "$reserve" ] && ok || bad "default budget '$budget' s (want 290), reserve '$reserve'"
+[ "$(wc -w <<<"$parts")" -ge 2 ] && ok || bad "parts '$parts' read from the limits table"
 bash "$check" --budget >"$tmp/budget" 2>&1
-for p in 1 2; do
-  grep -q "^part $p  sum of limits [0-9]* s, budget 290 s less 10 s packing: fits" "$tmp/budget" && ok ||
-    bad "part $p's limits do not fit 290 s: $(grep "^part $p  sum" "$tmp/budget")"
+for p in $parts; do
+  sum=$(table_text | awk -v p="$p" '$1 ~ /^[0-9]+c?$/ && $1 !~ /c$/ && index($1, p) { s += $3 } END { print s + 0 }')
+  [ "$sum" -gt 0 ] && [ "$sum" -le $((budget - reserve)) ] && ok ||
+    bad "part $p: its limits sum to $sum s, over $budget s less $reserve s packing"
+  grep -q "^part $p  sum of limits $sum s, budget $budget s less $reserve s packing: fits" "$tmp/budget" && ok ||
+    bad "--budget disagrees for part $p: $(grep "^part $p  sum" "$tmp/budget")"
+  # The environment's nvidia-smi runs in every part.
+  table_text | awk -v p="$p" '$2 == "nvidia-smi" && index($1, p) { f = 1 } END { exit !f }' && ok ||
+    bad "part $p runs nvidia-smi but the table does not count it there"
 done
-# Every step the script runs has a limit in the table.
+[ "$(grep -c '^part [0-9]*  sum of limits' "$tmp/budget")" = "$(wc -w <<<"$parts")" ] && ok || bad "--budget does not list every part"
+env -i PATH=/usr/bin:/bin bash "$check" --part 9 /dev/null >/dev/null 2>&1; r=$?
+[ $r -eq 2 ] && ok || bad "--part 9: exit $r, want 2"
+# Every step the script runs has a limit in the table ...
 for s in $(grep -oE '^ *(STEP_ERR="[^"]*" )?step(bt)? [a-z][a-z0-9_-]*' "$check" | awk '{print $NF}' | sort -u); do
-  grep -qE "^[0-9c]+ +$s +[0-9]+ " <(sed -n '/^limits_table()/,/^EOF/p' "$check") && ok || bad "step $s has no limit"
+  grep -qE "^[0-9c]+ +$s +[0-9]+ " <(table_text) && ok || bad "step $s has no limit"
 done
+# ... counted in the part whose functions (partN_*) run it.
+while read -r p s; do
+  table_text | awk -v p="$p" -v s="$s" '$2 == s && index($1, p) { f = 1 } END { exit !f }' && ok ||
+    bad "step $s runs in part $p, but the table counts it in part(s) $(table_text | awk -v s="$s" '$2 == s { print $1 }')"
+done < <(awk '/^part[0-9]_[a-z0-9_]*\(\) \{/ { p = substr($1, 5, 1) } /^}/ { p = "" }
+  p != "" && match($0, /(^ *|then |; |&& )(STEP_ERR="[^"]*" )?(step|stepbt|gtest_rows) [a-z][a-z0-9_-]*/) {
+    n = split(substr($0, RSTART, RLENGTH), w, " "); print p, w[n] }' "$check" | sort -u)
 
 # --- the dry runs -------------------------------------------------------------
-for p in 1 2; do
+for p in $parts; do
   run "dry$p" $p
   [ "$(rc dry$p)" = 0 ] && ok || bad "dry run part $p exit $(rc dry$p): $(cat "$tmp/dry$p/stderr")"
   [ "$(secs dry$p)" -le 10 ] && ok || bad "dry run part $p took $(secs dry$p) s"

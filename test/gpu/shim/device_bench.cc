@@ -13,7 +13,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "shim/cupti/driver_api.h"
+#include "shim/driver/driver_api.h"
 #include "shim/device/cuda_device.h"
 #include "shim/reduce/reduction_fatbin.h"
 

@@ -73,6 +73,7 @@ TEST(DoctorChecks, AWorkingGpuMachineCanCapture) {
   // Review finding 13 (kineto's CuptiActivityApi.cpp): a profiler started
   // later still records kernels but takes the activity buffers.
   EXPECT_THAT(Row(r, "CUPTI subscriber free").found, HasSubstr("takes numtrace's activity records"));
+  EXPECT_THAT(Row(r, "CUPTI subscriber free").found, HasSubstr("NUMTRACE_ACTIVITY=0 leaves them to the profiler"));
   EXPECT_EQ(probe.subscriber_calls, 1);
 }
 

@@ -23,7 +23,7 @@
 #include "shim/cupti/kernel_activity_check.h"
 #include "shim/cupti/measurement_pause.h"
 #include "shim/cupti/runtime_call_stack.h"
-#include "shim/cupti/self_call_guard.h"
+#include "shim/driver/self_call_guard.h"
 #include "shim/engine/alloc_map.h"
 #include "shim/engine/buffer_scan.h"
 #include "shim/engine/capture_counters.h"

@@ -13,13 +13,16 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <mutex>
+#include <set>
 #include <thread>
 #include <vector>
 
-#include "shim/cupti/driver_api.h"
+#include "shim/driver/driver_api.h"
 #include "shim/engine/capture_counters.h"
 #include "shim/engine/range_oracle.h"
 #include "shim/reduce/batch_abi.h"
@@ -48,7 +51,6 @@ struct FakeGpu {
   int catch_up = -1;
   bool stuck = false;
   std::map<CUevent, int> queries_of;
-  int blocking_waits = 0;  // cuEventSynchronize calls: must stay 0
   std::atomic<int> stuck_queries{0};  // queries answered "not ready" while stuck
   bool fail_event_create = false;
   int fail_queries = 0;
@@ -80,8 +82,25 @@ struct FakeGpu {
   std::map<CUevent, uint64_t> recorded_at;
   // cuMemAlloc blocks while alloc_gate is set (a slow or stuck allocation).
   std::atomic<bool> alloc_gate{false}, in_alloc{false};
+  // Review round 4, finding 11: `blocking` blocks on a thread that set
+  // t_gated (a stream's launch queue full) until `open`; `entered` says it
+  // is blocked. A latch, not a sleep: no timing in the test's outcome.
+  enum class Call { kNone, kCopyIn, kLaunch, kCopyOut, kRecord, kEventCreate };
+  Call blocking = Call::kNone;
+  std::mutex gate_mu;
+  std::condition_variable gate_cv;
+  bool entered = false, open = false;
 };
 FakeGpu* g;
+thread_local bool t_gated = false;
+
+void MaybeBlock(FakeGpu::Call call) {
+  if (!t_gated || g->blocking != call) return;
+  std::unique_lock<std::mutex> lock(g->gate_mu);
+  g->entered = true;
+  g->gate_cv.notify_all();
+  g->gate_cv.wait(lock, [] { return g->open; });
+}
 
 const uint8_t kFatbin[16] = {};
 
@@ -165,10 +184,12 @@ CUresult IsCapturing(CUstream, CUstreamCaptureStatus* s) {
   return CUDA_SUCCESS;
 }
 CUresult HtoD(CUdeviceptr d, const void* h, size_t n, CUstream) {
+  MaybeBlock(FakeGpu::Call::kCopyIn);
   std::memcpy(reinterpret_cast<void*>(d), h, n);
   return CUDA_SUCCESS;
 }
 CUresult DtoH(void* h, CUdeviceptr d, size_t n, CUstream) {
+  MaybeBlock(FakeGpu::Call::kCopyOut);
   std::memcpy(h, reinterpret_cast<void*>(d), n);
   return CUDA_SUCCESS;
 }
@@ -176,6 +197,7 @@ CUresult DtoH(void* h, CUdeviceptr d, size_t n, CUstream) {
 // after checking the plan and that counters arrive zeroed.
 CUresult Launch(CUfunction f, unsigned gx, unsigned, unsigned, unsigned bx, unsigned, unsigned,
                 unsigned, CUstream, void** params, void**) {
+  MaybeBlock(FakeGpu::Call::kLaunch);
   EXPECT_EQ(reinterpret_cast<uint64_t>(f), 0x33u) << "the function loaded into the context";
   EXPECT_EQ(g->mode, CU_STREAM_CAPTURE_MODE_RELAXED);
   EXPECT_EQ(bx, kNtBlockThreads);
@@ -199,6 +221,7 @@ CUresult Launch(CUfunction f, unsigned gx, unsigned, unsigned, unsigned bx, unsi
   return CUDA_SUCCESS;
 }
 CUresult EventCreate(CUevent* e, unsigned) {
+  MaybeBlock(FakeGpu::Call::kEventCreate);
   ++g->allocs;
   if (g->fail_event_create) return CUDA_ERROR_OUT_OF_MEMORY;
   *e = reinterpret_cast<CUevent>(new int(0));  // leaked: a test's handful
@@ -206,6 +229,7 @@ CUresult EventCreate(CUevent* e, unsigned) {
 }
 CUresult EventDestroy(CUevent) { return CUDA_SUCCESS; }  // events are leaked above
 CUresult EventRecord(CUevent e, CUstream) {
+  MaybeBlock(FakeGpu::Call::kRecord);
   g->recorded[e] = true;
   g->recorded_at[e] = g->records++;
   g->queries_of.erase(e);
@@ -225,13 +249,6 @@ CUresult EventQuery(CUevent e) {
   if (g->lag >= 0 && g->records - g->recorded_at[e] > static_cast<uint64_t>(g->lag)) return CUDA_SUCCESS;
   if (g->catch_up >= 0 && ++g->queries_of[e] > g->catch_up) return CUDA_SUCCESS;
   return g->events_ready ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
-}
-// No wait of numtrace's may block without a deadline: on a stuck GPU this
-// call would never return.
-CUresult EventSync(CUevent) {
-  ++g->blocking_waits;
-  if (g->stuck) ADD_FAILURE() << "cuEventSynchronize on a GPU that never finishes: exit would hang";
-  return CUDA_SUCCESS;
 }
 CUresult StreamGetCtx(CUstream s, CUcontext* c) {
   if (g->stream_ctx_fails) return CUDA_ERROR_INVALID_HANDLE;
@@ -309,7 +326,6 @@ DriverApi FakeApi() {
   a.cuEventDestroy_v2 = &EventDestroy;
   a.cuEventRecord = &EventRecord;
   a.cuEventQuery = &EventQuery;
-  a.cuEventSynchronize = &EventSync;
   a.cuKernelGetFunction = &KernelGetFunction;
   a.cuThreadExchangeStreamCaptureMode = &ExchangeMode;
   a.cuCtxPushCurrent_v2 = &CtxPush;
@@ -902,7 +918,6 @@ TEST_F(CudaDeviceTest, DrainGivesUpAtItsDeadlineOnAStuckGpu) {
   int delivered = 0;
   dev.Poll([&](uint64_t, std::span<const BufferStats>, bool) { ++delivered; });
   EXPECT_EQ(delivered, 0) << "unfinished: the engine writes those launches as dropped";
-  EXPECT_EQ(gpu_.blocking_waits, 0);
   EXPECT_EQ(CaptureCounters::Get().value(Counter::kExitWaitExpired), 2u) << "each expired wait";
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << "said once: " << err;
   EXPECT_NE(err.find("NUMTRACE_EXIT_WAIT"), std::string::npos) << err;
@@ -920,7 +935,6 @@ TEST_F(CudaDeviceTest, DrainPollsUntilTheWorkFinishes) {
   dev.Poll([&](uint64_t, std::span<const BufferStats>, bool) { ++delivered; });
   EXPECT_EQ(delivered, 3);
   EXPECT_EQ(CaptureCounters::Get().value(Counter::kExitWaitExpired), 0u);
-  EXPECT_EQ(gpu_.blocking_waits, 0);
 }
 
 // Finding 6: ReleaseContext (CUPTI's CONTEXT_DESTROY_STARTING, on the
@@ -953,7 +967,6 @@ TEST_F(CudaDeviceTest, ReleasingAContextOnAStuckGpuWaitsBoundedAndWithoutTheMute
   gpu_.events_ready = true;
   destroyer.join();
   EXPECT_EQ(gpu_.live_bytes, live - (1u << 20)) << "0xC0's ring freed once its batches finished";
-  EXPECT_EQ(gpu_.blocking_waits, 0);
 }
 
 TEST_F(CudaDeviceTest, ReleasingAContextOnAStuckGpuGivesUpAndFreesNothing) {
@@ -969,7 +982,6 @@ TEST_F(CudaDeviceTest, ReleasingAContextOnAStuckGpuGivesUpAndFreesNothing) {
   EXPECT_EQ(gpu_.live_bytes, live) << "the stuck batch may still read its ring: not freed";
   EXPECT_EQ(CaptureCounters::Get().value(Counter::kExitWaitExpired), 1u);
   EXPECT_NE(err.find("NUMTRACE_EXIT_WAIT"), std::string::npos) << err;
-  EXPECT_EQ(gpu_.blocking_waits, 0);
   gpu_.stuck = false;
   gpu_.events_ready = true;
   EXPECT_TRUE(dev.Enqueue(0x5, {&item, 1}, 2)) << "a context reusing the handle is prepared afresh";
@@ -989,7 +1001,6 @@ TEST_F(CudaDeviceTest, ForgettingAContextAtExitMakesNoDriverCall) {
   dev.ForgetContext(0xC0);
   EXPECT_EQ(gpu_.queried_in.size(), queries) << "no event query";
   EXPECT_EQ(gpu_.live_bytes, live) << "no free";
-  EXPECT_EQ(gpu_.blocking_waits, 0);
 }
 
 // Finding 6, the dump copies: PollCopies(wait) synchronised each copy's
@@ -1008,10 +1019,95 @@ TEST_F(CudaDeviceTest, WaitingForDumpCopiesAtExitHasADeadline) {
   dev.PollCopies([&](uint64_t, size_t, std::span<const uint8_t>, bool) { ++calls; }, /*wait=*/true);
   std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(calls, 0);
-  EXPECT_EQ(gpu_.blocking_waits, 0);
   EXPECT_EQ(CaptureCounters::Get().value(Counter::kExitWaitExpired), 1u);
   EXPECT_NE(err.find("NUMTRACE_EXIT_WAIT"), std::string::npos) << err;
 }
+
+// Review round 4, finding 11: Enqueue held the device mutex across
+// cuMemcpyHtoDAsync, cuLaunchKernel, cuMemcpyDtoHAsync and cuEventRecord
+// (and cuEventCreate when the pool ran dry). Those block while a stream's
+// launch queue is full, and every other launching thread and the writer's
+// Poll then waited behind that one thread - with one thread per GPU, a
+// deadlock once GPU 0's queue waits for GPU 1. Now ring space and the event
+// are reserved under the mutex and the work is queued without it. Thread A
+// blocks in one driver call (a latch in the fake); thread B must get
+// launches measured in another context and in A's own, and a Poll, before
+// A is let go. Before the fix B never returned (the deadline below ends the
+// wait, then the latch opens so the test fails instead of hanging).
+std::string CallName(const ::testing::TestParamInfo<FakeGpu::Call>& info) {
+  static constexpr const char* kNames[] = {"None", "CopyIn", "Launch", "CopyOut", "Record", "EventCreate"};
+  return kNames[static_cast<int>(info.param)];
+}
+
+class CudaDeviceBlockedCallTest : public CudaDeviceTest,
+                                  public ::testing::WithParamInterface<FakeGpu::Call> {};
+
+TEST_P(CudaDeviceBlockedCallTest, AnotherThreadsLaunchesAndPollDoNotWaitForIt) {
+  gpu_.contexts.reserve(64);
+  gpu_.stream_ctx[0x8] = reinterpret_cast<CUcontext>(0xCB);
+  CudaDevice dev(api_, kFatbin, {.device_memory = 1 << 20});
+  ASSERT_TRUE(dev.PrepareContext(0xC0));
+  ASSERT_TRUE(dev.PrepareContext(0xCB));
+  MeasureItem item{0x1000, 64, DType::kF32};
+  std::set<uint64_t> expected = {1, 2, 3};
+  if (GetParam() == FakeGpu::Call::kEventCreate) {
+    // Empty 0xC0's event pool: A's batch must create its event.
+    gpu_.events_ready = false;
+    for (uint64_t t = 100; dev.stats().batches.load() < 64; ++t) {
+      ASSERT_TRUE(dev.Enqueue(0x5, {&item, 1}, t));
+      expected.insert(t);
+    }
+  }
+  gpu_.blocking = GetParam();
+  bool a_ok = false;
+  std::thread a([&] {
+    t_gated = true;
+    a_ok = dev.Enqueue(0x5, {&item, 1}, 1);
+  });
+  {
+    std::unique_lock<std::mutex> lock(gpu_.gate_mu);
+    ASSERT_TRUE(gpu_.gate_cv.wait_for(lock, std::chrono::seconds(60), [&] { return gpu_.entered; }))
+        << "thread A never reached the blocking call";
+  }
+  bool b_other = false, b_same = false, b_done = false;
+  std::set<uint64_t> polled;
+  std::thread b([&] {
+    b_other = dev.Enqueue(0x8, {&item, 1}, 2);  // context 0xCB
+    b_same = dev.Enqueue(0x5, {&item, 1}, 3);   // A's context 0xC0
+    dev.Poll([&](uint64_t t, std::span<const BufferStats>, bool) { polled.insert(t); });
+    std::lock_guard<std::mutex> lock(gpu_.gate_mu);
+    b_done = true;
+    gpu_.gate_cv.notify_all();
+  });
+  bool in_time = false;
+  {
+    std::unique_lock<std::mutex> lock(gpu_.gate_mu);
+    in_time = gpu_.gate_cv.wait_for(lock, std::chrono::seconds(10), [&] { return b_done; });
+    gpu_.open = true;  // let A go in either case: a failure must not hang
+    gpu_.gate_cv.notify_all();
+  }
+  a.join();
+  b.join();
+  ASSERT_TRUE(in_time) << "thread B waited behind A's blocked driver call";
+  EXPECT_TRUE(b_other);
+  EXPECT_TRUE(b_same);
+  EXPECT_EQ(polled.count(1), 0u) << "A's batch was not queued yet: its space and ticket stay";
+  EXPECT_TRUE(a_ok);
+  gpu_.events_ready = true;
+  dev.Poll([&](uint64_t t, std::span<const BufferStats> s, bool failed) {
+    EXPECT_FALSE(failed);
+    EXPECT_EQ(s.size(), 1u);
+    EXPECT_TRUE(polled.insert(t).second) << "ticket " << t << " twice";
+  });
+  EXPECT_EQ(polled, expected);
+  EXPECT_EQ(dev.stats().errors.load(), 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(EachAsyncCall, CudaDeviceBlockedCallTest,
+                         ::testing::Values(FakeGpu::Call::kCopyIn, FakeGpu::Call::kLaunch,
+                                           FakeGpu::Call::kCopyOut, FakeGpu::Call::kRecord,
+                                           FakeGpu::Call::kEventCreate),
+                         CallName);
 
 TEST(ParseNvidiaDriverVersion, ProprietaryAndOpenModules) {
   EXPECT_EQ(ParseNvidiaDriverVersion(

@@ -7,9 +7,12 @@
 #include <cupti.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
 #include <vector>
 
 #include "shim/cupti/cupti_api.h"
+#include "test/shim/cupti/recording_sink.h"
 
 namespace numtrace::shim {
 namespace {
@@ -39,6 +42,52 @@ TEST(CuptiSession, StartIsIdempotentAndInertWithoutDriver) {
     GTEST_SKIP() << "a driver is present here (state " << static_cast<int>(first) << ")";
   }
   CuptiSession::Get().Stop();
+}
+
+CUptiResult g_state_result = CUPTI_SUCCESS;
+uint32_t g_state_enabled = 1;
+CUptiResult CallbackState(uint32_t* enable, CUpti_SubscriberHandle, CUpti_CallbackDomain domain,
+                          CUpti_CallbackId id) {
+  EXPECT_EQ(domain, CUPTI_CB_DOMAIN_DRIVER_API);
+  EXPECT_EQ(id, static_cast<CUpti_CallbackId>(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel));
+  *enable = g_state_enabled;
+  return g_state_result;
+}
+CUptiResult ResultString(CUptiResult, const char** s) {
+  *s = "CUPTI_ERROR_NOT_INITIALIZED";
+  return CUPTI_SUCCESS;
+}
+
+// Another tool's cuptiFinalize() removes numtrace's subscription: launches
+// stop raising callbacks and the trace just ended early, silently. Now the
+// writer's thread asks CUPTI for the launch callback's state and says it
+// once, on stderr and as a trace note.
+TEST(SubscriptionWatch, ALostSubscriptionIsSaidOnce) {
+  CuptiApi api;
+  api.cuptiGetCallbackState = &CallbackState;
+  api.cuptiGetResultString = &ResultString;
+  RecordingSink sink;
+  SubscriptionWatch watch;
+  g_state_result = CUPTI_SUCCESS;
+  g_state_enabled = 1;
+  ::testing::internal::CaptureStderr();
+  EXPECT_TRUE(watch.Check(api, nullptr, &sink));
+  g_state_result = CUPTI_ERROR_NOT_INITIALIZED;  // finalized under us
+  EXPECT_FALSE(watch.Check(api, nullptr, &sink));
+  EXPECT_FALSE(watch.Check(api, nullptr, &sink));
+  std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_NE(err.find("subscription is gone (CUPTI answers CUPTI_ERROR_NOT_INITIALIZED"), std::string::npos) << err;
+  ASSERT_EQ(sink.warnings.size(), 1u);
+  EXPECT_NE(sink.warnings[0].find("later launches are not captured"), std::string::npos);
+
+  SubscriptionWatch off;  // answered, but the callback is disabled
+  g_state_result = CUPTI_SUCCESS;
+  g_state_enabled = 0;
+  ::testing::internal::CaptureStderr();
+  EXPECT_FALSE(off.Check(api, nullptr, nullptr));
+  err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("its launch callback is off"), std::string::npos) << err;
 }
 
 std::vector<uint32_t> g_asked;

@@ -3,11 +3,11 @@
 // LiveDriverQueries over a DriverApi table of fake functions: parameter
 // iteration ends at CUDA_ERROR_INVALID_VALUE, CUkernel handles fall back to
 // the cuKernel* queries, broken handles give no layout.
-#include "shim/cupti/driver_queries.h"
+#include "shim/driver/driver_queries.h"
 
 #include <gtest/gtest.h>
 
-#include "shim/cupti/driver_api.h"
+#include "shim/driver/driver_api.h"
 
 namespace numtrace::shim {
 namespace {

@@ -3,12 +3,12 @@
 // DriverRangeOracle over a fake cuPointerGetAttributes: a mapped range is
 // confirmed, the driver's all-zero answer for an unknown pointer, an
 // unmapped range and an error are not.
-#include "shim/cupti/driver_range_oracle.h"
+#include "shim/driver/driver_range_oracle.h"
 
 #include <gtest/gtest.h>
 
-#include "shim/cupti/driver_api.h"
-#include "shim/cupti/self_call_guard.h"
+#include "shim/driver/driver_api.h"
+#include "shim/driver/self_call_guard.h"
 #include "shim/engine/capture_counters.h"
 
 namespace numtrace::shim {

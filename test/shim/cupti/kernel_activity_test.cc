@@ -14,6 +14,7 @@
 
 #include "shim/cupti/cupti_api.h"
 #include "shim/engine/capture_counters.h"
+#include "test/shim/cupti/recording_sink.h"
 
 namespace numtrace::shim {
 namespace {
@@ -73,31 +74,6 @@ CUpti_ActivityKernel10 Kernel(uint32_t correlation, const char* name, uint32_t g
   k.graphId = graph;
   return k;
 }
-
-struct Unmeasured {
-  std::string name;
-  uint64_t count;
-  bool in_graph;
-};
-class RecordingSink : public EventSink {
- public:
-  void OnLaunch(const LaunchEvent&) override {}
-  void OnAlloc(const AllocEvent&) override {}
-  void OnFree(const FreeEvent&) override {}
-  void OnGraphLaunch(const GraphLaunchEvent&) override {}
-  void OnStepMark() override {}
-  void OnCaptureBegin() override {}
-  void OnCaptureEnd() override {}
-  void OnProfilerStart() override {}
-  void OnProfilerStop() override {}
-  void OnRangePush(std::string_view) override {}
-  void OnRangePop() override {}
-  void Shutdown() override {}
-  void OnUnmeasured(std::string_view name, uint64_t count, bool in_graph) override {
-    seen.push_back({std::string(name), count, in_graph});
-  }
-  std::vector<Unmeasured> seen;
-};
 
 class KernelActivityTest : public ::testing::Test {
  protected:
@@ -179,6 +155,198 @@ TEST_F(KernelActivityTest, ACuptiWithoutActivityFunctionsIsUnavailable) {
   EXPECT_EQ(CaptureCounters::Get().value(Counter::kActivityUnavailable), 1u);
   activity.Finish(nullptr);  // nothing registered: no flush, no crash
   EXPECT_EQ(g_flushes, 0);
+}
+
+// Review round 4, finding 13: CUPTI's activity buffer callbacks are one
+// process-wide slot, no subscriber needed. This fake models it as kineto
+// meets it (libkineto/src/CuptiActivityApi.cpp): the last registration
+// wins, a kernel's record goes into the buffer being filled (asked from
+// whoever is registered when a new one is needed), a flush hands every
+// buffer back to whoever is registered at that moment, and
+// cuptiActivityDisable(CONCURRENT_KERNEL) stops kernel records for all.
+namespace slot {
+CUpti_BuffersCallbackRequestFunc request = nullptr;
+CUpti_BuffersCallbackCompleteFunc complete = nullptr;
+uint8_t* filling = nullptr;
+size_t capacity = 0, used = 0;
+bool kernels_on = false;
+CUptiResult Register(CUpti_BuffersCallbackRequestFunc r, CUpti_BuffersCallbackCompleteFunc c) {
+  request = r;
+  complete = c;
+  return CUPTI_SUCCESS;
+}
+CUptiResult Enable(CUpti_ActivityKind k) {
+  if (k == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) kernels_on = true;
+  return CUPTI_SUCCESS;
+}
+CUptiResult Disable(CUpti_ActivityKind k) {
+  if (k == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) kernels_on = false;
+  return CUPTI_SUCCESS;
+}
+// Every record here is complete: both flushes hand back the buffer being
+// filled (an empty one stays with CUPTI).
+CUptiResult Flush(uint32_t) {
+  if (filling != nullptr && used > 0) {
+    uint8_t* b = filling;
+    filling = nullptr;
+    complete(nullptr, 0, b, capacity, used);
+  }
+  return CUPTI_SUCCESS;
+}
+CUptiResult Next(uint8_t* buffer, size_t valid, CUpti_Activity** record) {
+  uint8_t* at = *record == nullptr ? buffer : reinterpret_cast<uint8_t*>(*record) + sizeof(CUpti_ActivityKernel10);
+  if (at + sizeof(CUpti_ActivityKernel10) > buffer + valid) return CUPTI_ERROR_MAX_LIMIT_REACHED;
+  *record = reinterpret_cast<CUpti_Activity*>(at);
+  return CUPTI_SUCCESS;
+}
+// A kernel ran.
+void Run(uint32_t correlation, const char* name) {
+  if (!kernels_on || request == nullptr) return;
+  if (filling != nullptr && used + sizeof(CUpti_ActivityKernel10) > capacity) Flush(0);
+  if (filling == nullptr) {
+    size_t max = 0;
+    request(&filling, &capacity, &max);
+    used = 0;
+  }
+  CUpti_ActivityKernel10 k = Kernel(correlation, name);
+  std::memcpy(filling + used, &k, sizeof k);
+  used += sizeof k;
+}
+CuptiApi Api() {
+  CuptiApi api = FakeApi();
+  api.cuptiActivityRegisterCallbacks = &Register;
+  api.cuptiActivityEnable = &Enable;
+  api.cuptiActivityDisable = &Disable;
+  api.cuptiActivityFlushAll = &Flush;
+  api.cuptiActivityGetNextRecord = &Next;
+  return api;
+}
+}  // namespace slot
+
+// The other tool: kineto's buffers come from its own pool (static here, so
+// a free() of one by numtrace would abort the test), and it counts the
+// kernel records it got and the buffers it never lent ("bufferCompleted
+// called with unknown buffer").
+namespace kineto {
+alignas(8) uint8_t pool[8][64 << 10];
+int lent = 0, records = 0, unknown = 0;
+void CUPTIAPI Request(uint8_t** buffer, size_t* size, size_t* max) {
+  *buffer = pool[lent++ % 8];
+  *size = sizeof pool[0];
+  *max = 0;
+}
+void CUPTIAPI Complete(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid) {
+  if (buffer < &pool[0][0] || buffer >= &pool[0][0] + sizeof pool) ++unknown;
+  CUpti_Activity* r = nullptr;
+  while (slot::Next(buffer, valid, &r) == CUPTI_SUCCESS) ++records;
+}
+// enableCuptiActivities / disableCuptiActivities, as far as kernels go.
+void StartProfile() {
+  slot::Register(&Request, &Complete);
+  slot::Enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+}
+void StopProfile() { slot::Disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL); }
+}  // namespace kineto
+
+class SharedActivityTest : public KernelActivityTest {
+ protected:
+  void SetUp() override {
+    KernelActivityTest::SetUp();
+    slot::request = nullptr;
+    slot::complete = nullptr;
+    slot::filling = nullptr;
+    slot::kernels_on = false;
+    kineto::lent = kineto::records = kineto::unknown = 0;
+    ::testing::internal::CaptureStderr();
+  }
+  // One captured step: a launch noted, its kernel run, the step's end.
+  void Step(KernelActivity& a) {
+    check_.NoteLaunch(next_);
+    slot::Run(next_++, "gemm");
+    a.StepEnded(&sink_);
+  }
+  int Lines(const std::string& err, const char* what) {
+    int n = 0;
+    for (size_t at = err.find(what); at != std::string::npos; at = err.find(what, at + 1)) ++n;
+    return n;
+  }
+  CuptiApi shared_ = slot::Api();
+  RecordingSink sink_;
+  uint32_t next_ = 1;
+};
+
+TEST_F(SharedActivityTest, AProfilerTakingTheBuffersMidRunIsSaidOnce) {
+  KernelActivity a(shared_, &check_);
+  ASSERT_TRUE(a.Open());
+  for (int i = 0; i < 3; ++i) Step(a);
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kActivityKernels), 3u) << "records reach numtrace";
+  kineto::StartProfile();
+  for (uint32_t i = 1; i < KernelActivity::kSilentStepEnds; ++i) Step(a);
+  EXPECT_TRUE(sink_.warnings.empty()) << "not yet: records may come a few steps late";
+  Step(a);
+  ASSERT_EQ(sink_.warnings.size(), 1u) << "said at the kSilentStepEnds-th silent step end";
+  for (int i = 0; i < 10; ++i) Step(a);
+  kineto::StopProfile();
+  a.Finish(&sink_);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(sink_.warnings.size(), 1u) << "once";
+  EXPECT_NE(sink_.warnings[0].find("stopped reaching numtrace"), std::string::npos) << sink_.warnings[0];
+  EXPECT_EQ(Lines(err, "stopped reaching numtrace"), 1) << err;
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kActivityUnavailable), 1u);
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kActivityKernels), 3u);
+  EXPECT_GT(kineto::records, 0) << "the profiler got the kernels";
+}
+
+// Taken with numtrace's buffer half full, two step ends before exit: the
+// forced flush at exit hands it to the profiler ("unknown buffer" there).
+TEST_F(SharedActivityTest, BuffersTakenShortlyBeforeExitAreSaidAtExit) {
+  KernelActivity a(shared_, &check_);
+  ASSERT_TRUE(a.Open());
+  Step(a);
+  check_.NoteLaunch(next_);
+  slot::Run(next_++, "gemm");  // into numtrace's buffer
+  kineto::StartProfile();
+  Step(a);
+  Step(a);
+  EXPECT_TRUE(sink_.warnings.empty());
+  a.Finish(&sink_);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(sink_.warnings.size(), 1u) << err;
+  EXPECT_EQ(Lines(err, "stopped reaching numtrace"), 1) << err;
+  EXPECT_EQ(kineto::unknown, 1) << "numtrace's buffer went to the profiler";
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kActivityUnavailable), 1u);
+}
+
+// The profiler registered first (a profile started before the job's first
+// CUDA work): numtrace's Open takes the slot over, and the profiler's
+// buffer comes back to numtrace - read, never freed (it is the profiler's
+// memory: a static pool here, whose free() would abort), and said once.
+TEST_F(SharedActivityTest, AnotherToolsBufferIsReadNeverFreedAndSaid) {
+  kineto::StartProfile();
+  slot::Run(next_++, "early_kernel");  // into the profiler's buffer
+  KernelActivity a(shared_, &check_);
+  ASSERT_TRUE(a.Open());
+  Step(a);
+  Step(a);
+  a.Finish(&sink_);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(sink_.warnings.size(), 1u) << err;
+  EXPECT_NE(sink_.warnings[0].find("did not allocate"), std::string::npos) << sink_.warnings[0];
+  EXPECT_EQ(Lines(err, "did not allocate"), 1) << err;
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kActivityKernels), 3u) << "its records were read too";
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kActivityUnavailable), 0u) << "numtrace's check still works";
+}
+
+TEST_F(SharedActivityTest, NothingIsSaidWhileRecordsFlow) {
+  KernelActivity a(shared_, &check_);
+  ASSERT_TRUE(a.Open());
+  for (int i = 0; i < 40; ++i) Step(a);
+  a.Finish(&sink_);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(sink_.warnings.empty()) << sink_.warnings[0];
+  EXPECT_EQ(err, "");
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kActivityKernels), 40u);
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kActivityUnavailable), 0u);
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // File: test/shim/cupti/library_finder_test.cc
 //
 // The CUPTI/driver search order, over fake library files in a temp folder.
-#include "shim/cupti/library_finder.h"
+#include "shim/driver/library_finder.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

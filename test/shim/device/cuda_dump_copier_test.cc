@@ -10,7 +10,7 @@
 #include <map>
 #include <vector>
 
-#include "shim/cupti/driver_api.h"
+#include "shim/driver/driver_api.h"
 
 namespace numtrace::shim {
 namespace {
@@ -23,7 +23,6 @@ struct FakeDriver {
   std::vector<CUstream> copy_streams;
   std::vector<CUcontext> contexts{reinterpret_cast<CUcontext>(0xC0)};
   std::vector<CUcontext> queried_in;
-  int syncs = 0;
 };
 FakeDriver* f;
 
@@ -52,7 +51,6 @@ CUresult EventQuery(CUevent) {
   f->queried_in.push_back(f->contexts.back());
   return f->events_ready ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 }
-CUresult EventSync(CUevent) { ++f->syncs; return CUDA_SUCCESS; }
 CUresult GetErrorString(CUresult, const char** s) { *s = "fake error"; return CUDA_SUCCESS; }
 
 DriverApi FakeApi() {
@@ -68,7 +66,6 @@ DriverApi FakeApi() {
   a.cuEventDestroy_v2 = &EventDestroy;
   a.cuEventRecord = &EventRecord;
   a.cuEventQuery = &EventQuery;
-  a.cuEventSynchronize = &EventSync;
   return a;
 }
 
@@ -96,24 +93,15 @@ TEST_F(CudaDumpCopierTest, CopiesArriveOnlyAfterTheirEventAndFreeTheirMemory) {
     EXPECT_EQ(std::memcmp(bytes.data(), src.data(), bytes.size()), 0);
   };
   fake.contexts = {nullptr};  // the writer thread has no current context
-  c.Poll(fn, /*wait=*/false);
+  c.Poll(fn);
   EXPECT_EQ(calls, 0) << "the copy has not finished";
   EXPECT_EQ(fake.queried_in.back(), reinterpret_cast<CUcontext>(0xC0)) << "queried in its own context";
   fake.events_ready = true;
-  c.Poll(fn, false);
+  c.Poll(fn);
   EXPECT_EQ(calls, 2);
   EXPECT_EQ(fake.host_live, 0);
   EXPECT_EQ(c.in_flight(), 0u);
   EXPECT_EQ(fake.contexts, (std::vector<CUcontext>{nullptr})) << "context stack restored";
-}
-
-TEST_F(CudaDumpCopierTest, WaitSynchronisesOnlyTheCopiesEvents) {
-  CudaDumpCopier c(api);
-  ASSERT_TRUE(c.Enqueue(0x77, items, 1));
-  int calls = 0;
-  c.Poll([&](uint64_t, size_t, std::span<const uint8_t>, bool) { ++calls; }, /*wait=*/true);
-  EXPECT_EQ(calls, 2);
-  EXPECT_EQ(fake.syncs, 1);
 }
 
 TEST_F(CudaDumpCopierTest, FailuresAreReportedPerItem) {
@@ -125,7 +113,7 @@ TEST_F(CudaDumpCopierTest, FailuresAreReportedPerItem) {
   c.Poll([&](uint64_t, size_t, std::span<const uint8_t> bytes, bool bad) {
     failed += bad;
     EXPECT_TRUE(bytes.empty());
-  }, false);
+  });
   EXPECT_EQ(failed, 2);
   fake.fail_host_alloc = false;
   fake.fail_record = true;

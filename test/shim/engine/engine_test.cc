@@ -287,6 +287,18 @@ TEST_F(EngineTest, UnmeasuredKernelsBecomeNotesAndFooterCounts) {
   EXPECT_EQ(sink.notes.size(), 2u);
 }
 
+// Finding 13: the CUDA layer's warnings (another tool took CUPTI's activity
+// buffers) reach the trace as notes, never after the footer.
+TEST_F(EngineTest, CudaLayerWarningsBecomeNotes) {
+  Make({{"NUMTRACE_STEPS", "0"}});
+  engine->OnWarning("CUPTI kernel activity records stopped reaching numtrace");
+  engine->Shutdown();
+  ASSERT_EQ(sink.notes.size(), 1u);
+  EXPECT_EQ(sink.notes[0].msg, "CUPTI kernel activity records stopped reaching numtrace");
+  engine->OnWarning("late");  // after shutdown: ignored
+  EXPECT_EQ(sink.notes.size(), 1u);
+}
+
 TEST_F(EngineTest, GraphLaunchAndStreamCaptureLeaveNotesInOrder) {
   Make({{"NUMTRACE_STEPS", "0"}});
   Buf in(16), out(16);

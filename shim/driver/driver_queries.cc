@@ -1,13 +1,20 @@
-// File: shim/cupti/driver_queries.cc
+// File: shim/driver/driver_queries.cc
 //
 // Driver-backed answers for the callback path; see driver_queries.h.
-#include "shim/cupti/driver_queries.h"
+#include "shim/driver/driver_queries.h"
 
-#include "shim/cupti/driver_api.h"
-
+#include <algorithm>
 #include <utility>
 
+#include "shim/driver/driver_api.h"
+
 namespace numtrace::shim {
+
+uint32_t ParamBytes(std::span<const ParamSlot> layout) {
+  uint32_t end = 0;
+  for (const ParamSlot& s : layout) end = std::max(end, s.offset + s.size);
+  return end;
+}
 namespace {
 
 // CUDA caps a kernel's parameters at 32764 bytes; a loop that never ends

@@ -1,4 +1,4 @@
-// File: shim/cupti/relaxed_capture_scope.h
+// File: shim/driver/relaxed_capture_scope.h
 //
 // Puts the calling thread in CU_STREAM_CAPTURE_MODE_RELAXED for the scope's
 // lifetime and restores the previous mode after. Why: while ANY thread of
@@ -12,12 +12,12 @@
 //
 // Example:
 //   { RelaxedCaptureScope relaxed(api); api.cuEventQuery(event); }
-#ifndef NUMTRACE_SHIM_CUPTI_RELAXED_CAPTURE_SCOPE_H_
-#define NUMTRACE_SHIM_CUPTI_RELAXED_CAPTURE_SCOPE_H_
+#ifndef NUMTRACE_SHIM_DRIVER_RELAXED_CAPTURE_SCOPE_H_
+#define NUMTRACE_SHIM_DRIVER_RELAXED_CAPTURE_SCOPE_H_
 
 #include <cuda.h>
 
-#include "shim/cupti/driver_api.h"
+#include "shim/driver/driver_api.h"
 
 namespace numtrace::shim {
 
@@ -42,4 +42,4 @@ class RelaxedCaptureScope {
 
 }  // namespace numtrace::shim
 
-#endif  // NUMTRACE_SHIM_CUPTI_RELAXED_CAPTURE_SCOPE_H_
+#endif  // NUMTRACE_SHIM_DRIVER_RELAXED_CAPTURE_SCOPE_H_

@@ -1,4 +1,4 @@
-// File: shim/cupti/library_finder.h
+// File: shim/driver/library_finder.h
 //
 // Finds libcupti and libcuda at run time. numtrace never links either: the
 // job may bring its own CUPTI (PyTorch wheels ship libcupti.so.13) and only
@@ -20,8 +20,8 @@
 //                    .loaded = LoadedLibraryPaths()};
 //   for (const std::string& path : CuptiCandidates(in)) ...
 //   LoadedLibrary lib = OpenFirst(CuptiCandidates(in));  // lib.handle, lib.path
-#ifndef NUMTRACE_SHIM_CUPTI_LIBRARY_FINDER_H_
-#define NUMTRACE_SHIM_CUPTI_LIBRARY_FINDER_H_
+#ifndef NUMTRACE_SHIM_DRIVER_LIBRARY_FINDER_H_
+#define NUMTRACE_SHIM_DRIVER_LIBRARY_FINDER_H_
 
 #include <string>
 #include <utility>
@@ -74,4 +74,4 @@ bool IsLoaded(const std::vector<std::string>& loaded, const std::string& prefix)
 
 }  // namespace numtrace::shim
 
-#endif  // NUMTRACE_SHIM_CUPTI_LIBRARY_FINDER_H_
+#endif  // NUMTRACE_SHIM_DRIVER_LIBRARY_FINDER_H_

@@ -1,4 +1,4 @@
-// File: shim/cupti/driver_range_oracle.h
+// File: shim/driver/driver_range_oracle.h
 //
 // The driver's answer to "which allocation holds this address" for the
 // buffer scan (shim/engine/range_oracle.h) and the pre-read check of
@@ -18,8 +18,8 @@
 //   DriverRangeOracle driver(DriverApi::Instance());
 //   StepRangeCache cache(&driver);
 //   Runtime::Get().SetRangeOracle(&cache);
-#ifndef NUMTRACE_SHIM_CUPTI_DRIVER_RANGE_ORACLE_H_
-#define NUMTRACE_SHIM_CUPTI_DRIVER_RANGE_ORACLE_H_
+#ifndef NUMTRACE_SHIM_DRIVER_DRIVER_RANGE_ORACLE_H_
+#define NUMTRACE_SHIM_DRIVER_DRIVER_RANGE_ORACLE_H_
 
 #include "shim/engine/range_oracle.h"
 
@@ -43,4 +43,4 @@ class DriverRangeOracle : public RangeOracle {
 
 }  // namespace numtrace::shim
 
-#endif  // NUMTRACE_SHIM_CUPTI_DRIVER_RANGE_ORACLE_H_
+#endif  // NUMTRACE_SHIM_DRIVER_DRIVER_RANGE_ORACLE_H_

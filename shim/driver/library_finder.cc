@@ -1,7 +1,7 @@
-// File: shim/cupti/library_finder.cc
+// File: shim/driver/library_finder.cc
 //
 // Search order for libcupti/libcuda; see library_finder.h.
-#include "shim/cupti/library_finder.h"
+#include "shim/driver/library_finder.h"
 
 #include <dlfcn.h>
 #include <link.h>

@@ -1,16 +1,18 @@
-// File: shim/cupti/driver_api.h
+// File: shim/driver/driver_api.h
 //
 // The driver API functions numtrace calls, resolved with dlsym from the
 // libcuda.so.1 the job loaded: never hard-linked, so libnumtrace.so loads
 // (and stays asleep) on machines without a driver. Names are the real
 // exported symbols (cuMemAlloc_v2, not the cuda.h macro cuMemAlloc).
+// No cuEventSynchronize: every wait of numtrace's polls cuEventQuery against
+// a deadline (a stream that never drains must not hang the job).
 // cuda_device.cc and shim/cupti/ are the only users.
 //
 // Example:
 //   DriverApi& cu = DriverApi::Instance();
 //   if (cu.Load(&error)) NUMTRACE_CU_CHECK(cu.cuCtxGetDevice(&dev));
-#ifndef NUMTRACE_SHIM_CUPTI_DRIVER_API_H_
-#define NUMTRACE_SHIM_CUPTI_DRIVER_API_H_
+#ifndef NUMTRACE_SHIM_DRIVER_DRIVER_API_H_
+#define NUMTRACE_SHIM_DRIVER_DRIVER_API_H_
 
 #include <cuda.h>
 
@@ -58,7 +60,6 @@ namespace numtrace::shim {
   X(cuEventCreate)                   \
   X(cuEventRecord)                   \
   X(cuEventQuery)                    \
-  X(cuEventSynchronize)              \
   X(cuEventDestroy_v2)               \
   X(cuInit)                          \
   X(cuDevicePrimaryCtxRetain)        \
@@ -81,4 +82,4 @@ struct DriverApi {
 
 }  // namespace numtrace::shim
 
-#endif  // NUMTRACE_SHIM_CUPTI_DRIVER_API_H_
+#endif  // NUMTRACE_SHIM_DRIVER_DRIVER_API_H_

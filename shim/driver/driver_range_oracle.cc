@@ -1,13 +1,13 @@
-// File: shim/cupti/driver_range_oracle.cc
+// File: shim/driver/driver_range_oracle.cc
 //
 // cuPointerGetAttributes as a RangeOracle; see driver_range_oracle.h.
-#include "shim/cupti/driver_range_oracle.h"
+#include "shim/driver/driver_range_oracle.h"
 
 #include <algorithm>
 
-#include "shim/cupti/driver_api.h"
+#include "shim/driver/driver_api.h"
 #include "shim/engine/capture_counters.h"
-#include "shim/cupti/self_call_guard.h"
+#include "shim/driver/self_call_guard.h"
 
 namespace numtrace::shim {
 

@@ -1,4 +1,4 @@
-// File: shim/cupti/self_call_guard.h
+// File: shim/driver/self_call_guard.h
 //
 // A thread-local flag that marks "numtrace itself is calling the driver on
 // this thread". Our own calls (cuStreamIsCapturing in the launch callback,
@@ -10,8 +10,8 @@
 //
 // Example:
 //   { SelfCallGuard guard;  api.cuLaunchKernel(...); }  // invisible to numtrace
-#ifndef NUMTRACE_SHIM_CUPTI_SELF_CALL_GUARD_H_
-#define NUMTRACE_SHIM_CUPTI_SELF_CALL_GUARD_H_
+#ifndef NUMTRACE_SHIM_DRIVER_SELF_CALL_GUARD_H_
+#define NUMTRACE_SHIM_DRIVER_SELF_CALL_GUARD_H_
 
 namespace numtrace::shim {
 
@@ -31,4 +31,4 @@ class SelfCallGuard {
 
 }  // namespace numtrace::shim
 
-#endif  // NUMTRACE_SHIM_CUPTI_SELF_CALL_GUARD_H_
+#endif  // NUMTRACE_SHIM_DRIVER_SELF_CALL_GUARD_H_

@@ -1,4 +1,4 @@
-// File: shim/cupti/driver_queries.h
+// File: shim/driver/driver_queries.h
 //
 // The few driver questions the callback path asks (what is this kernel, is
 // this stream capturing, which device owns this context), behind an
@@ -9,14 +9,37 @@
 //   LiveDriverQueries q(DriverApi::Instance());
 //   KernelDescription info;
 //   if (q.Describe(fn, HandleKind::kEither, &info)) ...  // info.layout from cuFuncGetParamInfo
-#ifndef NUMTRACE_SHIM_CUPTI_DRIVER_QUERIES_H_
-#define NUMTRACE_SHIM_CUPTI_DRIVER_QUERIES_H_
+#ifndef NUMTRACE_SHIM_DRIVER_DRIVER_QUERIES_H_
+#define NUMTRACE_SHIM_DRIVER_DRIVER_QUERIES_H_
 
 #include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
 
-#include "shim/cupti/launch_decoder.h"
+#include "shim/engine/events.h"
 
 namespace numtrace::shim {
+
+// What numtrace needs from a kernel, queried once per function handle.
+struct KernelDescription {
+  std::string name;               // cuFuncGetName/cuKernelGetName; may be empty
+  std::vector<ParamSlot> layout;  // one slot per parameter, in order
+  uint32_t param_bytes = 0;       // max(offset + size) over the layout
+  // The callback's symbolName when the handle was described: a later launch
+  // of the same handle under another name means the handle was reused.
+  std::string symbol;
+};
+
+// What a launch's function handle is known to be. The driver launch APIs
+// take a CUfunction or a CUkernel cast to one (either); CUDA 13's
+// __cudaLaunchKernel hands over a cudaKernel_t, which is a CUkernel
+// (driver_types.h); cudaLaunchKernel's is a host stub the driver cannot
+// describe (none).
+enum class HandleKind : uint8_t { kNone, kEither, kKernel };
+
+// max(offset + size) over `layout`.
+uint32_t ParamBytes(std::span<const ParamSlot> layout);
 
 struct DriverApi;
 
@@ -47,4 +70,4 @@ class LiveDriverQueries : public DriverQueries {
 
 }  // namespace numtrace::shim
 
-#endif  // NUMTRACE_SHIM_CUPTI_DRIVER_QUERIES_H_
+#endif  // NUMTRACE_SHIM_DRIVER_DRIVER_QUERIES_H_

@@ -1,11 +1,11 @@
-// File: shim/cupti/driver_api.cc
+// File: shim/driver/driver_api.cc
 //
 // Resolution of the driver function table; see driver_api.h.
-#include "shim/cupti/driver_api.h"
+#include "shim/driver/driver_api.h"
 
 #include <dlfcn.h>
 
-#include "shim/cupti/library_finder.h"
+#include "shim/driver/library_finder.h"
 
 namespace numtrace::shim {
 

@@ -1,4 +1,4 @@
-// File: shim/device/device.h
+// File: shim/engine/device.h
 //
 // The seam between the engine and whatever runs the reductions: the CUDA
 // implementation (cuda_device.*, our own kernels on the launch's stream) or
@@ -11,8 +11,8 @@
 //   MeasureItem item{reinterpret_cast<uint64_t>(buf), 4096, DType::kF32};
 //   dev.Enqueue(/*stream=*/0, {&item, 1}, /*ticket=*/7);
 //   dev.Poll([](uint64_t ticket, std::span<const BufferStats> s, bool failed) { ... });
-#ifndef NUMTRACE_SHIM_DEVICE_DEVICE_H_
-#define NUMTRACE_SHIM_DEVICE_DEVICE_H_
+#ifndef NUMTRACE_SHIM_ENGINE_DEVICE_H_
+#define NUMTRACE_SHIM_ENGINE_DEVICE_H_
 
 #include <cstdint>
 #include <functional>
@@ -71,4 +71,4 @@ class Device {
 
 }  // namespace numtrace::shim
 
-#endif  // NUMTRACE_SHIM_DEVICE_DEVICE_H_
+#endif  // NUMTRACE_SHIM_ENGINE_DEVICE_H_
