@@ -72,6 +72,33 @@ std::pair<uint64_t, uint64_t> SelfCheck(const Trace& t) {
   return {bad, checked};
 }
 
+// Whether `y`'s steps are `x`'s under other numbers, as a job resumed from a
+// checkpoint numbers them when nothing tells it the job's own count (the
+// hooks send the optimizer's where it keeps one): one of y's first steps
+// has the digest of a step of x with another number, and the step after it
+// that of x's step after. Returns {y's step, x's step}.
+std::optional<std::pair<int64_t, int64_t>> Renumbered(const Trace& x, const Trace& y) {
+  // Steps whose digests x holds once (a step repeated unchanged says nothing).
+  absl::flat_hash_map<uint64_t, std::optional<size_t>> x_by_hash;
+  for (size_t i = 0; i < x.digests.size(); ++i) {
+    if (x.digests[i].kernels == 0 || x.digests[i].lost != 0) continue;
+    auto [it, inserted] = x_by_hash.emplace(x.digests[i].hash, i);
+    if (!inserted) it->second.reset();
+  }
+  // The first steps, not only the first: a resumed process's first step also
+  // holds its set-up's launches (loading the checkpoint).
+  for (size_t j = 0; j + 1 < y.digests.size() && j < 3; ++j) {
+    auto it = x_by_hash.find(y.digests[j].hash);
+    if (it == x_by_hash.end() || !it->second || *it->second + 1 >= x.digests.size()) continue;
+    const StepDigest &xs = x.digests[*it->second], &xn = x.digests[*it->second + 1];
+    if (xs.step != y.digests[j].step && xn.hash == y.digests[j + 1].hash &&
+        xn.step - xs.step == y.digests[j + 1].step - y.digests[j].step) {
+      return std::pair(y.digests[j].step, xs.step);
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<StepsResult> FindSteps(const Trace& a, const Trace& b) {
@@ -191,6 +218,17 @@ std::optional<StepsResult> FindSteps(const Trace& a, const Trace& b) {
                                    a.digests.front().step, "-", a.digests.back().step, ", B: ",
                                    b.digests.front().step, "-", b.digests.back().step,
                                    "); steps were compared by number"));
+  }
+  for (bool side_a : {true, false}) {
+    const Trace &x = side_a ? b : a, &y = side_a ? a : b;
+    if (const auto shifted = Renumbered(x, y)) {
+      r.notes.push_back(absl::StrCat(SideName(y, side_a), "'s step ", shifted->first, " has the digests of ",
+                                     SideName(x, !side_a), "'s step ", shifted->second, ", and the step after it ",
+                                     "too: ", SideName(y, side_a), " looks resumed from a checkpoint with its steps "
+                                     "numbered from another start (steps are paired by number; the hooks number "
+                                     "them by the optimizer's step count where it keeps one: docs/walkthroughs.md)"));
+      break;
+    }
   }
   if (r.compared > 1 && structure == r.compared) {
     r.notes.push_back(absl::StrCat("no compared step has the same kernel sequence on both sides (", r.compared,

@@ -379,8 +379,10 @@ class Provenance:
         except Exception as e:
             self._fail("optimizer step pre-hook", e)
 
-    def after_step(self):
-        """After numtrace_mark_step(): the next step begins."""
+    def after_step(self, next_step=None):
+        """After numtrace_mark_step(): the next step begins - numbered `next_step`
+        where the mark said one (numtrace_mark_step_to), by the shim's rule:
+        taken when it is ahead of the step that ends (StepTracker::Mark)."""
         try:
             tls = self._state()
             if getattr(tls, "optimizer_scope", False):
@@ -390,7 +392,7 @@ class Provenance:
             if tls.phase is not None:
                 tls.phase = None
                 self._lib.numtrace_set_phase(b"")
-            self.step += 1
+            self.step = next_step if next_step is not None and next_step > self.step else self.step + 1
             self._node_scope.clear()  # this step's autograd graph is gone
             self._set_armed(self._captured(self.step))
         except Exception as e:

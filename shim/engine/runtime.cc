@@ -230,7 +230,11 @@ EventSink* Runtime::StartEngine(std::unique_ptr<Device>& device, std::optional<D
   if (config_.dump) engine_->EnableDumps(RankFromEnv(getenv_));
   for (const auto& [name, dtypes] : early_annotations_) engine_->Annotate(name, dtypes);
   early_annotations_.clear();
-  for (; early_marks_ > 0; --early_marks_) engine_->OnStepMark();
+  // Replayed in order; only the last early mark's number can still matter
+  // (the step numbers are only used from the first launch on).
+  for (; early_marks_ > 1; --early_marks_) engine_->OnStepMark();
+  if (early_marks_ == 1) engine_->OnStepMarkTo(early_next_);
+  early_marks_ = 0;
   Engine* engine = engine_.get();
   void (*tick)(bool) = writer_tick_;
   writer_->SetPump([engine, tick] {
@@ -247,18 +251,21 @@ EventSink* Runtime::StartEngine(std::unique_ptr<Device>& device, std::optional<D
   return engine;
 }
 
-bool Runtime::MarkStep() {
+bool Runtime::MarkStep(int64_t next) {
   if (EventSink* s = sink()) {
-    s->OnStepMark();
+    s->OnStepMarkTo(next);
     return true;
   }
   if (!Configure()) return false;
   std::lock_guard<std::mutex> lock(mu_);
   if (engine_ != nullptr) {  // Start won the race: it is running now
-    engine_->OnStepMark();
+    engine_->OnStepMarkTo(next);
     return true;
   }
-  if (!shut_down_.load()) ++early_marks_;
+  if (!shut_down_.load()) {
+    ++early_marks_;
+    early_next_ = next;
+  }
   return false;
 }
 

@@ -25,7 +25,9 @@
 namespace numtrace::analyzer {
 namespace {
 
+using ::testing::Contains;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 struct StepSpec {
   int64_t step;
@@ -273,6 +275,31 @@ TEST(StepFinderTest, StepNumbersThatDoNotLineUpAreComparedByNumberAndSaid) {
   s = FindSteps(a, later);
   EXPECT_EQ(s->compared, 0u);
   EXPECT_THAT(s->notes[0], HasSubstr("no step number is in both traces: A has steps 0-9, B steps 100-102"));
+}
+
+TEST(StepFinderTest, AResumedRunNumberedFromZeroIsSaid) {
+  // B: A resumed after step 4, its steps numbered from 0 (a job whose
+  // optimizer keeps no step count); its first step also loaded the checkpoint.
+  Trace a = Read(WatchText(Job(10)), "a.jsonl");
+  std::vector<StepSpec> steps = Job(6, 4);
+  for (StepSpec& s : steps) s.step -= 4;
+  steps[0].hashes[0] = 0x999;
+  Trace b = Read(WatchText(steps), "b.jsonl");
+  std::optional<StepsResult> s = FindSteps(a, b);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->first_differing, 0);
+  EXPECT_THAT(s->notes, Contains(HasSubstr("B's step 1 has the digests of A's step 5, and the step after it too: "
+                                           "B looks resumed from a checkpoint")));
+  // The other way round, A is the resumed one.
+  s = FindSteps(b, a);
+  EXPECT_THAT(s->notes, Contains(HasSubstr("A's step 1 has the digests of B's step 5")));
+  // Runs whose steps repeat one digest (nothing changes from step to step)
+  // are not taken for a resume.
+  std::vector<StepSpec> same(6, StepSpec{0, {0x1, 0x2, 0x3}, {0, 1, 2}, std::nullopt});
+  for (int i = 0; i < 6; ++i) same[i].step = i;
+  s = FindSteps(Read(WatchText(same), "c.jsonl"), Read(WatchText(same), "d.jsonl"));
+  EXPECT_THAT(s->notes, Not(Contains(HasSubstr("resumed"))));
+  EXPECT_THAT(FindSteps(a, a)->notes, Not(Contains(HasSubstr("resumed"))));
 }
 
 TEST(StepFinderTest, AStepWrittenTwiceIsComparedOnceAndSaid) {
