@@ -58,10 +58,12 @@ int ListRankTraces(const std::string& dir, std::ostream& out, const std::set<std
         out << ", or writing failed: its file system is full now";
       }
       out << ")";
+    } else if (trace->footer && trace->footer->dropped > 0) {
+      // The footer came, but records did not: never "complete".
+      out << "INCOMPLETE: " << trace->footer->dropped << " records dropped (the writer queue was full)";
     } else {
       out << "complete";
     }
-    if (trace->footer && trace->footer->dropped > 0) out << ", " << trace->footer->dropped << " dropped";
     if (trace->footer && trace->footer->unmeasured > 0) {
       out << ", " << trace->footer->unmeasured << " unmeasured";
     }

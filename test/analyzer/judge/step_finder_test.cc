@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "analyzer/align/aligner.h"
 #include "analyzer/judge/judge.h"
 #include "analyzer/judge/step_finder.h"
@@ -300,6 +301,19 @@ TEST(StepFinderTest, AResumedRunNumberedFromZeroIsSaid) {
   s = FindSteps(Read(WatchText(same), "c.jsonl"), Read(WatchText(same), "d.jsonl"));
   EXPECT_THAT(s->notes, Not(Contains(HasSubstr("resumed"))));
   EXPECT_THAT(FindSteps(a, a)->notes, Not(Contains(HasSubstr("resumed"))));
+}
+
+TEST(StepFinderTest, AStepHashThatIsNotTheFoldOfItsLaunchDigestsIsSaidNotADifference) {
+  Trace a = Read(WatchText(Job(4)), "a.jsonl");
+  std::string text = WatchText(Job(4));
+  const std::string good = absl::StrCat("\"hash\":\"", absl::Hex(StepHash(Job(4)[2].hashes), absl::kZeroPad16), "\"");
+  ASSERT_NE(text.find(good), std::string::npos);
+  text.replace(text.find(good), good.size(), "\"hash\":\"0123456789abcdef\"");
+  std::optional<StepsResult> s = FindSteps(a, Read(text, "b.jsonl"));
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->differing, 0u);  // every launch digest is equal
+  EXPECT_THAT(s->notes, Contains(HasSubstr("1 step records of B (first: step 2) have a step hash that is not the "
+                                           "fold of their launch digests")));
 }
 
 TEST(StepFinderTest, AStepWrittenTwiceIsComparedOnceAndSaid) {
