@@ -393,6 +393,25 @@ TEST(StepFinderTest, ACutTraceComparesUpToTheCutAndSaysSo) {
   EXPECT_EQ(s->notes[0], "B (b.jsonl) was cut short: steps after 6 were not compared");
 }
 
+TEST(StepFinderTest, TheHtmlPanelsOfAWatchDiffSpeakOfItsSteps) {
+  // Watch traces hold no kernel records: the NaN/Inf panel names the digests'
+  // first nonfinite step, and the first-divergence card does not say "no
+  // pair diverged" under a diverged verdict (hostile round 4, finding 12).
+  auto b_steps = Job(10);
+  b_steps[6].hashes[2] = 0xdead;
+  b_steps[7].nonfinite = 0;
+  Trace a = Read(WatchText(Job(10)), "runA/rank_0.ntrace.jsonl");
+  Trace b = Read(WatchText(b_steps, true, "full", "B"), "runB/rank_0.ntrace.jsonl");
+  DiffResult r = Judge(a, b, Align(a, b));
+  r.steps = FindSteps(a, b);
+  DiffReport report{"runA", "runB", false, {{0, &a, &b, &r}}};
+  const std::string html = HtmlReport(report, {});
+  EXPECT_THAT(html, HasSubstr("run A: none"));
+  EXPECT_THAT(html, HasSubstr("run B: step 7, launch 0 fill_kernel (by digest)"));
+  EXPECT_THAT(html, Not(HasSubstr("No pair diverged")));
+  EXPECT_THAT(html, HasSubstr("No kernel records compared: the steps were compared by digest"));
+}
+
 TEST(StepFinderTest, NonfiniteStepsOfEachSide) {
   auto b_steps = Job(6);
   b_steps[4].nonfinite = 1;
