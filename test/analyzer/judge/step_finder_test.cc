@@ -445,6 +445,13 @@ TEST(StepFinderTest, MalformedDigestRecordsAreOneLineNamingTheField) {
   EXPECT_EQ(ErrorOf(head + R"({"type":"digest","step":0,"kernels":1,"hash":"0000000000000001","nonfinite":null,"kernel_hashes":["0000000000000001"],"names":["inline_name"]})" "\n"),
             "OK");  // a name given inline instead of an id
   EXPECT_EQ(ErrorOf(head + R"({"type":"kernel_name","name":"k"})" "\n"), "w.jsonl:5: kernel_name.id: missing");
+  // A negative step (no capture command can name it) and an id given two
+  // names (which one a digest meant is unknown) (hostile round 4, finding 12).
+  EXPECT_EQ(ErrorOf(head + R"({"type":"digest","step":-7,"kernels":1,"hash":"0000000000000001","nonfinite":null,"kernel_hashes":["0000000000000001"],"names":[0]})" "\n"),
+            "w.jsonl:5: digest step: -7 is negative (steps are numbered from 0)");
+  EXPECT_EQ(ErrorOf(head + R"({"type":"kernel_name","id":1,"name":"other_kernel"})" "\n"),
+            "w.jsonl:5: kernel_name.id: 1 is already the name of ampere_sgemm_128x64_nn");
+  EXPECT_EQ(ErrorOf(head + R"({"type":"kernel_name","id":1,"name":"ampere_sgemm_128x64_nn"})" "\n"), "OK");
 }
 
 }  // namespace
