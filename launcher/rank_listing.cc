@@ -26,6 +26,16 @@ std::set<std::string> TraceFilesIn(const std::string& dir) {
   return out;
 }
 
+bool FileSystemFull(const std::string& dir) {
+  struct statvfs fs_info;
+  return statvfs(dir.c_str(), &fs_info) == 0 && fs_info.f_bavail == 0;
+}
+
+std::string FullFileSystemLine(const std::string& dir) {
+  if (!FileSystemFull(dir)) return "";
+  return dir + ": its file system is full, so its trace is cut short; free space (or use another -o) and run again";
+}
+
 int ListRankTraces(const std::string& dir, std::ostream& out, const std::set<std::string>& earlier, bool ops_level) {
   std::vector<std::tuple<int64_t, std::string>> files;
   std::set<int64_t> ranks_now, ranks_before;
@@ -53,8 +63,7 @@ int ListRankTraces(const std::string& dir, std::ostream& out, const std::set<std
     if (trace->truncated) {
       out << "TRUNCATED (no footer: the process was cut short";
       // A full disk ends a trace the same way; say so when it is full now.
-      struct statvfs fs_info;
-      if (statvfs(dir.c_str(), &fs_info) == 0 && fs_info.f_bavail == 0) {
+      if (FileSystemFull(dir)) {
         out << ", or writing failed: its file system is full now";
       }
       out << ")";

@@ -188,5 +188,18 @@ numtrace diff l12 sh >sh.txt 2>&1
 check "step hash not the fold: noted, no differing step ($(grep -c differ sh.txt))" \
   bash -c "grep -q 'have a step hash that is not the fold of their launch digests' sh.txt && ! grep -q 'first differing step' sh.txt"
 
+# 12. A full disk during twice --watch's step capture stops the hunt with
+# that cause, before the second job runs (needs root for a small tmpfs).
+mkdir full
+if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=96k tmpfs full 2>/dev/null; then
+  rc=0; numtrace twice -o full/hunt --watch -- "$sim" --steps 40 --nondeterministic >ft.out 2>ft.err || rc=$?
+  umount full
+  check "full disk: the hunt stops naming it (rc $rc: $(tail -1 ft.err))" \
+    bash -c "[ $rc = 2 ] && tail -1 ft.err | grep -q 'its file system is full, so its trace is cut short' &&
+             ! grep -q 'capture step 0 in full, run 2' ft.out"
+else
+  echo "hostile_watch_test: full disk check skipped (needs root to mount a small tmpfs)"
+fi
+
 echo "hostile_watch_test: $passed passed, $failed failed"
 [ "$failed" = 0 ]
