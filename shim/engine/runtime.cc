@@ -12,6 +12,7 @@
 #include "common/version/version.h"
 #include "shim/engine/annotations.h"
 #include "shim/engine/engine.h"
+#include "common/format/utf8.h"
 #include "shim/engine/settings.h"
 #include "shim/log/log.h"
 #include "shim/writer/trace_file.h"
@@ -28,7 +29,8 @@ std::vector<std::string> ReadArgv() {
   while (start < all.size()) {
     size_t end = all.find('\0', start);
     if (end == std::string::npos) end = all.size();
-    argv.push_back(all.substr(start, end - start));
+    // Any bytes, kept exactly through the JSON header (common/format/utf8.h).
+    argv.push_back(Utf8FromBytes(std::string_view(all).substr(start, end - start)));
     start = end + 1;
   }
   return argv;

@@ -153,6 +153,13 @@ numtrace diff n1 n2 --json n.json --color never >n.txt 2>&1
 cmd="$(field n.json "d['steps']['capture_b']")"
 check "newline argument quoted as \$'...\\x0a...' ($cmd)" grep -qF -- "--perturb-step 4' \$'line1\\x0aline2\\x09x' " <<<"$cmd"
 check "terminal and JSON commands agree" grep -qF -- "$cmd" n.txt
+# 14. Byte 0xFF in the process's own argv (no numtrace run: the header's argv
+# is what the command is rebuilt from) comes back as $'\xff', not as 'ÿ'.
+mkdir ff && (cd ff && NUMTRACE_WATCH=full bash -c 'exec -a "$(printf "sim\xff\xfe")" "$0" --steps 6 --perturb 1 --perturb-step 4' \
+  "$sim" >/dev/null 2>&1)
+numtrace diff n1 ff/numtrace --json ff.json --color never >ff.txt 2>&1
+cmd="$(field ff.json "d['steps']['capture_b']")"
+check "byte 0xFF in argv printed as \$'sim\\xff\\xfe' ($cmd)" grep -qF -- "-- \$'sim\xff\xfe' --steps 6" <<<"$cmd"
 
 # 1 (listing): a trace that dropped records is never listed "complete".
 NUMTRACE_QUEUE_RECORDS=8 numtrace run -o q8b --watch --steps 0-2 -- "$sim" --steps 5 >/dev/null 2>listing.txt
