@@ -288,7 +288,7 @@ def test_resumed_step_numbers():
             proc, lines = run_python(RESUMED, env_extra=dict(env, NUMTRACE_HOOKS_LOG=hooks_log,
                                                              FAKE_NUMTRACE_CAPTURED="4"))
             got = last_json(proc)
-            logged = open(hooks_log).read().splitlines() if os.path.exists(hooks_log) else []
+            logged = events_of(open(hooks_log).read().splitlines()) if os.path.exists(hooks_log) else []
         marks = [line for line in lines if line.startswith("mark_step")]
         steps = sorted({line.split()[0] for line in logged})
         problems = []
@@ -488,7 +488,12 @@ def run_nested(tmp, hooks, compile_=False, name="mlp_é", broken=False, log=None
           ["--", sys.executable, script]
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
     lines = open(log, encoding="utf-8").read().splitlines() if os.path.isfile(log) else []
-    return proc, last_json(proc), lines
+    return proc, last_json(proc), events_of(lines)
+
+
+def events_of(lines):
+    """The hooks log's event lines, without its '# run ...' lines (which run and process)."""
+    return [line for line in lines if not line.startswith("# ")]
 
 
 def fields(line):
@@ -605,6 +610,50 @@ def test_hooks_log_not_a_file():
                    "passed" if ok else "failed", "" if ok else f"rc={proc.returncode} {proc.stderr.strip()[-300:]}")
 
 
+TWICE_JOB = """
+import subprocess, sys, torch
+m = torch.nn.Linear(4, 4)
+opt = torch.optim.SGD(m.parameters(), lr=0.1)
+for step in range(3):
+    m(torch.randn(2, 4)).sum().backward()
+    opt.step()
+    opt.zero_grad()
+sys.exit(subprocess.call([SIM, "--steps", "4", "--nondeterministic"], stdout=subprocess.DEVNULL))
+"""
+
+
+def test_hooks_log_names_each_run():
+    """`numtrace twice --watch --hooks-log F` appends four runs to F (run1, run2, the
+    step captures): each run's lines follow a '# run pid= label= output=' line."""
+    with tempfile.TemporaryDirectory() as tmp:
+        log, script = os.path.join(tmp, "hooks.log"), os.path.join(tmp, "job.py")
+        with open(script, "w") as f:
+            f.write(TWICE_JOB.replace("SIM", repr(os.path.join(os.path.dirname(NUMTRACE), "numtrace-sim"))))
+        env = dict(os.environ)
+        for k in ("PYTHONPATH", "NUMTRACE_LIB", "NUMTRACE_LIB_PATH"):
+            env.pop(k, None)
+        hunt = os.path.join(tmp, "hunt")
+        proc = subprocess.run([NUMTRACE, "twice", "-o", hunt, "--watch", "--hooks-log", log, "--",
+                               sys.executable, script], env=env, capture_output=True, text=True, timeout=900)
+        lines = open(log).read().splitlines() if os.path.exists(log) else []
+    runs = [fields(l) for l in lines if l.startswith("# run ")]
+    outputs = [r.get("output") for r in runs]
+    problems = []
+    if proc.returncode not in (0, 1):
+        problems.append(f"twice exit {proc.returncode}: {proc.stderr.strip()[-300:]}")
+    if not lines or not lines[0].startswith("# run "):
+        problems.append(f"the log does not start with a run line: {lines[:2]}")
+    # Every run that logged events says which it was, with its own pid and output.
+    if len(set(outputs)) != len(outputs) or not all(o and o.startswith(hunt) for o in outputs):
+        problems.append(f"run lines {runs}")
+    if len({r.get("pid") for r in runs}) != len(runs):
+        problems.append(f"pids repeat: {runs}")
+    if not any(o.endswith("-run1") for o in outputs if o) or not any(o.endswith("-run2") for o in outputs if o):
+        problems.append(f"the step captures are not told apart: {outputs}")
+    report("twice --hooks-log: each run's events follow a line naming its run and pid",
+           "failed" if problems else "passed", "; ".join(problems))
+
+
 def test_provenance_checkpointing():
     with tempfile.TemporaryDirectory() as tmp:
         log = os.path.join(tmp, "hooks.log")
@@ -616,7 +665,7 @@ def test_provenance_checkpointing():
             env.pop(k, None)
         proc = subprocess.run([NUMTRACE, "run", "-o", os.path.join(tmp, "run"), "--steps", "2", "--",
                                sys.executable, script], env=env, capture_output=True, text=True, timeout=600)
-        lines = open(log).read().splitlines() if os.path.exists(log) else []
+        lines = events_of(open(log).read().splitlines()) if os.path.exists(log) else []
         recompute = {fields(l)["scope"] for l in lines if l.endswith(" recompute")}
         ok = proc.returncode == 0 and {"layers.0.fc", "layers.1.fc"} <= recompute and \
             all(fields(l)["phase"] == "backward" for l in lines if l.endswith(" recompute"))
