@@ -163,18 +163,24 @@ TEST(StepFinderTest, DirectorySummariesRollUpTheRankThatDiffersFirst) {
   EXPECT_EQ(int64_t(root["ranks"].at(1)["steps"]["first_differing"]), 3);
 }
 
-// The page's per-step strip, as a browser renders it.
-TEST(StepFinderTest, TheHtmlReportDrawsTheStepStrip) {
-  if (testing::Chromium().empty()) GTEST_SKIP() << "chromium not installed: browser checks skipped";
+// The HTML report of 10 steps against the same with step 6's launch 2
+// changed and a NaN/Inf at launch 0 of step `nonfinite_step` in B.
+std::string WatchReportHtml(int64_t nonfinite_step) {
   auto b_steps = Job(10);
   b_steps[6].hashes[2] = 0xdead;
-  b_steps[8].nonfinite = 0;
+  b_steps[nonfinite_step].nonfinite = 0;
   Trace a = Read(WatchText(Job(10)), "runA/rank_0.ntrace.jsonl");
   Trace b = Read(WatchText(b_steps, true, "full", "B"), "runB/rank_0.ntrace.jsonl");
   DiffResult r = Judge(a, b, Align(a, b));
   r.steps = FindSteps(a, b);
   DiffReport report{"runA", "runB", false, {{0, &a, &b, &r}}};
-  const std::string dom = testing::DumpDom(HtmlReport(report, {}), "steps_strip.html");
+  return HtmlReport(report, {});
+}
+
+// The page's per-step strip, as a browser renders it.
+TEST(StepFinderTest, TheHtmlReportDrawsTheStepStrip) {
+  if (testing::Chromium().empty()) GTEST_SKIP() << "chromium not installed: browser checks skipped";
+  const std::string dom = testing::DumpDom(WatchReportHtml(8), "steps_strip.html");
   EXPECT_THAT(dom, HasSubstr("10 steps compared, 1 differ; first differing step 6, launch 2 of the step"));
   EXPECT_THAT(dom, HasSubstr("title=\"step 6: differs\""));
   EXPECT_THAT(dom, HasSubstr("title=\"step 8: nonfinite\""));
@@ -397,15 +403,7 @@ TEST(StepFinderTest, TheHtmlPanelsOfAWatchDiffSpeakOfItsSteps) {
   // Watch traces hold no kernel records: the NaN/Inf panel names the digests'
   // first nonfinite step, and the first-divergence card does not say "no
   // pair diverged" under a diverged verdict (hostile round 4, finding 12).
-  auto b_steps = Job(10);
-  b_steps[6].hashes[2] = 0xdead;
-  b_steps[7].nonfinite = 0;
-  Trace a = Read(WatchText(Job(10)), "runA/rank_0.ntrace.jsonl");
-  Trace b = Read(WatchText(b_steps, true, "full", "B"), "runB/rank_0.ntrace.jsonl");
-  DiffResult r = Judge(a, b, Align(a, b));
-  r.steps = FindSteps(a, b);
-  DiffReport report{"runA", "runB", false, {{0, &a, &b, &r}}};
-  const std::string html = HtmlReport(report, {});
+  const std::string html = WatchReportHtml(7);
   EXPECT_THAT(html, HasSubstr("run A: none"));
   EXPECT_THAT(html, HasSubstr("run B: step 7, launch 0 fill_kernel (by digest)"));
   EXPECT_THAT(html, Not(HasSubstr("No pair diverged")));

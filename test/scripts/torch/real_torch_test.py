@@ -168,13 +168,17 @@ def train_step(x):
     opt.step()
     opt.zero_grad()
     return loss
+losses = []
 try:
     for _ in range(3):
-        train_step(torch.randn(5, 8))
+        losses.append(train_step(torch.randn(5, 8)).item().hex())
 except Exception as e:
     print(json.dumps({"error": type(e).__name__ + ": " + str(e).splitlines()[0][:200]}))
     raise SystemExit(0)
-print(json.dumps({"ok": True}))
+from torch._dynamo.utils import counters
+print(json.dumps({"ok": True, "losses": losses, "recompiles": sum(counters["recompiles"].values()),
+                  "graph_breaks": sum(counters["graph_break"].values()),
+                  "unique_graphs": counters["stats"]["unique_graphs"]}))
 """
 
 CHAINED = """
@@ -246,6 +250,12 @@ def test_compiled_step():
         marks = step_marks(lines)
         report("one step mark per step under torch.compile", "passed" if marks == 3 else "failed",
                "" if marks == 3 else f"3 compiled steps gave {marks} marks")
+        # The first mark reads AdamW's step count: the compiled job is as it
+        # is without the hooks (losses, recompiles, graph breaks, graphs).
+        plain = last_json(run_python(COMPILED_STEP, hooks=False)[0])
+        ok = plain is not None and got == plain and lines[:1] == ["mark_step_to 1"]
+        report("the optimizer's step count read under torch.compile leaves the job unchanged",
+               "passed" if ok else "failed", "" if ok else f"hooks {got} {lines[:1]}, without {plain}")
 
 
 RESUMED = """
