@@ -36,7 +36,8 @@ std::string FullFileSystemLine(const std::string& dir) {
   return dir + ": its file system is full, so its trace is cut short; free space (or use another -o) and run again";
 }
 
-int ListRankTraces(const std::string& dir, std::ostream& out, const std::set<std::string>& earlier, bool ops_level) {
+int ListRankTraces(const std::string& dir, std::ostream& out, const std::set<std::string>& earlier, bool ops_level,
+                   std::optional<int> cuda_processes) {
   std::vector<std::tuple<int64_t, std::string>> files;
   std::set<int64_t> ranks_now, ranks_before;
   for (const std::string& path : TraceFilesIn(dir)) {
@@ -96,16 +97,29 @@ int ListRankTraces(const std::string& dir, std::ostream& out, const std::set<std
            "job runs eagerly in the captured steps (--steps), through the hooks (a Python job; "
            "--torch-hooks otherwise); code compiled by torch.compile is not captured (the hooks said so "
            "in one line; docs/torch-hooks.md)\n";
+  } else if (files.empty() && cuda_processes == 0) {
+    // Each process that reached cuInit (or a kernel launch) with the shim
+    // loaded left a mark: none did.
+    out << "no trace was written in " << analyzer::TerminalSafe(dir)
+        << ": the job never started CUDA (no process of it called cuInit with numtrace loaded), so there "
+           "was no kernel to capture. A PyTorch job is captured without CUDA at operator level: "
+           "numtrace run --ops\n";
   } else if (files.empty()) {
     // What numtrace knows here, no more: the settings were valid (checked
     // before the job), so either nothing launched a kernel in the captured
     // steps or the shim could not start, which it says in one stderr line.
-    out << "no trace was written in " << analyzer::TerminalSafe(dir)
-        << ": no process of the job captured a CUDA kernel launch. A job that never starts CUDA (a "
-           "CPU-only run) leaves no trace and no numtrace line (a PyTorch job is captured without CUDA at "
-           "operator level: numtrace run --ops); launches outside the captured steps "
-           "are not captured (--steps, --step-mark); a shim that could not start says why in one "
-           "'numtrace:' line on stderr (docs/troubleshooting.md, \"nothing captured\")\n";
+    out << "no trace was written in " << analyzer::TerminalSafe(dir) << ": ";
+    if (cuda_processes) {
+      out << *cuda_processes << " process" << (*cuda_processes == 1 ? "" : "es")
+          << " of the job started CUDA, and none captured a kernel launch: ";
+    } else {
+      out << "no process of the job captured a CUDA kernel launch. A job that never starts CUDA (a "
+             "CPU-only run) leaves no trace (a PyTorch job is captured without CUDA at operator level: "
+             "numtrace run --ops); ";
+    }
+    out << "launches outside the captured steps are not captured (--steps, --step-mark); a shim that could "
+           "not start says why in one 'numtrace:' line on stderr (docs/troubleshooting.md, \"nothing "
+           "captured\")\n";
   }
   return static_cast<int>(files.size());
 }

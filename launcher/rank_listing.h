@@ -11,6 +11,7 @@
 #ifndef NUMTRACE_LAUNCHER_RANK_LISTING_H_
 #define NUMTRACE_LAUNCHER_RANK_LISTING_H_
 
+#include <optional>
 #include <ostream>
 #include <set>
 #include <string>
@@ -25,8 +26,11 @@ std::set<std::string> TraceFilesIn(const std::string& dir);
 // job: named in one line with what it means for diff). Returns the number
 // of traces listed. `ops_level`: the job ran with NUMTRACE_LEVEL=ops (the
 // line for no trace then says what operator level captures).
+// `cuda_processes`: how many processes of the job started CUDA with the
+// shim loaded (NUMTRACE_RUN_STATE), when known: with none, the line for no
+// trace says so instead of listing the possible causes.
 int ListRankTraces(const std::string& dir, std::ostream& out, const std::set<std::string>& earlier = {},
-                   bool ops_level = false);
+                   bool ops_level = false, std::optional<int> cuda_processes = std::nullopt);
 
 // Whether the file system holding `dir` has no space left now: a trace cut
 // short there was most likely cut by that, and another run would be too.

@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <system_error>
 
 #include "CLI/CLI.hpp"
@@ -34,10 +36,6 @@ RunOptions WithAbsolutePaths(const RunOptions& options) {
   return o;
 }
 
-// The environment's job.git (docs/format.md): the commit of the git work
-// tree the job runs in, "+dirty" when tracked files changed; empty outside
-// a work tree or without git. Asked once here, never by the shim (which
-// must not start processes inside the job).
 // The job's command line as one shell-quoted string (environment
 // job.command): pasted into a shell it runs the same argv, byte for byte.
 std::string JobCommand(const std::vector<std::string>& command) {
@@ -45,6 +43,45 @@ std::string JobCommand(const std::vector<std::string>& command) {
   for (const std::string& arg : command) line += (line.empty() ? "" : " ") + analyzer::ShellQuote(arg);
   return line;
 }
+
+// A private directory (NUMTRACE_RUN_STATE) where each process of the job
+// that starts CUDA leaves an empty file named by its pid
+// (Runtime::NoteCudaStarted), removed with everything in it when the run
+// ends. Count() says how many processes started CUDA, or nothing when the
+// directory could not be made or read (the listing then says what it does
+// not know).
+class CudaStartMarks {
+ public:
+  CudaStartMarks() {
+    std::error_code ec;
+    std::string tmpl = (fs::temp_directory_path(ec) / "numtrace-run-XXXXXX").string();
+    if (!ec && mkdtemp(tmpl.data()) != nullptr) dir_ = tmpl;
+  }
+  ~CudaStartMarks() {
+    std::error_code ec;
+    if (!dir_.empty()) fs::remove_all(dir_, ec);
+  }
+  CudaStartMarks(const CudaStartMarks&) = delete;
+  CudaStartMarks& operator=(const CudaStartMarks&) = delete;
+
+  const std::string& dir() const { return dir_; }
+  std::optional<int> Count() const {
+    if (dir_.empty()) return std::nullopt;
+    std::error_code ec;
+    int n = 0;
+    for (fs::directory_iterator it(dir_, ec), end; !ec && it != end; it.increment(ec)) ++n;
+    if (ec) return std::nullopt;
+    return n;
+  }
+
+ private:
+  std::string dir_;
+};
+
+// The environment's job.git (docs/format.md): the commit of the git work
+// tree the job runs in, "+dirty" when tracked files changed; empty outside
+// a work tree or without git. Asked once here, never by the shim (which
+// must not start processes inside the job).
 
 std::string JobGitRevision(const Environment& env) {
   CapturedChild head = RunChildCaptured({"git", "rev-parse", "HEAD"}, env, 10);
@@ -103,6 +140,8 @@ absl::StatusOr<CaptureOutcome> CaptureJob(const RunOptions& options, const Comma
   env.Set("NUMTRACE_JOB_COMMAND", JobCommand(options.command));
   // --force into a used directory: the listing names this run's traces only.
   const std::set<std::string> earlier = TraceFilesIn(*dir);
+  CudaStartMarks cuda_marks;
+  if (!cuda_marks.dir().empty()) env.Set("NUMTRACE_RUN_STATE", cuda_marks.dir());
   for (const std::string& w : warnings) WarnLine(ctx, "run", w);
   ctx.out.flush();
   ctx.err.flush();
@@ -126,7 +165,7 @@ absl::StatusOr<CaptureOutcome> CaptureJob(const RunOptions& options, const Comma
             << " of the job still running after it ended; their traces may still be written in " << *dir
             << " (numtrace show " << *dir << " once they end)\n";
   }
-  outcome.traces = ListRankTraces(*dir, ctx.err, earlier, OpsLevel(env));
+  outcome.traces = ListRankTraces(*dir, ctx.err, earlier, OpsLevel(env), cuda_marks.Count());
   if (outcome.traces > 0) {
     if (std::string line = AllocatorLineForCudaJob(env, options); !line.empty()) WarnLine(ctx, "run", line);
   }

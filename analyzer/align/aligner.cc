@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "analyzer/align/kernel_keys.h"
 
@@ -55,6 +56,10 @@ struct Candidate {
   uint64_t n = 0;
   double l1 = 0, l2 = 0, sum = 0;
   uint64_t where = 0;  // hash of scope and phase; 0 when the kernel has no scope
+  // Operator records: the op's name and phase without its layout, the
+  // hashes of what it read in order, and its primary output's shape (0 for
+  // kernels and when unknown).
+  uint64_t op = 0, op_inputs = 0, op_shape = 0;
 };
 
 // Comparable across traces (their string pools differ): a hash of the text.
@@ -71,6 +76,8 @@ int ScopeBonus(const Candidate& a, const Candidate& b) {
 
 bool CloseOutputs(const Candidate& u, const Candidate& v);
 int ScoreOf(const Candidate& a, const Candidate& b);
+void NoPairsAwayFromTwins(const std::vector<Candidate>& rows, const std::vector<Candidate>& cols,
+                          std::vector<int>* score);
 
 class AlignerImpl {
  public:
@@ -79,6 +86,7 @@ class AlignerImpl {
     b_.trace = &b;
     a_.keys = ComputeKernelKeys(a);
     b_.keys = ComputeKernelKeys(b);
+    AddUpdateChainKeys(a, &a_.keys, b, &b_.keys);
   }
 
   Alignment Run();
@@ -147,6 +155,36 @@ int ScoreOf(const Candidate& a, const Candidate& b) {
   return s + ScopeBonus(a, b);
 }
 
+// Operators paired without a name in common (compiled logs have no module
+// paths): one whose output has an exact twin on the other side of the
+// window - the same op, moved, as compiled backward reorders its matmuls -
+// is its twin's or no one's, never a partner with far-off values, which
+// would be a false divergence. Only outputs with a size and dtype count:
+// hash-only blocks share values by chance (every `step` is 1.0).
+void NoPairsAwayFromTwins(const std::vector<Candidate>& rows, const std::vector<Candidate>& cols,
+                          std::vector<int>* score) {
+  auto hashes = [](const std::vector<Candidate>& side) {
+    absl::flat_hash_set<uint64_t> out;
+    for (const Candidate& c : side) {
+      if (c.closable) out.insert(c.primary_hash);
+    }
+    return out;
+  };
+  const absl::flat_hash_set<uint64_t> in_rows = hashes(rows), in_cols = hashes(cols);
+  const size_t nb = cols.size();
+  for (size_t i = 0; i < rows.size(); ++i) {
+    for (size_t j = 0; j < nb; ++j) {
+      int& s = (*score)[i * nb + j];
+      const Candidate &u = rows[i], &v = cols[j];
+      if (s <= 0 || s >= kScoreName || !u.closable || !v.closable || u.primary_hash == v.primary_hash ||
+          CloseOutputs(u, v)) {
+        continue;
+      }
+      if (in_cols.contains(u.primary_hash) || in_rows.contains(v.primary_hash)) s = 0;
+    }
+  }
+}
+
 Candidate MakeCandidate(const KernelKeys& k, const Trace& t, const Kernel& kernel) {
   Candidate c;
   std::copy(std::begin(k.level), std::end(k.level), c.level);
@@ -162,6 +200,17 @@ Candidate MakeCandidate(const KernelKeys& k, const Trace& t, const Kernel& kerne
     c.closable = b.dtype != DType::kRaw && b.stats.n != 0;
   }
   c.where = WhereKey(t, kernel);
+  if (kernel.level == RecordLevel::kOp) {
+    c.op = HashCombine(HashString(t.Name(kernel)), static_cast<uint64_t>(t.PhaseOf(kernel)));
+    c.op_inputs = 0x6f70696eULL;
+    for (const Buffer& buffer : t.BuffersOf(kernel)) {
+      if (buffer.role == Role::kIn) c.op_inputs = HashCombine(c.op_inputs, buffer.stats.hash);
+    }
+    if (c.has_primary) {
+      const StringId shape = t.BuffersOf(kernel)[k.primary_output].shape;
+      if (shape != kNoString) c.op_shape = HashString(t.strings.View(shape));
+    }
+  }
   return c;
 }
 
@@ -312,8 +361,19 @@ void AlignerImpl::MatchWindow(uint32_t a0, uint32_t a1, uint32_t b0, uint32_t b1
       // weak candidate, so two swapped ops pair with their twins and leave
       // the rest unpaired instead of making a chain of wrong pairs.
       if (op_a && s > 0 && s < kScoreName && is_op(b_, b0 + j)) s = std::min(s, kScoreFamily);
+      // The same op of another output shape or dtype (the keys all hold the
+      // layout), a weak candidate when it read the same values (the op
+      // whose arguments changed: a loss broadcast to (4, 4, 8) by a
+      // mis-shaped target) or, in the same module, wrote the same shape
+      // (another dtype: a matmul run in bf16).
+      if (op_a && rows[i].op == cols[j].op &&
+          (rows[i].op_inputs == cols[j].op_inputs ||
+           (rows[i].op_shape != 0 && rows[i].op_shape == cols[j].op_shape && ScopeBonus(rows[i], cols[j]) > 0))) {
+        s = std::max(s, kScoreFamily + ScopeBonus(rows[i], cols[j]));
+      }
     }
   }
+  if (is_op(a_, a0) && is_op(b_, b0)) NoPairsAwayFromTwins(rows, cols, &score);
   std::vector<int> dp(static_cast<size_t>(na + 1) * (nb + 1), 0);
   auto at = [&](uint32_t i, uint32_t j) -> int& { return dp[i * (nb + 1) + j]; };
   for (uint32_t i = 1; i <= na; ++i) {

@@ -2,6 +2,9 @@
 
 #include <bit>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "analyzer/read/line_reader.h"
 #include "common/names/normalize.h"
@@ -119,6 +122,37 @@ std::vector<KernelKeys> ComputeKernelKeys(const Trace& trace) {
     }
   }
   return keys;
+}
+
+namespace {
+
+// The chain ops of a trace in order, each as (its chain and place, its op).
+std::vector<std::pair<uint64_t, std::string_view>> ChainOps(const Trace& t) {
+  std::vector<std::pair<uint64_t, std::string_view>> ops;
+  for (size_t i = 0; i < t.update_chain.size(); ++i) {
+    if (t.update_chain[i] != 0) ops.emplace_back(t.update_chain[i], t.Demangled(t.kernels[i]));
+  }
+  return ops;
+}
+
+// A chain op's name keys: (phase, op, layout) and its chain and place, in
+// place of the module path and counter ("<none>/op_N").
+void FoldChains(const Trace& t, std::vector<KernelKeys>* keys) {
+  for (size_t i = 0; i < t.update_chain.size(); ++i) {
+    if (t.update_chain[i] == 0) continue;
+    KernelKeys& k = (*keys)[i];
+    const uint64_t name = HashCombine(k.level[kKeyNormalizedLayout], t.update_chain[i]);
+    k.level[kKeyName] = k.level[kKeyNameLayout] = name;
+    k.level[kKeyNameLayoutContent] = HashCombine(name, k.primary_hash);
+  }
+}
+
+}  // namespace
+
+void AddUpdateChainKeys(const Trace& a, std::vector<KernelKeys>* ka, const Trace& b, std::vector<KernelKeys>* kb) {
+  if (a.update_chain.empty() || ChainOps(a) != ChainOps(b)) return;
+  FoldChains(a, ka);
+  FoldChains(b, kb);
 }
 
 }  // namespace numtrace::analyzer

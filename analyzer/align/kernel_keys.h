@@ -41,6 +41,16 @@ struct KernelKeys {
 
 std::vector<KernelKeys> ComputeKernelKeys(const Trace& trace);
 
+// Names the ops of in-place update chains (Trace::update_chain: an
+// optimizer's ops of one parameter) by their op, layout, chain and place in
+// it instead of their module path and counter, in both traces' name keys
+// (content: the primary output's hash), when both hold the same chains - the same ops
+// in the same chains in the same order, as eager and compiled runs of one
+// model do: chain k of A is then chain k of B, whatever other ops without a
+// module shifted their "<none>/op_N" counters. Otherwise (a parameter only
+// one run has renumbers every later chain) the keys are left as they are.
+void AddUpdateChainKeys(const Trace& a, std::vector<KernelKeys>* ka, const Trace& b, std::vector<KernelKeys>* kb);
+
 // 64-bit string hash, equal across traces and processes.
 uint64_t HashString(std::string_view s);
 uint64_t HashCombine(uint64_t seed, uint64_t value);

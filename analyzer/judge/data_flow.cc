@@ -21,6 +21,7 @@ DataFlow::DataFlow(const Trace& trace) {
   absl::flat_hash_map<uint64_t, Writer> last_writer;
   reads_.assign(trace.buffers.size(), 0);
   input_hash_.assign(trace.buffers.size(), 0);
+  producer_.assign(trace.buffers.size(), kNoProducer);
   first_.reserve(trace.kernels.size() + 1);
   first_.push_back(0);
   for (uint32_t j = 0; j < trace.kernels.size(); ++j) {
@@ -47,6 +48,7 @@ DataFlow::DataFlow(const Trace& trace) {
       }
       if (!reads_[bi] || it == last_writer.end()) continue;
       const uint32_t producer = it->second.kernel;
+      producer_[bi] = producer;
       if (std::find(producers_.begin() + start, producers_.end(), producer) == producers_.end()) {
         producers_.push_back(producer);
       }
@@ -62,6 +64,13 @@ DataFlow::DataFlow(const Trace& trace) {
       }
     }
     first_.push_back(static_cast<uint32_t>(producers_.size()));
+  }
+}
+
+RunFlow::RunFlow(const Trace& t, const DataFlow& f, const Alignment& alignment, bool run_a)
+    : trace(t), flow(f), pair_of(t.kernels.size(), -1) {
+  for (uint32_t i = 0; i < alignment.pairs.size(); ++i) {
+    pair_of[run_a ? alignment.pairs[i].a : alignment.pairs[i].b] = i;
   }
 }
 

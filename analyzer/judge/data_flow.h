@@ -22,6 +22,8 @@
 //   DataFlow flow(trace);
 //   for (uint32_t i : flow.Producers(j)) ...;  // kernels whose output j read
 //   flow.Reads(k.first_buffer);                // did k read its first buffer?
+//   flow.Producer(k.first_buffer);             // who wrote what it read there
+//   RunFlow sa(trace, flow, alignment, true);  // with each kernel's pair (run A)
 #ifndef NUMTRACE_ANALYZER_JUDGE_DATA_FLOW_H_
 #define NUMTRACE_ANALYZER_JUDGE_DATA_FLOW_H_
 
@@ -29,6 +31,7 @@
 #include <span>
 #include <vector>
 
+#include "analyzer/align/alignment.h"
 #include "analyzer/model/trace.h"
 
 namespace numtrace::analyzer {
@@ -45,12 +48,25 @@ class DataFlow {
   // contents, and the hash of what it read.
   bool Reads(uint32_t buffer) const { return reads_[buffer] != 0; }
   uint64_t InputHash(uint32_t buffer) const { return input_hash_[buffer]; }
+  // The kernel that last wrote what a read buffer held (kNoProducer: none
+  // in the trace, or the buffer was not read).
+  static constexpr uint32_t kNoProducer = UINT32_MAX;
+  uint32_t Producer(uint32_t buffer) const { return producer_[buffer]; }
 
  private:
   std::vector<uint32_t> first_;      // kernels + 1 offsets into producers_
   std::vector<uint32_t> producers_;
   std::vector<uint8_t> reads_;         // per buffer
   std::vector<uint64_t> input_hash_;   // per buffer, valid where reads_
+  std::vector<uint32_t> producer_;     // per buffer
+};
+
+// One run of an aligned pair of traces as the judge's analyses walk it.
+struct RunFlow {
+  RunFlow(const Trace& t, const DataFlow& f, const Alignment& alignment, bool run_a);
+  const Trace& trace;
+  const DataFlow& flow;
+  std::vector<int64_t> pair_of;  // kernel -> index into alignment.pairs, -1 unpaired
 };
 
 }  // namespace numtrace::analyzer

@@ -49,7 +49,7 @@ inline bool IsDiverged(PairStatus s) { return s >= PairStatus::kDiverged; }
   X(kNone, "none")           /* outputs bitwise equal: nothing to explain      */ \
   X(kOrigin, "origin")       /* every input it read is bitwise equal           */ \
   X(kInherited, "inherited") /* some input it read was beyond tolerance       */ \
-  X(kBorn, "born")           /* diverged, inputs differ but within tolerance   */ \
+  X(kBorn, "born")           /* diverged, inputs differ but within tolerance (or from unpaired ops) */ \
   X(kUnknown, "unknown")     /* inputs not comparable (structure, outputs=all) */
 
 enum class Cause : uint8_t { NUMTRACE_CAUSES(NUMTRACE_ENUMERATOR) };

@@ -8,6 +8,7 @@
 #include "analyzer/judge/value_compare.h"
 #include "analyzer/judge/origins.h"
 #include "analyzer/judge/roots.h"
+#include "analyzer/judge/same_math.h"
 
 namespace numtrace::analyzer {
 namespace {
@@ -87,10 +88,11 @@ DiffResult Judge(const Trace& a, const Trace& b, Alignment alignment, const Judg
   for (uint32_t i = 0; i < b.kernels.size(); ++i) {
     if (b.HasNonfiniteOutput(b.kernels[i])) { r.first_nonfinite_b = i; break; }
   }
-  TallyVerdicts(&r, options.top_n);
   const DataFlow flow_a(a), flow_b(b);
+  JudgeSameMathGroups(a, flow_a, b, flow_b, options.tolerance, &r);
+  TallyVerdicts(&r, options.top_n);
   AnalyzeOrigins(a, flow_a, b, flow_b, options.top_n, &r);
-  AnalyzeRoots(a, flow_a, b, options.top_n, options.tolerance, &r);
+  AnalyzeRoots(a, flow_a, b, flow_b, options.top_n, options.tolerance, &r);
   r.environment = CompareEnvironments(a, b);
   return r;
 }

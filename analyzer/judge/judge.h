@@ -14,7 +14,10 @@
 //    settles that by the bytes); outputs without a counterpart are left out
 //    (workspaces, the extra outputs of a fused kernel), and so are inputs,
 //    buffer counts and names. No counterpart at all is a layout mismatch.
-// Then origins.h sets each pair's cause and DiffResult::origins.
+// Operator-level pairs inside a run of ops that computes what the other
+// run computes in another number of ops (addmm against mm + add) take the
+// verdict of the run's final output (same_math.h). Then origins.h sets each
+// pair's cause and DiffResult::origins.
 //
 // Example:
 //   DiffResult r = Judge(a, b, Align(a, b), JudgeOptions{.tolerance = {1e-5, 0}, .top_n = 10});

@@ -8,10 +8,20 @@
 //
 //  1. cause born: a diverged pair whose cause is inherited, none of whose
 //     inputs is beyond tolerance - no kernel of A it read from (data_flow.h)
-//     is a diverged pair, and its input buffers compared directly (role `in`
-//     buffers with statistics; a log's printed input norms) are within
-//     tolerance. `inherited` then means: some input was beyond tolerance.
-//  2. roots: every diverged pair whose cause is origin or born; per root the
+//     is a diverged pair, no root's divergence reaches it (through pairs
+//     within tolerance too: masked_fill's statistics hide what it passes
+//     on), and its input buffers compared directly (role `in` buffers with
+//     statistics; a log's printed input norms) are within tolerance.
+//     `inherited` then means: some input was beyond tolerance, or carries
+//     a root's divergence.
+//     At operator level an input written by an op only one run ran does
+//     not count (the first pair reading it stands for that op), also when
+//     its size differs (cause unknown: a bf16 cast), and a view op (its
+//     outputs share its inputs' storage) is never born: it passes on what
+//     it views.
+//  2. roots: every diverged pair whose cause is origin or born (at operator
+//     level not a backward op whose shape alone differs after a forward
+//     root of layout: autograd gave it that shape); per root the
 //     later diverged pairs its divergence flows to along A's data flow
 //     (through pairs that are not bitwise equal; at most kMaxOriginsPerPair
 //     roots kept per pair, the earliest, so counts are lower bounds), the
@@ -34,9 +44,9 @@ namespace numtrace::analyzer {
 
 // Sets cause born where it applies and fills r->roots (AnalyzeOrigins first).
 void AnalyzeRoots(const Trace& a, const Trace& b, size_t top_n, const Tolerance& tolerance, DiffResult* r);
-// The same with A's data flow built once by the caller.
-void AnalyzeRoots(const Trace& a, const DataFlow& flow_a, const Trace& b, size_t top_n, const Tolerance& tolerance,
-                  DiffResult* r);
+// The same with both runs' data flow built once by the caller.
+void AnalyzeRoots(const Trace& a, const DataFlow& flow_a, const Trace& b, const DataFlow& flow_b, size_t top_n,
+                  const Tolerance& tolerance, DiffResult* r);
 
 }  // namespace numtrace::analyzer
 

@@ -153,6 +153,15 @@ struct Trace {
   std::vector<Buffer> buffers;  // all kernels' buffers, each kernel's contiguous
   // Empty when no kernel had provenance, else parallel to `kernels`.
   std::vector<KernelProvenance> provenance;
+  // DebugMode logs: empty, or parallel to `kernels`. An op of an in-place
+  // update chain outside every module (an optimizer updating one parameter
+  // or its state: each op reads what an earlier one of its chain wrote) has
+  // (chain + 1) << 32 | its place in the chain, chains numbered in order of
+  // their first op; every other op 0. Comparable across traces: the aligner
+  // pairs these ops by it, not by their "<none>/op_N" counter, which other
+  // ops without a module (compiled backward ops) shift. Found by
+  // AssignUpdateChains (read/debugmode_reader.h).
+  std::vector<uint64_t> update_chain;
 
   // Watch mode: one entry per `digest` record, in file order.
   std::vector<StepDigest> digests;

@@ -441,6 +441,7 @@ absl::StatusOr<Trace> ReadDebugModeJson(LineReader& reader) {
     ++index;
   }
   ReleaseUnusedReserve(&trace);
+  AssignUpdateChains(&trace);
   return trace;
 }
 

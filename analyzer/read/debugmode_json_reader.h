@@ -27,7 +27,9 @@
 //   kernel_name; a tensor whose pre and post hashes differ was written (an
 //   `out` buffer, its post hash), one whose hashes agree only read (`in`).
 // - The log has no addresses (FlowKey::kHashChain: an input is the last
-//   output with its hash), no environment and no launches to dump.
+//   output with its hash), no environment and no launches to dump. The
+//   optimizer's ops are grouped into update chains (AssignUpdateChains,
+//   read/debugmode_reader.h).
 //
 // Not fatal, counted (Trace::skipped): records of types that carry no tensor
 // values (redistribute, output_placement, other annotations), records of a

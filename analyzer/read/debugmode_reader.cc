@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "analyzer/read/line_reader.h"
 #include "analyzer/read/trace_file_name.h"
@@ -450,6 +451,44 @@ DebugModeProvenance DebugModeProvenanceOf(std::string_view key) {
   return out;
 }
 
+void AssignUpdateChains(Trace* trace) {
+  // A hash that identifies a value: not absent, not zero (+0.0 or -0.0 as a
+  // printed norm, 0 as hash_tensor).
+  auto linkable = [](const Buffer& b) { return b.stats.hash != 0 && !(b.Has(kPrintedStats) && b.stats.l1 == 0); };
+  absl::flat_hash_map<uint64_t, uint32_t> chain_of_output;  // output hash -> chain
+  std::vector<uint32_t> length;                              // ops so far, by chain
+  std::vector<uint64_t> keys(trace->kernels.size(), 0);
+  for (size_t i = 0; i < trace->kernels.size(); ++i) {
+    const Kernel& k = trace->kernels[i];
+    // Outside every module, in forward (the text log's phase of everything
+    // not backward) or the optimizer: not backward, nor a JSON log's ops of
+    // no phase (backward's, the loss's).
+    const Phase phase = trace->PhaseOf(k);
+    if (k.level != RecordLevel::kOp || trace->Scope(k) || (phase != Phase::kForward && phase != Phase::kOptimizer)) {
+      continue;
+    }
+    std::optional<uint32_t> chain;
+    for (const Buffer& b : trace->BuffersOf(k)) {
+      if (b.role != Role::kIn || !linkable(b)) continue;
+      if (auto it = chain_of_output.find(b.stats.hash); it != chain_of_output.end()) {
+        chain = it->second;
+        break;
+      }
+    }
+    if (!chain) {
+      const std::optional<std::string_view> op = trace->Op(k);
+      if (!op || !op->ends_with('_')) continue;
+      chain = static_cast<uint32_t>(length.size());
+      length.push_back(0);
+    }
+    keys[i] = (uint64_t{*chain} + 1) << 32 | length[*chain]++;
+    for (const Buffer& b : trace->BuffersOf(k)) {
+      if (b.IsOutput() && linkable(b)) chain_of_output[b.stats.hash] = *chain;
+    }
+  }
+  if (!length.empty()) trace->update_chain = std::move(keys);
+}
+
 std::string_view WithoutRootClass(std::string_view fqn) {
   // ModTracker's names start with the root module's class ("Llama3Model",
   // "FSDPLlama3Model"); PyTorch FQNs (named_modules) do not. A first
@@ -589,6 +628,7 @@ absl::StatusOr<Trace> ReadDebugModeLines(LineReader& reader) {
   trace.label = std::string(FileStem(path));
   trace.rank = RankFromFileName(path).value_or(0);
   ReleaseUnusedReserve(&trace);
+  AssignUpdateChains(&trace);
   return trace;
 }
 

@@ -47,6 +47,8 @@
 // - The log has no addresses: Trace::flow = kHashChain, an output's addr is
 //   1 + its own kernel index, an input's 1 + the kernel index of its logged
 //   producer (0 when none: its hash links it).
+// - Ops outside every module and not in backward (the optimizer's) are
+//   grouped into update chains by their hashes (AssignUpdateChains below).
 // - Location is not kept (KernelProvenance::src could hold it; not yet).
 // - The log records no environment and no launches (Trace::records_*).
 //
@@ -97,6 +99,16 @@ struct DebugModeProvenance {
   std::string op;
 };
 DebugModeProvenance DebugModeProvenanceOf(std::string_view key);
+
+// Fills Trace::update_chain from the hashes alone (the log has no tensor
+// identities for them): walking the ops in order, an op outside every module,
+// in forward or the optimizer phase (not backward, not the phase-less ops
+// of a JSON log's backward), joins the chain of the latest such op whose output
+// hash equals one of its input hashes (first input first); an in-place op
+// (name ending in '_') that joins none starts a chain; others are no chain's.
+// A zero hash links nothing: every fresh optimizer state is zero. Leaves
+// update_chain empty when no op is in a chain.
+void AssignUpdateChains(Trace* trace);
 
 // A module path from ModTracker without the root module's class name:
 // "FSDPLlama3Model.layers.1" -> "layers.1", "Model" -> "", "layers.1" as is.

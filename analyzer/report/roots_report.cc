@@ -39,7 +39,7 @@ void Entry(const RankedRoot& r, bool with_rank, JsonWriter& w) {
 std::string_view CauseMeaning(Cause c) {
   switch (c) {
     case Cause::kOrigin: return "inputs bitwise equal";
-    case Cause::kBorn: return "inputs within tolerance";
+    case Cause::kBorn: return "inputs within tolerance or from ops only one run ran";
     case Cause::kInherited: return "an input already beyond tolerance";
     case Cause::kUnknown: return "inputs not comparable";
     case Cause::kNone: return "outputs equal";

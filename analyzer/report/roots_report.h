@@ -5,7 +5,8 @@
 // HTML report lead with:
 //
 //   the divergence beyond tolerance starts at NAME (cause born: inputs within
-//   tolerance, output score 1.6); 41 of the 44 diverged pairs descend from it
+//   tolerance or from ops only one run ran, output score 1.6); 41 of the 44
+//   diverged pairs descend from it
 //
 // Roll-ups over ranks rank roots by score across ranks and take the first in
 // launch order, as `origins` does.

@@ -185,6 +185,7 @@ __attribute__((destructor)) void OnUnload() {
 // library. Returns 1 (success) even when numtrace stays inert: the job must
 // run as without us.
 extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
+  numtrace::shim::Runtime::Get().NoteCudaStarted();  // cuInit ran: the run's "started CUDA" count
   if (numtrace::shim::Runtime::Get().Configure()) {
     numtrace::shim::PointNvtxAtCupti();  // in time unless the job used NVTX before cuInit
   }

@@ -122,6 +122,7 @@ struct Config {
   std::string label;                              // NUMTRACE_LABEL
   std::string job_git;                            // NUMTRACE_JOB_GIT (environment job.git)
   std::string job_command;                        // NUMTRACE_JOB_COMMAND (environment job.command)
+  std::string run_state_dir;                      // NUMTRACE_RUN_STATE (Runtime::NoteCudaStarted)
   uint64_t device_memory = 64ull << 20;           // NUMTRACE_DEVICE_MEMORY
   uint64_t ring_max = kDefaultRingMax;            // NUMTRACE_RING_MAX
   std::string cupti_lib;                          // NUMTRACE_CUPTI_LIB

@@ -1,5 +1,6 @@
 #include "shim/engine/runtime.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <unistd.h>
 
@@ -167,7 +168,7 @@ TraceHeader Runtime::MakeHeader(std::optional<DeviceInfo> info) const {
 
 EventSink* Runtime::Start(std::unique_ptr<Device> device, std::optional<DeviceInfo> info) {
   if (!Configure()) return nullptr;
-  if (device != nullptr) cuda_started_.store(true, std::memory_order_release);
+  if (device != nullptr) NoteCudaStarted();
   const bool ops = config_.level == CaptureLevel::kOps;
   EventSink* sink = StartEngine(device, std::move(info));
   if (sink == nullptr || !ops) return sink;
@@ -251,6 +252,16 @@ EventSink* Runtime::StartEngine(std::unique_ptr<Device>& device, std::optional<D
     std::call_once(once, [] { std::atexit([] { Runtime::Get().Shutdown(); }); });
   }
   return engine;
+}
+
+void Runtime::NoteCudaStarted() {
+  if (cuda_started_.exchange(true, std::memory_order_acq_rel)) return;
+  if (!Configure() || config_.run_state_dir.empty()) return;
+  const std::string path = config_.run_state_dir + "/" + std::to_string(getpid());
+  // Best effort: a marker that cannot be made only costs the run its
+  // definite "never started CUDA" line (it then says what it does not know).
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd >= 0) ::close(fd);
 }
 
 bool Runtime::MarkStep(int64_t next) {

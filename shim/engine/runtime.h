@@ -65,7 +65,12 @@ class Runtime {
   // CUDA starts later, Start hands its device to the engine for CUDA
   // tensors. Returns the sink, or nullptr at kernel level or when inert.
   EventSink* StartOps(std::unique_ptr<Device> host);
-  // CUDA started the engine or joined it (Start was called): the job used CUDA.
+  // This process started CUDA: the driver called InitializeInjection (at
+  // cuInit) or CUDA started the engine (Start with a device). Leaves an empty
+  // file named by the pid in NUMTRACE_RUN_STATE (set by numtrace run), once
+  // per process, so that the run can say truthfully that a job which wrote
+  // no trace never started CUDA. No CUDA call; one open() at most.
+  void NoteCudaStarted();
   bool cuda_started() const { return cuda_started_.load(std::memory_order_acquire); }
   // nullptr while inert, before Start and in a forked child until it starts.
   EventSink* sink() const { return sink_.load(std::memory_order_acquire); }

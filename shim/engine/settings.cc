@@ -125,6 +125,14 @@ constexpr Setting kSettings[] = {
        c->job_command = std::string(v);
        return true;
      }},
+    {.variable = "NUMTRACE_RUN_STATE",
+     .accepted = "a directory",
+     .help = "set by numtrace run: a private directory where each process of the job that starts CUDA leaves "
+             "an empty file named by its pid, so the run can say that a job never started CUDA",
+     .parse = [](string_view v, Config* c) {
+       c->run_state_dir = std::string(v);
+       return true;
+     }},
     {.variable = "NUMTRACE_STEP_MODE",
      .option = "--step-mark",
      .value_name = "MODE",

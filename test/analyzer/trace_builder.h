@@ -74,6 +74,19 @@ class TraceBuilder {
     return static_cast<uint32_t>(k.seq);
   }
 
+  // An operator-level record (docs/format.md, "Operator-level records"),
+  // of `phase` when one is given.
+  uint32_t AddOp(std::string_view name, std::vector<Buffer> buffers = {}, Phase phase = Phase::kNone) {
+    const uint32_t k = Add(name, std::move(buffers));
+    trace_.kernels.back().level = RecordLevel::kOp;
+    if (phase != Phase::kNone) {
+      KernelProvenance p;
+      p.phase = phase;
+      trace_.SetProvenance(k, p);
+    }
+    return k;
+  }
+
   Trace& trace() { return trace_; }
   Trace Build() { return std::move(trace_); }
 

@@ -38,11 +38,36 @@ TEST(RunCommand, PassesTheJobsExitStatusThroughAndSaysNothingWasCaptured) {
   EXPECT_EQ(code, 7);
   EXPECT_THAT(t.err.str(), HasSubstr("exited with status 7"));
   EXPECT_THAT(t.err.str(), HasSubstr("no trace was written in"));
-  // Issue 15: it used to point at a stderr line a CPU-only job never prints.
-  EXPECT_THAT(t.err.str(), HasSubstr("A job that never starts CUDA (a CPU-only run) leaves no trace and no numtrace line"));
-  EXPECT_THAT(t.err.str(), HasSubstr("numtrace run --ops"));  // issue 24: what captures it
+  // Issue 24: the job never started CUDA, and numtrace knows it (no
+  // process left its mark in NUMTRACE_RUN_STATE): said as a fact, with
+  // what captures such a job.
+  EXPECT_THAT(t.err.str(), HasSubstr("the job never started CUDA (no process of it called cuInit with numtrace "
+                                     "loaded)"));
+  EXPECT_THAT(t.err.str(), HasSubstr("numtrace run --ops"));
   EXPECT_EQ(t.err.str().find("its stderr line says why"), std::string::npos);
   EXPECT_EQ(t.out.str(), "");  // stdout is the job's
+}
+
+// A process that started CUDA leaves an empty file named by its pid in
+// NUMTRACE_RUN_STATE (Runtime::NoteCudaStarted; the shim's side is tested in
+// test/shim/engine/runtime_test.cc): a job that did, and wrote no trace, is
+// not told it never started CUDA. The directory is numtrace's own, gone
+// after the run.
+TEST(RunCommand, AJobThatStartedCudaAndWroteNoTraceIsToldHowManyProcessesDid) {
+  TempDir tmp;
+  TestContext t;
+  const std::string seen = tmp / "state.txt";
+  int code = RunCommandMain({"run", "-o", tmp / "r", "--", "sh", "-c",
+                             "echo \"$NUMTRACE_RUN_STATE\" > " + seen + "; touch \"$NUMTRACE_RUN_STATE/$$\""},
+                            t.ctx);
+  ASSERT_EQ(code, 0) << t.err.str();
+  EXPECT_THAT(t.err.str(), HasSubstr("1 process of the job started CUDA, and none captured a kernel launch: "
+                                     "launches outside the captured steps"));
+  EXPECT_EQ(t.err.str().find("never started CUDA"), std::string::npos) << t.err.str();
+  std::string state = Slurp(seen);
+  ASSERT_FALSE(state.empty());
+  state.pop_back();
+  EXPECT_FALSE(std::filesystem::exists(state)) << state << " was left behind";
 }
 
 TEST(RunCommand, TheJobSeesTheLibraryAndSettings) {

@@ -103,7 +103,21 @@ printf '#!/bin/sh\n' >"$tmp/noexec"
   NUMTRACE_OUTPUT_DIR="$tmp/w" NUMTRACE_STEPS=all "$bin/numtrace-sim" --steps 2 >/dev/null 2>"$tmp/w.err" )
 grep -q "failed (File too large); the trace ends here" "$tmp/w.err" && ok || bad "write failure words: $(head -c 300 "$tmp/w.err")"
 
-# 8. --version on every installed binary (and the bench generator).
+# 8. Whether the job started CUDA is known, not guessed (issue 24): a job
+#    that never reaches cuInit is told so; one whose process is called at
+#    cuInit by the driver (InitializeInjection, called here by hand: no GPU)
+#    is not, and the listing counts it. The private directory is removed.
+if command -v python3 >/dev/null; then
+  TMPDIR="$tmp" "$nt" run -o "$tmp/nc" -- python3 -c 'print(1)' >/dev/null 2>"$tmp/nc.err"
+  grep -q "the job never started CUDA" "$tmp/nc.err" && ok || bad "no-CUDA job: $(cat "$tmp/nc.err")"
+  TMPDIR="$tmp" "$nt" run -o "$tmp/ci" -- python3 -c 'import ctypes; ctypes.CDLL(None).InitializeInjection()' \
+    >/dev/null 2>"$tmp/ci.err"
+  grep -q "1 process of the job started CUDA" "$tmp/ci.err" && ! grep -q "never started CUDA" "$tmp/ci.err" \
+    && ok || bad "cuInit job: $(cat "$tmp/ci.err")"
+  ls -d "$tmp"/numtrace-run-* >/dev/null 2>&1 && bad "numtrace run left its state directory in TMPDIR" || ok
+fi
+
+# 9. --version on every installed binary (and the bench generator).
 for b in numtrace numtrace-diff numtrace-sim numtrace-make-pair; do
   v="$("$bin/$b" --version 2>&1)"; rc=$?
   [ "$rc" = 0 ] && [[ "$v" =~ ^$b\ [0-9]+\.[0-9]+ ]] && ok || bad "$b --version: rc=$rc '$v'"

@@ -2,6 +2,8 @@
 // traces whose true correspondence is known and checks the pairs and how
 // they were made.
 #include "analyzer/align/aligner.h"
+#include "analyzer/align/kernel_keys.h"
+#include "analyzer/read/importer.h"
 
 #include <algorithm>
 #include <chrono>
@@ -519,6 +521,123 @@ TEST(AlignLevels, OperatorAgainstKernelLevelIsSaid) {
       << mixed.warnings[0];
   EXPECT_TRUE(Align(a, c).warnings.empty());
   EXPECT_TRUE(Align(b, b).warnings.empty());
+}
+
+}  // namespace
+}  // namespace numtrace::analyzer
+
+namespace numtrace::analyzer {
+namespace {
+
+// Issue 24: an operator whose output changed shape (a loss broadcast to
+// (4, 4, 8) by a mis-shaped target) pairs with its counterpart when both
+// read the same values; the same op reading other values does not.
+TEST(AlignLevels, AnOpOfAnotherShapeThatReadTheSameValuesPairs) {
+  testing::TraceBuilder ta("a"), tb("b");
+  auto in = [](uint64_t content, uint64_t n) {
+    Buffer b = Out(content, n);
+    b.role = Role::kIn;
+    return b;
+  };
+  for (testing::TraceBuilder* t : {&ta, &tb}) t->AddOp("aten::randn", {Out(1, 32)});
+  ta.AddOp("aten::sub", {in(1, 32), in(2, 32), Out(3, 32)});
+  tb.AddOp("aten::sub", {in(1, 32), in(2, 32), Out(4, 128)});
+  ta.AddOp("aten::pow", {in(3, 32), Out(5, 32)});
+  tb.AddOp("aten::pow", {in(4, 128), Out(6, 128)});
+  Trace a = ta.Build(), b = tb.Build();
+  const auto m = PairMap(Align(a, b), a, b);
+  ASSERT_TRUE(m.count(1));
+  EXPECT_EQ(m.at(1).first, 1u);  // sub with sub
+  EXPECT_FALSE(m.count(2));      // pow read other values: nothing says it is the same call
+}
+
+// Issue 24: the same op in the same module writing the same shape in
+// another dtype (q @ k.T run in bf16) pairs with its counterpart, though
+// B's casts of the same module are in the way; in another module it does
+// not.
+TEST(AlignLevels, AnOpOfAnotherDtypeInTheSameModulePairs) {
+  auto run = [](std::string_view name, const std::vector<std::string_view>& ops, DType dtype,
+                std::string_view scope) {
+    testing::TraceBuilder t{std::string(name)};
+    Trace& tr = t.trace();
+    for (size_t i = 0; i < ops.size(); ++i) {
+      Buffer in = Out(100 + i, 32, dtype);
+      in.role = Role::kIn;
+      Buffer out = Out((dtype == DType::kF32 ? 200 : 300) + i, 32, dtype);
+      out.shape = tr.strings.Intern("[4,8]");
+      const uint32_t k = t.AddOp(ops[i], {in, out}, Phase::kForward);
+      KernelProvenance p = tr.provenance[k];
+      p.scope = tr.strings.Intern(scope);
+      tr.SetProvenance(k, p);
+    }
+    return t.Build();
+  };
+  const std::vector<std::string_view> ops_a = {"aten::transpose", "aten::bmm"};
+  const std::vector<std::string_view> ops_b = {"aten::_to_copy", "aten::transpose", "aten::bmm", "aten::_to_copy"};
+  Trace a = run("a", ops_a, DType::kF32, "attn"), b = run("b", ops_b, DType::kBF16, "attn");
+  Trace c = run("c", ops_b, DType::kBF16, "mlp");
+  auto m = PairMap(Align(a, b), a, b);
+  ASSERT_TRUE(m.count(0) && m.count(1));
+  EXPECT_EQ(m.at(0).first, 1u);  // transpose with transpose
+  EXPECT_EQ(m.at(1).first, 2u);  // bmm with bmm, not with the cast after it
+  auto mc = PairMap(Align(a, c), a, c);
+  EXPECT_FALSE(mc.count(0) && mc.at(0).first == 1u);
+}
+
+// A DebugMode log: `backward` ops without a module (as compile logs its
+// backward), then AdamW's hash-only in-place ops for each parameter value
+// in `params` (weight decay, then the update reading its output).
+Trace OptimizerLog(int backward, const std::vector<double>& params) {
+  std::string log = "Total captured activations: 0\n" + std::string(80, '=') + "\n\n";
+  int n = 0;
+  auto block = [&](const std::string& op, double out, const std::string& in, const char* extra = "") {
+    char text[256];
+    std::snprintf(text, sizeof text, "[<none>/op_%d_%s]\n  Output hash: %.6e\n  Input hashes: %s\n%s  Location: x.py:1\n\n",
+                  n++, op.c_str(), out, in.c_str(), extra);
+    log += text;
+  };
+  for (int i = 0; i < backward; ++i) block("mm", 7.0 + i, "1.000000e+00", "  Phase: backward\n");
+  for (double p : params) {
+    char in[32];
+    std::snprintf(in, sizeof in, "%.6e", p);
+    block("mul_", p * 0.5, in);
+    std::snprintf(in, sizeof in, "%.6e", p * 0.5);
+    block("addcdiv_", p * 0.25, in);
+  }
+  absl::StatusOr<Trace> t = ReadTraceBytes(log, "rank_0_activations.log", FindImporter("debugmode-log"));
+  EXPECT_TRUE(t.ok()) << t.status();
+  return t.ok() ? *std::move(t) : Trace{};
+}
+
+TEST(AlignUpdateChains, OptimizerOpsAreNamedByTheirChainWhenBothLogsHoldTheSameChains) {
+  // B: other values and two more backward ops, so its counters are shifted:
+  // A's parameter 1 ops are op_3_mul_ and op_4_addcdiv_, B's parameter 0 ops.
+  const Trace a = OptimizerLog(1, {3.0, 5.0}), b = OptimizerLog(3, {3.1, 5.1});
+  std::vector<KernelKeys> ka = ComputeKernelKeys(a), kb = ComputeKernelKeys(b);
+  const std::vector<KernelKeys> plain_a = ka;
+  EXPECT_EQ(ka[3].level[kKeyName], kb[3].level[kKeyName]);  // the counter's coincidence
+  AddUpdateChainKeys(a, &ka, b, &kb);
+  EXPECT_NE(ka[3].level[kKeyName], kb[3].level[kKeyName]);
+  EXPECT_EQ(ka[1].level[kKeyName], kb[3].level[kKeyName]);  // parameter 0's mul_ in both
+  EXPECT_EQ(ka[4].level[kKeyName], kb[6].level[kKeyName]);  // parameter 1's addcdiv_
+  EXPECT_EQ(ka[0].level[kKeyName], plain_a[0].level[kKeyName]);  // no chain: unchanged
+  size_t optimizer_pairs = 0;
+  for (const KernelPair& p : Align(a, b).pairs) {
+    if (p.a == 0) continue;  // the backward op
+    ++optimizer_pairs;
+    EXPECT_EQ(p.b, p.a + 2) << p.a;
+  }
+  EXPECT_EQ(optimizer_pairs, 4u);
+}
+
+TEST(AlignUpdateChains, DifferentChainsLeaveTheKeysAsTheyAre) {
+  // B updates one parameter more, first: its chains are renumbered.
+  const Trace a = OptimizerLog(1, {3.0, 5.0}), b = OptimizerLog(1, {2.0, 3.0, 5.0});
+  std::vector<KernelKeys> ka = ComputeKernelKeys(a), kb = ComputeKernelKeys(b);
+  const std::vector<KernelKeys> plain_a = ka, plain_b = kb;
+  AddUpdateChainKeys(a, &ka, b, &kb);
+  for (size_t i = 0; i < ka.size(); ++i) EXPECT_EQ(ka[i].level[kKeyName], plain_a[i].level[kKeyName]);
+  for (size_t i = 0; i < kb.size(); ++i) EXPECT_EQ(kb[i].level[kKeyName], plain_b[i].level[kKeyName]);
 }
 
 }  // namespace

@@ -34,9 +34,9 @@ struct NoisyRun {
   Trace a, b;
   DiffResult r;
 };
-NoisyRun NoisyChain(double noise, double planted) {
+// B's change of each kernel's output in a chain k0 -> k1 -> ... -> k5 (then k6).
+NoisyRun Chain(const std::vector<double>& rel_b) {
   TraceBuilder ta("a"), tb("b");
-  const double rel_b[] = {noise, noise, planted, planted, planted, planted};
   for (uint32_t k = 0; k < 6; ++k) {
     std::vector<Buffer> xa, xb;
     if (k > 0) {
@@ -55,6 +55,9 @@ NoisyRun NoisyChain(double noise, double planted) {
   for (uint32_t i = 0; i < 7; ++i) al.pairs.push_back({i, i, MatchMethod::kExact});
   run.r = Judge(run.a, run.b, al);
   return run;
+}
+NoisyRun NoisyChain(double noise, double planted) {
+  return Chain({noise, noise, planted, planted, planted, planted});
 }
 
 TEST(Roots, PlantedChangeAfterNoiseIsTheOnlyRoot) {
@@ -94,6 +97,98 @@ TEST(Roots, NoDivergenceNoRoot) {
   EXPECT_EQ(run.r.roots.count, 0u);
   EXPECT_FALSE(run.r.roots.first);
   EXPECT_TRUE(run.r.roots.top.empty());
+}
+
+// The one root is pair `root`, with `descendants` later diverged pairs.
+void ExpectOneRoot(const DiffResult& r, uint32_t root, uint32_t descendants) {
+  EXPECT_EQ(r.roots.count, 1u);
+  ASSERT_TRUE(r.roots.first);
+  EXPECT_EQ(*r.roots.first, root);
+  EXPECT_EQ(r.roots.descendants[root], descendants);
+}
+
+TEST(Roots, ADivergenceThroughAPairWithinToleranceIsNotBornAgain) {
+  // k1 is an operator whose statistics hide the change it passes on
+  // (masked_fill with -1e9: the masked entries rule them): within
+  // tolerance, yet what k2 computes from it diverges again. One root, k0.
+  NoisyRun run = Chain({1e-2, 1e-9, 1e-2, 1e-2, 1e-2, 1e-2});
+  const DiffResult& r = run.r;
+  EXPECT_EQ(r.verdicts[0].cause, Cause::kOrigin);
+  EXPECT_EQ(r.verdicts[1].status, PairStatus::kWithinTolerance);
+  EXPECT_EQ(r.verdicts[2].status, PairStatus::kDiverged);
+  EXPECT_EQ(r.verdicts[2].cause, Cause::kInherited);
+  ExpectOneRoot(r, 0, 4);  // k2..k5
+}
+
+TEST(Roots, AnOpOnlyOneRunRanIsRootedAtTheFirstPairReadingIt) {
+  // A's dropout (mul) is gone from B (eval()): B's add reads mm's output
+  // where A's read the dropout's. The add is the one root.
+  TraceBuilder ta("a"), tb("b");
+  ta.AddOp("aten::mm", {At(0x100, 1, Role::kOut, 0)});
+  ta.AddOp("aten::mul", {At(0x100, 1, Role::kIn, 0), At(0x200, 2, Role::kOut, 0)});
+  ta.AddOp("aten::add", {At(0x200, 2, Role::kIn, 0), At(0x300, 3, Role::kOut, 0)});
+  ta.AddOp("aten::relu", {At(0x300, 3, Role::kIn, 0), At(0x400, 4, Role::kOut, 0)});
+  tb.AddOp("aten::mm", {At(0x100, 1, Role::kOut, 0)});
+  tb.AddOp("aten::add", {At(0x100, 1, Role::kIn, 0), At(0x300, 5, Role::kOut, 0)});
+  tb.AddOp("aten::relu", {At(0x300, 5, Role::kIn, 0), At(0x400, 6, Role::kOut, 0)});
+  Trace a = ta.Build(), b = tb.Build();
+  Alignment al{{{0, 0, MatchMethod::kExact}, {2, 1, MatchMethod::kExact}, {3, 2, MatchMethod::kExact}}, {1}, {}, {}};
+  DiffResult r = Judge(a, b, al);
+  EXPECT_EQ(r.verdicts[1].cause, Cause::kBorn);
+  ExpectOneRoot(r, 1, 1);  // the relu
+}
+
+TEST(Roots, ABackwardOpShapedByTheForwardIsNoSecondRoot) {
+  // The loss's sub broadcasts to another shape in B (a root of layout); the
+  // backward's expand of the gradient (equal inputs: ones) takes that shape
+  // from autograd, through no tensor. One root, the sub.
+  auto out = [](uint64_t addr, uint64_t content, uint64_t n) {
+    Buffer b = Out(content, n);
+    b.addr = addr;
+    return b;
+  };
+  TraceBuilder ta("a"), tb("b");
+  ta.AddOp("aten::sub", {At(0x100, 1, Role::kIn, 0), out(0x200, 2, 32)}, Phase::kForward);
+  tb.AddOp("aten::sub", {At(0x100, 1, Role::kIn, 0), out(0x200, 3, 128)}, Phase::kForward);
+  ta.AddOp("aten::expand", {At(0x900, 9, Role::kIn, 0), out(0x300, 4, 32)}, Phase::kBackward);
+  tb.AddOp("aten::expand", {At(0x900, 9, Role::kIn, 0), out(0x300, 5, 128)}, Phase::kBackward);
+  Trace a = ta.Build(), b = tb.Build();
+  DiffResult r = Judge(a, b, Alignment{{{0, 0, MatchMethod::kExact}, {1, 1, MatchMethod::kExact}}, {}, {}, {}});
+  EXPECT_EQ(r.verdicts[0].status, PairStatus::kLayoutMismatch);
+  EXPECT_EQ(r.verdicts[1].status, PairStatus::kLayoutMismatch);
+  EXPECT_EQ(r.verdicts[1].cause, Cause::kOrigin);  // what it read is equal
+  ExpectOneRoot(r, 0, 1);
+}
+
+TEST(Roots, AComputationOnAnotherDtypeIsRootedAtItsFirstOpNotAtAView) {
+  // B casts to bf16 (ops A does not have), transposes (a view) and runs
+  // the matmul in bf16, then casts back. The root is the matmul.
+  auto t = [](uint64_t addr, uint64_t content, Role role, DType dtype = DType::kF32) {
+    Buffer b = Out(content, 32, dtype);
+    b.addr = addr;
+    b.role = role;
+    return b;
+  };
+  TraceBuilder ta("a"), tb("b");
+  for (TraceBuilder* x : {&ta, &tb}) x->AddOp("aten::split", {t(0x100, 1, Role::kOut)});
+  ta.AddOp("aten::transpose", {t(0x100, 1, Role::kIn), t(0x100, 2, Role::kOut)});
+  ta.AddOp("aten::bmm", {t(0x100, 2, Role::kIn), t(0x200, 3, Role::kOut)});
+  ta.AddOp("aten::relu", {t(0x200, 3, Role::kIn), t(0x300, 4, Role::kOut)});
+  tb.AddOp("aten::_to_copy", {t(0x100, 1, Role::kIn), t(0x500, 7, Role::kOut, DType::kBF16)});
+  tb.AddOp("aten::transpose", {t(0x500, 7, Role::kIn, DType::kBF16), t(0x500, 8, Role::kOut, DType::kBF16)});
+  tb.AddOp("aten::bmm", {t(0x500, 8, Role::kIn, DType::kBF16), t(0x200, 9, Role::kOut, DType::kBF16)});
+  tb.AddOp("aten::_to_copy", {t(0x200, 9, Role::kIn, DType::kBF16), t(0x600, 10, Role::kOut)});
+  tb.AddOp("aten::relu", {t(0x600, 10, Role::kIn), t(0x300, 11, Role::kOut)});
+  Trace a = ta.Build(), b = tb.Build();
+  Alignment al{{{0, 0, MatchMethod::kExact}, {1, 2, MatchMethod::kFuzzy}, {2, 3, MatchMethod::kFuzzy},
+                {3, 5, MatchMethod::kExact}},
+               {},
+               {1, 4},
+               {}};
+  DiffResult r = Judge(a, b, al);
+  EXPECT_EQ(r.verdicts[1].status, PairStatus::kLayoutMismatch);
+  EXPECT_EQ(r.verdicts[2].cause, Cause::kBorn);
+  ExpectOneRoot(r, 2, 1);  // the relu
 }
 
 TEST(Roots, AnInputBeyondToleranceWithoutAProducerIsInherited) {

@@ -171,6 +171,49 @@ TEST(DebugModeReaderTest, HashOnlyBlocksHaveTheOutputsTheyHaveHashesFor) {
   EXPECT_EQ(none[1].stats.l1, 4.0);
 }
 
+// A hash-only block as the tracer writes it for an in-place op of a small
+// tensor.
+std::string HashOnlyBlock(const std::string& key, const std::string& out, const std::string& in) {
+  return "[" + key + "]\n  Output hash: " + out + "\n  Input hashes: " + in + "\n  Location: optim/adam.py:1\n\n";
+}
+
+TEST(DebugModeReaderTest, InPlaceOpsOutsideModulesChainByTheirHashes) {
+  OpBlock module_op;  // in a module: no chain
+  OpBlock backward;  // compiled backward: no module, no chain
+  backward.key = "<none>/op_0_mm";
+  backward.phase = "backward";
+  backward.output_hash = "2.500000e+00";
+  OpBlock sqrt;  // not in place, reads op_3's output
+  sqrt.key = "<none>/op_5_sqrt";
+  sqrt.output_hash = "9.000000e-01";
+  sqrt.input_hashes = "3.000000e-01";
+  OpBlock unlinked;  // not in place, reads nothing of a chain
+  unlinked.key = "<none>/op_8_add";
+  unlinked.input_hashes = "7.000000e+00";
+  std::string log = DebugModeLogText({module_op, backward});
+  log += HashOnlyBlock("<none>/op_1_add_", "1.000000e+00", "0.000000e+00") +  // a zero links nothing
+         HashOnlyBlock("<none>/op_2_mul_", "2.500000e+00", "2.600000e+00") +  // backward's 2.5 is no chain's
+         HashOnlyBlock("<none>/op_3_lerp_", "3.000000e-01", "0.000000e+00, 3.000000e+00") +
+         HashOnlyBlock("<none>/op_4_mul_", "0.000000e+00", "0.000000e+00");
+  auto blocks_of = [](const std::string& text) { return text.substr(text.find("\n[") + 1); };  // no preamble
+  log += blocks_of(DebugModeLogText({sqrt}));
+  log += HashOnlyBlock("<none>/op_6_addcdiv_", "2.400000e+00", "2.500000e+00, 3.000000e-01, 9.000000e-01") +
+         HashOnlyBlock("<none>/op_7_add_", "1.000000e+00", "0.000000e+00");
+  log += blocks_of(DebugModeLogText({unlinked}));
+  absl::StatusOr<Trace> t = ReadTraceBytes(log, "x.log", FindImporter("debugmode-log"));
+  ASSERT_TRUE(t.ok()) << t.status();
+  ASSERT_EQ(t->kernels.size(), 10u);
+  auto at = [](uint64_t chain, uint64_t place) { return (chain + 1) << 32 | place; };
+  // op_6 joins op_2's chain by its first input, though its other inputs are
+  // op_3's and op_5's outputs; op_5 joins op_3's by its only input.
+  EXPECT_THAT(t->update_chain, ::testing::ElementsAre(0, 0, at(0, 0), at(1, 0), at(2, 0), at(3, 0), at(2, 1),
+                                                      at(1, 1), at(4, 0), 0));
+  absl::StatusOr<Trace> none = ReadTraceBytes(DebugModeLogText({module_op, backward}), "x.log",
+                                              FindImporter("debugmode-log"));
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->update_chain.empty());
+}
+
 TEST(DebugModeReaderTest, DeclaredTotalAboveBlocksMeansTruncated) {
   absl::StatusOr<Trace> t = ReadTraceBytes(DebugModeLogText({OpBlock{}}, 5), "x.log", FindImporter("debugmode-log"));
   ASSERT_TRUE(t.ok()) << t.status();

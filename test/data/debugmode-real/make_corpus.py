@@ -40,10 +40,14 @@ class Attention(nn.Module):
     def __init__(self, cfg):
         super().__init__()
         self.cfg = cfg
-        self.wq = nn.Linear(D, D, bias=False)
+        bias = cfg.get("bias", False)
+        self.wq = nn.Linear(D, D, bias=bias)
+        # Never a key bias: softmax ignores a shift, so its gradient is pure
+        # rounding noise, which AdamW (m / sqrt(v)) turns into a full-size
+        # update whose sign eager and compiled runs draw differently.
         self.wk = nn.Linear(D, D, bias=False)
-        self.wv = nn.Linear(D, D, bias=False)
-        self.wo = nn.Linear(D, D, bias=False)
+        self.wv = nn.Linear(D, D, bias=bias)
+        self.wo = nn.Linear(D, D, bias=bias)
 
     def forward(self, x):
         b, t, _ = x.shape
@@ -63,8 +67,8 @@ class MLP(nn.Module):
     def __init__(self, cfg):
         super().__init__()
         self.cfg = cfg
-        self.w1 = nn.Linear(D, 4 * D, bias=False)
-        self.w2 = nn.Linear(4 * D, D, bias=False)
+        self.w1 = nn.Linear(D, 4 * D, bias=cfg.get("bias", False))
+        self.w2 = nn.Linear(4 * D, D, bias=cfg.get("bias", False))
 
     def forward(self, x):
         h = F.gelu(self.w1(x))
@@ -97,7 +101,7 @@ class Model(nn.Module):
         self.tok_embeddings = nn.Embedding(V, D)
         self.layers = nn.ModuleList([Block(cfg) for _ in range(2)])
         self.norm = nn.LayerNorm(D)
-        self.output = nn.Linear(D, V, bias=False)
+        self.output = nn.Linear(D, V, bias=cfg.get("bias", False))
 
     def forward(self, tokens):
         x = self.tok_embeddings(tokens)
@@ -123,17 +127,36 @@ CASES = {
     "fused_adamw": {"fused": True},
     "fused_adamw_b": {"fused": True},
     "compile": {"compile": True},
+    # Linear layers with biases: many parameters under min_numel, so the
+    # optimizer logs runs of hash-only in-place blocks (add_, mul_, lerp_,
+    # addcmul_, addcdiv_ per parameter) that compile's extra `<none>`
+    # backward ops shift. AdamW as constructed by default (on the CPU that
+    # is the for-loop form; foreach is the default only on GPUs).
+    "bias": {"bias": True},
+    "bias_compile": {"bias": True, "compile": True},
+    # A planted optimizer bug under compile: one bias's learning rate doubled.
+    "bias_compile_lr": {"bias": True, "compile": True, "lr_bug": "layers.1.mlp.w1.bias"},
 }
 
 
 def build(case):
     torch.manual_seed(0)
-    model = Model({"checkpoint": case.get("checkpoint", False)})
+    model = Model({"checkpoint": case.get("checkpoint", False), "bias": case.get("bias", False)})
     for i, layer in enumerate(model.layers):
         cfg = dict(case.get(f"layer{i}", {}))
         layer.attention.cfg = cfg
         layer.mlp.cfg = cfg
     return model.to(case.get("dtype", torch.float32))
+
+
+def optimizer(model, case):
+    """AdamW with its defaults; a planted lr bug puts each parameter in a group
+    of its own (the same ops in the same order) with one lr doubled."""
+    fused = case.get("fused", False) or None
+    if "lr_bug" not in case:
+        return torch.optim.AdamW(model.parameters(), lr=1e-3, fused=fused)
+    groups = [{"params": [p], "lr": 2e-3 if n == case["lr_bug"] else 1e-3} for n, p in model.named_parameters()]
+    return torch.optim.AdamW(groups, lr=1e-3, fused=fused)
 
 
 def step(model, opt, tokens, targets, fn):
@@ -154,7 +177,7 @@ def main():
         if only and name not in only:
             continue
         model = build(case)
-        opt = torch.optim.AdamW(model.parameters(), lr=1e-3, fused=case.get("fused", False) or None)
+        opt = optimizer(model, case)
         g = torch.Generator().manual_seed(1)
         tokens = torch.randint(0, V, (B, T), generator=g)
         targets = torch.randint(0, V, (B, T), generator=g)
@@ -167,7 +190,7 @@ def main():
             fn = torch.compile(model)
             step(model, opt, tokens, targets, fn)
             model.load_state_dict(saved)
-            opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+            opt = optimizer(model, case)
         t = tracer.DebugModeTracer(model)
         captures = t.__enter__()
         try:

@@ -5,7 +5,8 @@ and its tests read.
 
     ~/.cache/numtrace/venv-torch/bin/python test/scripts/torch/make_debugmode_json.py OUT_DIR
 
-One training step (forward, backward, AdamW in its default foreach form) of a
+One training step (forward, backward, AdamW as constructed by default: on
+the CPU its for-loop form, foreach being the default only on GPUs) of a
 small attention block, logged with
 `DebugMode(record_nn_module=True)` and
 `log_tensor_hashes(hash_fn=["norm", "hash_tensor"], hash_inputs=True)`: per

@@ -63,6 +63,31 @@ TEST(RuntimeTest, DisabledIsSilentlyInert) {
   EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
 }
 
+// Issue 24: numtrace run's "the job never started CUDA" line counts these
+// marks; one per process, only once CUDA started, nothing else written.
+TEST(RuntimeTest, CudaStartLeavesOneMarkNamedByThePidInTheRunState) {
+  const std::string state = TempDir("state");
+  const std::string out = TempDir("state_out");
+  std::filesystem::create_directories(state);
+  Runtime rt(MapEnv({{"NUMTRACE_RUN_STATE", state}, {"NUMTRACE_OUTPUT_DIR", out}}));
+  ASSERT_TRUE(rt.Configure());
+  EXPECT_TRUE(std::filesystem::is_empty(state));  // configured is not started
+  EXPECT_FALSE(rt.cuda_started());
+  rt.NoteCudaStarted();
+  rt.NoteCudaStarted();
+  EXPECT_TRUE(rt.cuda_started());
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(state)) names.push_back(e.path().filename());
+  EXPECT_EQ(names, std::vector<std::string>{std::to_string(getpid())});
+  EXPECT_FALSE(std::filesystem::exists(out));  // no trace, no output directory
+  // Without the setting (a job not started by numtrace run): nothing at all.
+  Runtime plain(MapEnv({{"NUMTRACE_OUTPUT_DIR", out}}));
+  plain.NoteCudaStarted();
+  EXPECT_TRUE(plain.cuda_started());
+  EXPECT_FALSE(std::filesystem::exists(out));
+  std::filesystem::remove_all(state);
+}
+
 TEST(RuntimeTest, StartCaptureShutdownWritesACompleteTrace) {
   const std::string dir = TempDir("full");
   Runtime rt(MapEnv({{"NUMTRACE_OUTPUT_DIR", dir}, {"NUMTRACE_STEPS", "0"},

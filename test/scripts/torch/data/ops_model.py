@@ -61,8 +61,8 @@ x = torch.randn(4, 8, 16); y = torch.randn(4, 8)
 losses = []
 for step in range(3):
     out = run(x)
-    if BUG == "bcast":
-        loss = ((out.unsqueeze(-1) - y) ** 2).mean()
+    if BUG == "bcast":  # (4, 8) - (4, 1, 8) broadcasts silently to (4, 4, 8)
+        loss = ((out - y.unsqueeze(1)) ** 2).mean()
     else:
         loss = ((out - y) ** 2).mean()
     opt.zero_grad(); loss.backward(); opt.step()
