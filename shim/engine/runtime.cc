@@ -10,10 +10,10 @@
 #include <fstream>
 #include <iterator>
 
+#include "common/format/utf8.h"
 #include "common/version/version.h"
 #include "shim/engine/annotations.h"
 #include "shim/engine/engine.h"
-#include "common/format/utf8.h"
 #include "shim/engine/settings.h"
 #include "shim/log/log.h"
 #include "shim/writer/trace_file.h"
