@@ -39,7 +39,7 @@ int numtrace_mark_step(void);
  * that begins: its optimizer's step count, so a run resumed from a
  * checkpoint at step 10 numbers its steps 10, 11, ... as the run that saved
  * it did, and `numtrace diff` pairs them with that run's (the PyTorch hooks
- * call it with the optimizer's count, docs/torch-hooks.md). `next` is taken
+ * call it with the optimizer's count, docs/walkthroughs.md). `next` is taken
  * when it is ahead of the step that ends; then that step is recorded as
  * `next - 1` unless it was captured in full. Otherwise, and for a negative
  * `next`, it is a plain mark. Returns as numtrace_mark_step(). */
