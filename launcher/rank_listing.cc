@@ -26,6 +26,16 @@ std::set<std::string> TraceFilesIn(const std::string& dir) {
   return out;
 }
 
+bool FileSystemFull(const std::string& dir) {
+  struct statvfs fs_info;
+  return statvfs(dir.c_str(), &fs_info) == 0 && fs_info.f_bavail == 0;
+}
+
+std::string FullFileSystemLine(const std::string& dir) {
+  if (!FileSystemFull(dir)) return "";
+  return dir + ": its file system is full, so its trace is cut short; free space (or use another -o) and run again";
+}
+
 int ListRankTraces(const std::string& dir, std::ostream& out, const std::set<std::string>& earlier, bool ops_level,
                    std::optional<int> cuda_processes) {
   std::vector<std::tuple<int64_t, std::string>> files;
@@ -54,15 +64,16 @@ int ListRankTraces(const std::string& dir, std::ostream& out, const std::set<std
     if (trace->truncated) {
       out << "TRUNCATED (no footer: the process was cut short";
       // A full disk ends a trace the same way; say so when it is full now.
-      struct statvfs fs_info;
-      if (statvfs(dir.c_str(), &fs_info) == 0 && fs_info.f_bavail == 0) {
+      if (FileSystemFull(dir)) {
         out << ", or writing failed: its file system is full now";
       }
       out << ")";
+    } else if (trace->footer && trace->footer->dropped > 0) {
+      // The footer came, but records did not: never "complete".
+      out << "INCOMPLETE: " << trace->footer->dropped << " records dropped (the writer queue was full)";
     } else {
       out << "complete";
     }
-    if (trace->footer && trace->footer->dropped > 0) out << ", " << trace->footer->dropped << " dropped";
     if (trace->footer && trace->footer->unmeasured > 0) {
       out << ", " << trace->footer->unmeasured << " unmeasured";
     }

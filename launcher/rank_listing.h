@@ -32,6 +32,13 @@ std::set<std::string> TraceFilesIn(const std::string& dir);
 int ListRankTraces(const std::string& dir, std::ostream& out, const std::set<std::string>& earlier = {},
                    bool ops_level = false, std::optional<int> cuda_processes = std::nullopt);
 
+// Whether the file system holding `dir` has no space left now: a trace cut
+// short there was most likely cut by that, and another run would be too.
+bool FileSystemFull(const std::string& dir);
+// The line that stops a hunt after a run whose output `dir` is on a full
+// file system (unescaped: FailLine escapes); empty when it is not full.
+std::string FullFileSystemLine(const std::string& dir);
+
 }  // namespace numtrace::launcher
 
 #endif  // NUMTRACE_LAUNCHER_RANK_LISTING_H_

@@ -135,8 +135,51 @@ Environment RunEnvironment(const RunOptions& o, const std::string& output_dir_ab
   return env;
 }
 
+namespace {
+
+// Edits (insert, delete, replace one character) from `a` to `b`.
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// A NUMTRACE_* variable that is no setting but one or two edits from one
+// (NUMTRACE_STEP for NUMTRACE_STEPS) is most likely a typo the shim would
+// ignore. Only near misses are said: numtrace's other variables
+// (NUMTRACE_HOOKS_LOG, NUMTRACE_LIB_PATH, ...) are not settings either.
+void WarnMistypedSettings(const Environment& job, std::vector<std::string>* warnings) {
+  for (const auto& [name, value] : job.vars()) {
+    if (!name.starts_with("NUMTRACE_") || shim::FindSetting(name) != nullptr) continue;
+    for (const shim::Setting& s : shim::Settings()) {
+      if (EditDistance(name, s.variable) <= 2) {
+        warnings->push_back(name + " in the environment is not a numtrace setting and is ignored: did you mean " +
+                            std::string(s.variable) + "?");
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace
+
 absl::Status ValidateJobSettings(const Environment& job, const RunOptions& o,
                                  std::vector<std::string>* warnings) {
+  WarnMistypedSettings(job, warnings);
+  if (!job.Get("NUMTRACE_HOOKS_LOG").empty() && !HooksFor(o)) {
+    warnings->push_back(std::string(o.no_torch_hooks ? "--no-torch-hooks" : "the command does not look like Python") +
+                        ": the PyTorch hooks are not on this job's path, so no hooks log is written" +
+                        (o.no_torch_hooks ? "" : " (--torch-hooks puts them there)"));
+  }
   std::string line;
   shim::SettingError bad;
   auto config = shim::ParseConfig(

@@ -32,11 +32,13 @@ void AddRunOptions(CLI::App* app, RunOptions* o) {
       // A flag with a value (`--watch` alone is full, `--watch=sampled`
       // picks): unlike an option of 0 or 1 values it never takes the next
       // argument, so `--watch -- CMD` keeps `--` and the command.
-      // CLI11 hands a bare flag over as "true": that is the implicit value.
-      const std::string implicit(s.implicit_value);
+      // NormalizeRunArgs spells a bare flag's implicit value out, so the
+      // "true" CLI11 hands over can only come from `--watch=` (empty, which
+      // the environment's NUMTRACE_WATCH= refuses too) or `--watch=true`:
+      // kept as empty, for the shim's parser to refuse like every bad value.
       opt = app->add_flag(std::string(s.option))
                 ->description(help)
-                ->each([keep, implicit](const std::string& value) { keep(value == "true" ? implicit : value); });
+                ->each([keep](const std::string& value) { keep(value == "true" ? std::string() : value); });
       opt->type_name("[=" + std::string(s.value_name) + "]");
     } else {
       opt = app->add_option_function<std::string>(std::string(s.option), keep, help);

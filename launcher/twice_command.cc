@@ -146,6 +146,8 @@ Examples:
     if (once.Get("NUMTRACE_LABEL").empty()) once.Set("NUMTRACE_LABEL", "run" + std::to_string(i + 1));
     absl::StatusOr<CaptureOutcome> outcome = CaptureJob(once, ctx);
     if (!outcome.ok()) return FailLine(ctx, "twice", outcome.status());
+    // Before the next job runs into it too.
+    if (std::string full = FullFileSystemLine(outcome->dir); !full.empty()) return FailLine(ctx, "twice", full);
     if (!outcome->started) {
       FailLine(ctx, "twice", outcome->error);
       return outcome->exit_code;

@@ -1,5 +1,7 @@
 #include "launcher/watch_hunt.h"
 
+#include "launcher/rank_listing.h"
+
 #include "analyzer/cli/diff_command.h"
 #include "analyzer/report/dump_commands.h"
 #include "analyzer/report/terminal_text.h"
@@ -76,6 +78,8 @@ int FinishWatchHunt(const RunOptions& options, const std::string& dir, const Dif
     if (once.Get("NUMTRACE_LABEL").empty()) once.Set("NUMTRACE_LABEL", "run" + std::to_string(i + 1));
     absl::StatusOr<CaptureOutcome> outcome = CaptureJob(once, whole);
     if (!outcome.ok()) return FailLine(ctx, "twice", outcome.status());
+    // Before the next job runs into it too.
+    if (std::string full = FullFileSystemLine(outcome->dir); !full.empty()) return FailLine(ctx, "twice", full);
     if (outcome->exit_code != 0) {
       return FailLine(ctx, "twice", "the job exited with status " + std::to_string(outcome->exit_code) +
                                         " capturing step " + std::to_string(step) + " (run " +

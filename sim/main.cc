@@ -37,6 +37,11 @@ int main(int argc, char** argv) {
                  "at this step the SGD update (after the all-reduce) flips one bit of one weight on this "
                  "rank: silent data corruption");
   app.add_option("--profile-step", o.profile_step, "cuProfilerStart/Stop around this step");
+  app.add_option("--resume-at", o.resume_at,
+                 "a run resumed from a checkpoint saved after N steps: steps 0..N-1 run uncaptured, "
+                 "then N..steps-1 with step marks that carry their number (as the PyTorch hooks send "
+                 "an optimizer's step count)")
+      ->check(CLI::Range(0, 999));
   app.add_option("--kill-after", o.kill_after_launches,
                  "SIGKILL this process after N launches (a trace cut mid-capture)");
   const std::map<std::string, numtrace::sim::SimMemory::Layout> layouts{
@@ -49,6 +54,10 @@ int main(int argc, char** argv) {
       ->transform(CLI::CheckedTransformer(layouts, CLI::ignore_case));
   app.set_version_flag("--version", std::string("numtrace-sim ") + numtrace::kVersion);
   CLI11_PARSE(app, argc, argv);
+  if (o.resume_at >= o.steps) {
+    std::fprintf(stderr, "numtrace-sim: --resume-at %d leaves no step to run: --steps is %d\n", o.resume_at, o.steps);
+    return 2;
+  }
   if (o.perturb_ulps > 0 && o.batch * o.classes <= numtrace::sim::kPerturbedElements[2]) {
     std::fprintf(stderr, "numtrace-sim: --perturb-ulps moves element %d of a layer's output: --batch must be at least %d\n",
                  numtrace::sim::kPerturbedElements[2], numtrace::sim::kPerturbedElements[2] / o.classes + 1);
@@ -68,7 +77,7 @@ int main(int argc, char** argv) {
 
   auto run = numtrace::sim::RunSimulation(o, [](const char* n) { return std::getenv(n); });
   for (size_t i = 0; i < run.result.losses.size(); ++i) {
-    std::printf("step %zu loss %.6f\n", i, run.result.losses[i]);
+    std::printf("step %zu loss %.6f\n", i + o.resume_at, run.result.losses[i]);
   }
   if (!run.trace_path.empty()) std::printf("trace: %s\n", run.trace_path.c_str());
   return 0;

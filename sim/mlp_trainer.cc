@@ -121,16 +121,30 @@ class Mlp {
     for (int i = 0; i < H * C; ++i) t_.w2[i] = normal(rng) / std::sqrt(float(H));
   }
 
+  void LoadWeights(const Mlp& from) {
+    const int D = o_.inputs, H = o_.hidden, C = o_.classes;
+    std::copy(from.t_.w1, from.t_.w1 + D * H, t_.w1);
+    std::copy(from.t_.b1, from.t_.b1 + H, t_.b1);
+    std::copy(from.t_.w2, from.t_.w2 + H * C, t_.w2);
+    std::copy(from.t_.b2, from.t_.b2 + C, t_.b2);
+  }
+
   MlpResult Train() {
     MlpResult r;
-    for (int step = 0; step < o_.steps; ++step) {
+    for (int step = o_.resume_at; step < o_.steps; ++step) {
       if (step == o_.profile_step) sink_->OnProfilerStart();
       const std::string range = "train_step";
       sink_->OnRangePush(range);
       LoadBatch(step);  // a host-to-device copy: not a kernel launch
       r.losses.push_back(Step(step));
       sink_->OnRangePop();
-      sink_->OnStepMark();  // what the optimizer.step() hook does
+      // What the optimizer.step() hook does; a resumed run's steps say their
+      // number, as the hooks send an optimizer's step count.
+      if (o_.resume_at > 0) {
+        sink_->OnStepMarkTo(step + 1);
+      } else {
+        sink_->OnStepMark();
+      }
       if (step == o_.profile_step) sink_->OnProfilerStop();
     }
     const int D = o_.inputs, H = o_.hidden, C = o_.classes;
@@ -399,6 +413,19 @@ class Mlp {
 
 MlpResult TrainMlp(const MlpOptions& options, shim::EventSink* sink) {
   Mlp mlp(options, sink);
+  if (options.resume_at > 0) {
+    // The checkpoint: the weights of the same loop after resume_at steps,
+    // trained where no capture sees it (SGD keeps no other state).
+    MlpOptions saved = options;
+    saved.steps = options.resume_at;
+    saved.resume_at = 0;
+    saved.profile_step = -1;
+    saved.kill_after_launches = -1;
+    NullSink unseen;
+    Mlp before(saved, &unseen);
+    before.Train();
+    mlp.LoadWeights(before);
+  }
   return mlp.Train();
 }
 

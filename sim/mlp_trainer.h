@@ -73,6 +73,11 @@ struct MlpOptions {
   int nan_at_step = -1;     // the bias add leaves a NaN in logits[0] at this step (-1: never)
   int profile_step = -1;    // cuProfilerStart/Stop around this step (-1: none)
   int64_t kill_after_launches = -1;  // SIGKILL the process after this many launches
+  // > 0: a run resumed from a checkpoint saved after this many steps: steps
+  // 0..resume_at-1 run unseen (the run that saved it), then steps resume_at..
+  // steps-1 are played with numbered step marks (numtrace_mark_step_to, as
+  // the hooks send an optimizer's step count), bitwise as the whole run's.
+  int resume_at = 0;
   SimMemory::Layout memory = SimMemory::Layout::kTensors;  // --memory (sim_memory.h)
 };
 

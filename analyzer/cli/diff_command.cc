@@ -161,8 +161,13 @@ int RunDiffCommand(const DiffCommandOptions& opt, std::ostream& out, std::ostrea
     } else if (r->a.digests.empty() != r->b.digests.empty()) {
       const Trace& watch = r->a.digests.empty() ? r->b : r->a;
       const Trace& plain = r->a.digests.empty() ? r->a : r->b;
-      why = watch.path + " holds step digests (watch mode) and " + plain.path +
-            " none, and their kernel records do not pair: capture both with --watch, or both with --steps";
+      const bool watched = plain.header.capture && !plain.header.capture->watch.empty();
+      why = watched ? plain.path + " was captured with --watch but holds no step digest" +
+                          (plain.truncated ? " (cut short before its first step's record)" : "") +
+                          ", and no kernel record pairs with " + watch.path
+                    : watch.path + " holds step digests (watch mode) and " + plain.path +
+                          " none, and their kernel records do not pair: capture both with --watch, or both with "
+                          "--steps";
     } else if (!r->a.digests.empty() && !r->b.digests.empty()) {
       // Both watch traces, no step number in common: the step finder's note says which steps each has.
       why = r->a.path + " and " + r->b.path + " share no step number";

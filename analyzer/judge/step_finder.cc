@@ -72,6 +72,40 @@ std::pair<uint64_t, uint64_t> SelfCheck(const Trace& t) {
   return {bad, checked};
 }
 
+// Whether `y`'s steps are `x`'s under other numbers, as a job resumed from a
+// checkpoint numbers them when nothing tells it the job's own count (the
+// hooks send the optimizer's where it keeps one): one of y's first steps
+// has the digest of a step of x with another number, and the step after it
+// that of x's step after. Returns {y's step, x's step}.
+std::optional<std::pair<int64_t, int64_t>> Renumbered(const Trace& x, const Trace& y) {
+  // Steps whose digests x holds once (a step repeated unchanged says nothing).
+  absl::flat_hash_map<uint64_t, std::optional<size_t>> x_by_hash;
+  for (size_t i = 0; i < x.digests.size(); ++i) {
+    if (x.digests[i].kernels == 0 || x.digests[i].lost != 0) continue;
+    auto [it, inserted] = x_by_hash.emplace(x.digests[i].hash, i);
+    if (!inserted) it->second.reset();
+  }
+  // The first steps, not only the first: a resumed process's first step also
+  // holds its set-up's launches (loading the checkpoint).
+  for (size_t j = 0; j + 1 < y.digests.size() && j < 3; ++j) {
+    auto it = x_by_hash.find(y.digests[j].hash);
+    if (it == x_by_hash.end() || !it->second || *it->second + 1 >= x.digests.size()) continue;
+    const StepDigest &xs = x.digests[*it->second], &xn = x.digests[*it->second + 1];
+    if (xs.step != y.digests[j].step && xn.hash == y.digests[j + 1].hash &&
+        xn.step - xs.step == y.digests[j + 1].step - y.digests[j].step) {
+      return std::pair(y.digests[j].step, xs.step);
+    }
+  }
+  return std::nullopt;
+}
+
+// Whether a step record's `hash` is the fold of its launch digests, as the
+// shim writes it (docs/format.md). One that is not was altered or damaged:
+// its launch digests, not its hash, say whether it differs.
+bool StepHashHolds(const Trace& t, const StepDigest& d) {
+  return StepHash(std::span<const uint64_t>(t.digest_hashes).subspan(d.first, d.kernels)) == d.hash;
+}
+
 }  // namespace
 
 std::optional<StepsResult> FindSteps(const Trace& a, const Trace& b) {
@@ -90,9 +124,9 @@ std::optional<StepsResult> FindSteps(const Trace& a, const Trace& b) {
   }
   if (!r.a_has_digests || !r.b_has_digests) return r;
 
+  bool modes_differ = false;
   if (WatchMode(a) != WatchMode(b) && !WatchMode(a).empty() && !WatchMode(b).empty()) {
-    r.notes.push_back(absl::StrCat("A was digested '", WatchMode(a), "', B '", WatchMode(b),
-                                   "': their digests cover different bytes and cannot match"));
+    modes_differ = true;  // said once the comparison says whether it mattered
   }
   // Buffers below --min-bytes are neither measured nor folded into a digest,
   // so two runs computing the same numbers digest differently.
@@ -154,7 +188,8 @@ std::optional<StepsResult> FindSteps(const Trace& a, const Trace& b) {
     if (name_at) {
       state = StepState::kStructure;
       ++structure;
-    } else if (digest_at || (da.hash != db.hash && da.lost == 0 && db.lost == 0)) {
+    } else if (digest_at || (da.hash != db.hash && da.lost == 0 && db.lost == 0 && StepHashHolds(a, da) &&
+                             StepHashHolds(b, db))) {
       state = StepState::kDiffers;
     }
     if (state != StepState::kEqual) {
@@ -179,6 +214,17 @@ std::optional<StepsResult> FindSteps(const Trace& a, const Trace& b) {
     if (!b_used[i] && !(a.truncated && b.digests[i].step > a.digests.back().step)) ++only_b;
   }
 
+  if (modes_differ) {
+    // `sampled` digests a buffer within the sample whole, as `full` does: the
+    // two only part on larger buffers.
+    r.notes.push_back(
+        r.differing == 0
+            ? absl::StrCat("A was digested '", WatchMode(a), "', B '", WatchMode(b),
+                           "': they agree, so every buffer was small enough to be digested whole by both")
+            : absl::StrCat("A was digested '", WatchMode(a), "', B '", WatchMode(b),
+                           "': a buffer larger than the sample is digested over other bytes on each side, so a "
+                           "step may differ by that alone; capture both with the same --watch"));
+  }
   r.unpaired_a = only_a;
   r.unpaired_b = only_b;
   if (r.compared == 0) {
@@ -191,6 +237,30 @@ std::optional<StepsResult> FindSteps(const Trace& a, const Trace& b) {
                                    a.digests.front().step, "-", a.digests.back().step, ", B: ",
                                    b.digests.front().step, "-", b.digests.back().step,
                                    "); steps were compared by number"));
+  }
+  for (bool side_a : {true, false}) {
+    const Trace& t = side_a ? a : b;
+    uint64_t bad = 0;
+    int64_t example = 0;
+    for (const StepDigest& d : t.digests) {
+      if (!StepHashHolds(t, d) && bad++ == 0) example = d.step;
+    }
+    if (bad != 0) {
+      r.notes.push_back(absl::StrCat(bad, " step records of ", SideName(t, side_a), " (first: step ", example,
+                                     ") have a step hash that is not the fold of their launch digests: altered "
+                                     "or damaged; their launch digests were compared"));
+    }
+  }
+  for (bool side_a : {true, false}) {
+    const Trace &x = side_a ? b : a, &y = side_a ? a : b;
+    if (const auto shifted = Renumbered(x, y)) {
+      r.notes.push_back(absl::StrCat(SideName(y, side_a), "'s step ", shifted->first, " has the digests of ",
+                                     SideName(x, !side_a), "'s step ", shifted->second, ", and the step after it ",
+                                     "too: ", SideName(y, side_a), " looks resumed from a checkpoint with its steps "
+                                     "numbered from another start (steps are paired by number; the hooks number "
+                                     "them by the optimizer's step count where it keeps one: docs/walkthroughs.md)"));
+      break;
+    }
   }
   if (r.compared > 1 && structure == r.compared) {
     r.notes.push_back(absl::StrCat("no compared step has the same kernel sequence on both sides (", r.compared,

@@ -42,7 +42,11 @@ absl::Status DigestRecordParser::ParseName(od::object& object, const char* end) 
   }
   if (!has_id) return FieldError("kernel_name.id", "missing");
   if (!has_name) return FieldError("kernel_name.name", "missing");
-  names_[id] = trace_->strings.Intern(name);
+  const StringId interned = trace_->strings.Intern(name);
+  auto [it, inserted] = names_.emplace(id, interned);
+  if (!inserted && it->second != interned) {
+    return FieldError("kernel_name.id", Cat(id, " is already the name of ", trace_->strings.View(it->second)));
+  }
   return absl::OkStatus();
 }
 
@@ -129,6 +133,7 @@ absl::Status DigestRecordParser::Parse(od::object& object, const char* end, Step
     }
   }
   if (!has_step) return FieldError("step", "missing");
+  if (d->step < 0) return FieldError("step", Cat(d->step, " is negative (steps are numbered from 0)"));
   if (!has_kernels) return FieldError("kernels", "missing");
   if (!has_hash) return FieldError("hash", "missing");
   if (!has_hashes) return FieldError("kernel_hashes", "missing");

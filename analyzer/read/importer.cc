@@ -80,6 +80,8 @@ const Importer* ImporterForContent(std::string_view head) {
 }
 
 std::optional<TraceFileName> ParseTraceFileName(std::string_view path) {
+  // A gzip'd trace keeps its name plus .gz (gzip -k); the reader inflates it.
+  if (path.ends_with(".gz")) path.remove_suffix(3);
   for (const Importer& i : kImporters) {
     if (i.rank_of_file_name == nullptr) continue;
     if (std::optional<int64_t> rank = i.rank_of_file_name(path)) return TraceFileName{*rank, &i};

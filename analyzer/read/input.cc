@@ -35,7 +35,7 @@ absl::StatusOr<std::map<int64_t, RankFiles>> ListTraces(const std::string& dir) 
   if (by_rank.empty()) {
     return absl::InvalidArgumentError(Cat(
         dir, ": no trace files (rank_<R>.ntrace.jsonl, rank_<R>.pid<P>.ntrace.jsonl or "
-             "rank_<R>_activations.log)"));
+             "rank_<R>_activations.log, each also gzip'd as NAME.gz)"));
   }
   for (auto& [rank, files] : by_rank) std::sort(files.begin(), files.end());
   return by_rank;

@@ -232,8 +232,18 @@ absl::Status KernelRecordParser::Parse(od::object& object, const char* end) {
     } else if (KeyIs(key, "phase")) {
       std::string_view s;
       NT_RETURN_IF_ERROR(json::GetString(x, "phase", &s));
-      // Optional field: a word from a later version is read as unknown.
-      if (!ParsePhase(s, &prov.phase)) prov.phase = Phase::kNone;
+      // Optional field: a word from a later version is read as unknown,
+      // and said once per trace (its notes reach diff's warnings and show).
+      if (!ParsePhase(s, &prov.phase)) {
+        prov.phase = Phase::kNone;
+        if (!unknown_phase_said_) {
+          unknown_phase_said_ = true;
+          NoteRecord n;
+          n.level = "info";
+          n.msg = Cat("a kernel record's phase '", CapUtf8(s), "' is not a phase numtrace knows: read as none");
+          trace_->notes.push_back(std::move(n));
+        }
+      }
     } else if (KeyIs(key, "level")) {
       std::string_view s;
       NT_RETURN_IF_ERROR(json::GetString(x, "level", &s));

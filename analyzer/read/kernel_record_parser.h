@@ -36,6 +36,7 @@ class KernelRecordParser {
 
   Trace* trace_;
   uint64_t next_seq_ = 0;
+  bool unknown_phase_said_ = false;
 };
 
 }  // namespace numtrace::analyzer

@@ -371,7 +371,14 @@ void FirstCard(const RankDiff& rd, const RankRows& r, bool shown, Markup& m) {
   const DiffResult& res = *rd.result;
   m.Card("first", "First divergence", "", "firstbody", shown);
   if (!res.first_divergence) {
-    m.Raw("<div class=\"muted\">").Raw(res.counts.diverged ? "" : "No pair diverged.").Raw("</div></div></div>");
+    // Watch traces hold digests, not kernel records: no pair was compared
+    // here, and the Steps panel says whether they differ.
+    const bool digests_only = res.counts.pairs == 0 && res.steps && res.steps->compared != 0;
+    m.Raw("<div class=\"muted\">")
+        .Raw(res.counts.diverged ? ""
+             : digests_only      ? "No kernel records compared: the steps were compared by digest (Steps)."
+                                 : "No pair diverged.")
+        .Raw("</div></div></div>");
     return;
   }
   const uint32_t i = *res.first_divergence;
@@ -571,7 +578,15 @@ void NonfiniteAndTop(const RankDiff& rd, const RankRows& r, const HtmlOptions& o
     const std::optional<uint32_t>& k = t == rd.a ? res.first_nonfinite_a : res.first_nonfinite_b;
     const char* side = t == rd.a ? "A" : "B";
     if (!k) {
-      m.Raw("<div class=\"muted\">run ").Raw(side).Raw(": none</div>");
+      // Watch mode: the first step whose digests saw a NaN/Inf.
+      const std::optional<StepNonfinite>* in_step =
+          res.steps ? &(t == rd.a ? res.steps->nonfinite_a : res.steps->nonfinite_b) : nullptr;
+      if (in_step != nullptr && in_step->has_value()) {
+        m.Raw("<div class=\"mono\">run ").Raw(side).Raw(": step ").Raw(std::to_string((*in_step)->step)).Raw(", launch ");
+        m.Num((*in_step)->index).Raw(" ").Text(t->strings.View((*in_step)->name)).Raw(" (by digest)</div>");
+      } else {
+        m.Raw("<div class=\"muted\">run ").Raw(side).Raw(": none</div>");
+      }
       continue;
     }
     const Kernel& kk = t->kernels[*k];

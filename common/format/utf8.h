@@ -13,6 +13,7 @@
 #define NUMTRACE_COMMON_FORMAT_UTF8_H_
 
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 namespace numtrace {
@@ -27,6 +28,53 @@ inline size_t Utf8SequenceLength(std::string_view s, size_t i) {
     if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return 0;
   }
   return len;
+}
+
+// Arbitrary bytes (a process's argv) as valid UTF-8 that gives them back
+// exactly (docs/format.md, `run.argv`): a byte B that is not part of valid
+// UTF-8 becomes the private-use character U+EF00+B (U+EF80..U+EFFF, as
+// MirBSD's OPTU-8 maps them), and so does each byte of a character already in
+// that range, so that BytesFromUtf8(Utf8FromBytes(x)) == x for every x.
+//   Utf8FromBytes("a\xff");       // "a\xee\xbf\xbf" (U+EFFF)
+//   BytesFromUtf8("a\xee\xbf\xbf");  // "a\xff"
+inline std::string Utf8FromBytes(std::string_view bytes) {
+  auto escape = [](std::string* out, unsigned char b) {  // U+EF00 + b, b >= 0x80
+    out->push_back(static_cast<char>(0xEE));
+    out->push_back(static_cast<char>(0xBC | (b >> 6)));
+    out->push_back(static_cast<char>(0x80 | (b & 0x3F)));
+  };
+  std::string out;
+  for (size_t i = 0; i < bytes.size();) {
+    const auto c = static_cast<unsigned char>(bytes[i]);
+    const size_t len = c >= 0x80 ? Utf8SequenceLength(bytes, i) : 1;
+    // U+EF80..U+EFFF is EE BE 80 .. EE BF BF: escaped too, byte by byte.
+    const bool ours = len == 3 && c == 0xEE && (static_cast<unsigned char>(bytes[i + 1]) & 0xFE) == 0xBE;
+    if (len == 0 || ours) {
+      for (size_t k = 0; k < (ours ? 3 : 1); ++k) escape(&out, static_cast<unsigned char>(bytes[i + k]));
+      i += ours ? 3 : 1;
+    } else {
+      out.append(bytes.substr(i, len));
+      i += len;
+    }
+  }
+  return out;
+}
+
+inline std::string BytesFromUtf8(std::string_view text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    // U+EF80..U+EFFF: EE BE 80..BF or EE BF 80..BF.
+    if (c == 0xEE && i + 2 < text.size() && (static_cast<unsigned char>(text[i + 1]) & 0xFE) == 0xBE &&
+        (static_cast<unsigned char>(text[i + 2]) & 0xC0) == 0x80) {
+      out.push_back(static_cast<char>(((static_cast<unsigned char>(text[i + 1]) & 0x03) << 6) |
+                                      (static_cast<unsigned char>(text[i + 2]) & 0x3F)));
+      i += 2;
+    } else {
+      out.push_back(text[i]);
+    }
+  }
+  return out;
 }
 
 }  // namespace numtrace

@@ -321,9 +321,11 @@ DoctorReport RunDoctorChecks(SystemProbe& probe, const DoctorInputs& in) {
 
   PythonFacts py = probe.Python(in.layout, in.env);
   if (!py.python) {
-    rows.push_back({"torch", CheckStatus::kSkip, "no python3 (" + py.error + ")", "", false});
-    rows.push_back({"triton", CheckStatus::kSkip, "no python3", "", false});
-    rows.push_back({"PyTorch hooks attach", CheckStatus::kSkip, "no python3", "", false});
+    // The interpreter tried: NUMTRACE_PYTHON's, else python3.
+    const std::string none = "no Python (" + py.interpreter + ")";
+    rows.push_back({"torch", CheckStatus::kSkip, none + ": " + py.error, "", false});
+    rows.push_back({"triton", CheckStatus::kSkip, none, "", false});
+    rows.push_back({"PyTorch hooks attach", CheckStatus::kSkip, none, "", false});
   } else {
     if (py.torch_version.empty()) {
       rows.push_back({"torch", CheckStatus::kWarn, py.interpreter + " cannot import torch" +

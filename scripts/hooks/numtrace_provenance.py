@@ -33,7 +33,9 @@ start and never removed (Dynamo may guard on hook dictionaries). Every hook
 is best effort: an exception inside one is reported once on stderr and the
 job goes on unchanged.
 
-NUMTRACE_HOOKS_LOG=FILE appends one line per announced event:
+NUMTRACE_HOOKS_LOG=FILE appends one line per announced event, after a line
+saying which run and process they come from:
+  # run pid=4242 label=run1 output=/tmp/hunt/run1
   step=2 phase=forward scope=layers.0.fc op=-
   step=2 phase=forward scope=layers.0.fc op=aten::addmm src=train.py:31
 (src: the innermost frame outside torch, the standard library and these hooks)
@@ -162,6 +164,7 @@ class Provenance:
         self._user_code = {}     # code object -> is user code
         self._log_path = os.environ.get("NUMTRACE_HOOKS_LOG") or None
         self._log_file = None
+        self._log_pid = None     # the process whose run line the log has last
         self._log_lock = threading.Lock()
         self._tls = threading.local()
         self._failed = set()
@@ -264,6 +267,14 @@ class Provenance:
             try:
                 if self._log_file is None:
                     self._log_file = _open_log(self._log_path)
+                if self._log_pid != os.getpid():
+                    # Which run and process the lines below come from: several
+                    # runs append to one log (numtrace twice: run1, run2 and the
+                    # step captures), a forked child too.
+                    self._log_pid = os.getpid()
+                    self._log_file.write("# run pid=%d label=%s output=%s\n" % (
+                        self._log_pid, _printable(os.environ.get("NUMTRACE_LABEL") or "-"),
+                        _printable(os.environ.get("NUMTRACE_OUTPUT_DIR") or "-")))
                 self._log_file.write(line)
             except OSError as e:
                 self._log_path = None
@@ -379,8 +390,10 @@ class Provenance:
         except Exception as e:
             self._fail("optimizer step pre-hook", e)
 
-    def after_step(self):
-        """After numtrace_mark_step(): the next step begins."""
+    def after_step(self, next_step=None):
+        """After numtrace_mark_step(): the next step begins - numbered `next_step`
+        where the mark said one (numtrace_mark_step_to), by the shim's rule:
+        taken when it is ahead of the step that ends (StepTracker::Mark)."""
         try:
             tls = self._state()
             if getattr(tls, "optimizer_scope", False):
@@ -390,7 +403,7 @@ class Provenance:
             if tls.phase is not None:
                 tls.phase = None
                 self._lib.numtrace_set_phase(b"")
-            self.step += 1
+            self.step = next_step if next_step is not None and next_step > self.step else self.step + 1
             self._node_scope.clear()  # this step's autograd graph is gone
             self._set_armed(self._captured(self.step))
         except Exception as e:

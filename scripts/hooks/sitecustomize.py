@@ -2,7 +2,9 @@
 
 What the shim cannot see from CUDA alone, supplied without editing the job:
   * step boundaries: numtrace_mark_step() after every optimizer.step(), through
-    torch's global optimizer step post-hook;
+    torch's global optimizer step post-hook; the first one passes the
+    optimizer's own step count (numtrace_mark_step_to), so a job resumed from
+    a checkpoint numbers its steps as the run that saved it;
   * Triton dtypes: Triton kernel names carry none, so when Triton loads a
     compiled kernel we pass the dtypes of its pointer arguments from the
     kernel's signature to numtrace_annotate_kernel();
@@ -119,15 +121,52 @@ class _ImportWatcher(importlib.abc.MetaPathFinder):
         return spec
 
 
+def _optimizer_step_count(optimizer):
+    """How many steps `optimizer` has taken, counting those before a checkpoint
+    it was loaded from: the `step` its state keeps per parameter (Adam, AdamW,
+    Adagrad, RMSprop, ...; SGD keeps none). None where it keeps none, or where
+    reading it would touch the device (a step tensor on a GPU: a copy and a
+    synchronisation, invalid during CUDA graph capture). Reads only: state is
+    a defaultdict, so .get() - indexing would add an entry to the job's state."""
+    for group in optimizer.param_groups:
+        for p in group["params"]:
+            state = optimizer.state.get(p)
+            step = state.get("step") if state else None
+            if step is None:
+                continue
+            if getattr(getattr(step, "device", None), "type", "cpu") != "cpu":
+                return None
+            return int(step)
+    return None
+
+
 def _install_step_hook(lib, optimizer_module):
     register = getattr(optimizer_module, "register_optimizer_step_post_hook", None)
     if register is None:
         return
+    mark_to = getattr(lib, "numtrace_mark_step_to", None)  # an older libnumtrace has only numtrace_mark_step
+    if mark_to is not None:
+        mark_to.argtypes = [ctypes.c_longlong]
+        mark_to.restype = ctypes.c_int
+    numbered = [False]  # the count is read at the first step only: later steps follow it one by one
 
-    def after_step(*args, **kwargs):
-        lib.numtrace_mark_step()
+    def after_step(optimizer=None, *args, **kwargs):
+        # The job's own step number for the step that begins: after a resume
+        # from a checkpoint, the optimizer's count goes on from where it was
+        # saved, so the steps are numbered as in the run that saved it.
+        count = None
+        if mark_to is not None and not numbered[0]:
+            numbered[0] = True
+            try:
+                count = _optimizer_step_count(optimizer)
+            except Exception:  # never disturb the job
+                count = None
+        if count is not None:
+            mark_to(count)
+        else:
+            lib.numtrace_mark_step()
         if _provenance_after_step is not None:
-            _provenance_after_step()
+            _provenance_after_step(count)
         if _tensor_map_after_step is not None:
             _tensor_map_after_step()
         if _environment_after_step is not None:

@@ -35,6 +35,16 @@ extern "C" {
  * job's first kernel) are remembered and count when it starts. */
 int numtrace_mark_step(void);
 
+/* numtrace_mark_step() that also says the job's own number for the step
+ * that begins: its optimizer's step count, so a run resumed from a
+ * checkpoint at step 10 numbers its steps 10, 11, ... as the run that saved
+ * it did, and `numtrace diff` pairs them with that run's (the PyTorch hooks
+ * call it with the optimizer's count, docs/walkthroughs.md). `next` is taken
+ * when it is ahead of the step that ends; then that step is recorded as
+ * `next - 1` unless it was captured in full. Otherwise, and for a negative
+ * `next`, it is a plain mark. Returns as numtrace_mark_step(). */
+int numtrace_mark_step_to(long long next);
+
 /* Begin and end one captured range (NUMTRACE_STEP_MODE=api): the k-th range
  * (0-based) is step k. A begin inside an open range is ignored. Return 1
  * when active, 0 otherwise. */

@@ -23,6 +23,8 @@ extern "C" {
 
 NUMTRACE_EXPORT int numtrace_mark_step(void) { return Runtime::Get().MarkStep() ? 1 : 0; }
 
+NUMTRACE_EXPORT int numtrace_mark_step_to(long long next) { return Runtime::Get().MarkStep(next) ? 1 : 0; }
+
 NUMTRACE_EXPORT int numtrace_capture_begin(void) {
   EventSink* sink = Runtime::Get().sink();
   if (sink == nullptr) return 0;

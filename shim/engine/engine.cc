@@ -519,9 +519,9 @@ void Engine::Pump() {
   }
 }
 
-void Engine::StepEnded(int64_t step) {
+void Engine::StepEnded(int64_t step, int64_t as) {
   if (watch_ && step >= 0) {
-    watch_->StepEnded(step);
+    watch_->StepEnded(step, as);
     // Digests use the oracle's ranges on every step: memory may be freed and reused now.
     if (ranges_ != nullptr && !tracker_.IsSelected(step)) ranges_->NewStep();
     // Every launch of a watched step was decoded, so the kernel activity
@@ -714,6 +714,18 @@ void Engine::MeasureOp(int64_t index, std::span<const OpTensor> tensors, uint64_
 }
 
 void Engine::OnStepMark() { StepEnded(tracker_.OnStepMark()); }
+
+void Engine::OnStepMarkTo(int64_t next) {
+  const StepTracker::Mark m = tracker_.OnStepMark(next);
+  if (m.ended_as != m.ended && tracker_.IsSelected(m.ended_as)) {
+    // Its launches ran before the job said its number (a resumed job's first
+    // step): they were counted under another one, so none was captured.
+    PushNote(tracker_.launches(), "step " + std::to_string(m.ended_as) + " was not captured in full: its number (the " +
+                                      "job's own step count) came only at its end, after it ran as step " +
+                                      std::to_string(m.ended) + " (the first step of a resumed run)");
+  }
+  StepEnded(m.ended, m.ended_as);
+}
 void Engine::OnCaptureBegin() { StepEnded(tracker_.OnCaptureBegin()); }
 void Engine::OnCaptureEnd() { StepEnded(tracker_.OnCaptureEnd()); }
 void Engine::OnProfilerStart() { StepEnded(tracker_.OnProfilerStart()); }

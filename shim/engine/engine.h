@@ -76,6 +76,7 @@ class Engine : public EventSink {
   void OnGraphLaunch(const GraphLaunchEvent& graph) override;
   void OnPoolTrim() override;
   void OnStepMark() override;
+  void OnStepMarkTo(int64_t next) override;
   void OnCaptureBegin() override;
   void OnCaptureEnd() override;
   void OnProfilerStart() override;
@@ -129,7 +130,9 @@ class Engine : public EventSink {
   void PushNote(uint64_t launch, std::string msg);  // a warning
   void PushNote(NoteRecord note);
   void NoteUnreachedDumps(const TensorDumper& dumper);
-  void StepEnded(int64_t step);
+  // `as`: the number the step's records carry (StepTracker::Mark::ended_as).
+  void StepEnded(int64_t step, int64_t as);
+  void StepEnded(int64_t step) { StepEnded(step, step); }
   // Operator level: measures `tensors` (those `written` only when `before`)
   // into the pending op record `index`; CUDA ones are queued on the op device.
   void MeasureOp(int64_t index, std::span<const OpTensor> tensors, uint64_t stream, bool before);

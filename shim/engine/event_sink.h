@@ -57,6 +57,9 @@ class EventSink {
   // Step and capture markers: numtrace_mark_step(), numtrace_capture_begin/end(),
   // cuProfilerStart/Stop, NVTX range push/pop (name; empty for a pop).
   virtual void OnStepMark() = 0;
+  // numtrace_mark_step_to(next): a step mark that carries the job's own number
+  // for the step that begins (StepTracker::Mark says how it is taken).
+  virtual void OnStepMarkTo(int64_t next) { OnStepMark(); }
   virtual void OnCaptureBegin() = 0;
   virtual void OnCaptureEnd() = 0;
   virtual void OnProfilerStart() = 0;

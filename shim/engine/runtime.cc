@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "common/format/utf8.h"
 #include "common/version/version.h"
 #include "shim/engine/annotations.h"
 #include "shim/engine/engine.h"
@@ -29,7 +30,8 @@ std::vector<std::string> ReadArgv() {
   while (start < all.size()) {
     size_t end = all.find('\0', start);
     if (end == std::string::npos) end = all.size();
-    argv.push_back(all.substr(start, end - start));
+    // Any bytes, kept exactly through the JSON header (common/format/utf8.h).
+    argv.push_back(Utf8FromBytes(std::string_view(all).substr(start, end - start)));
     start = end + 1;
   }
   return argv;
@@ -231,7 +233,11 @@ EventSink* Runtime::StartEngine(std::unique_ptr<Device>& device, std::optional<D
   if (config_.dump) engine_->EnableDumps(RankFromEnv(getenv_));
   for (const auto& [name, dtypes] : early_annotations_) engine_->Annotate(name, dtypes);
   early_annotations_.clear();
-  for (; early_marks_ > 0; --early_marks_) engine_->OnStepMark();
+  // Replayed in order; only the last early mark's number can still matter
+  // (the step numbers are only used from the first launch on).
+  for (; early_marks_ > 1; --early_marks_) engine_->OnStepMark();
+  if (early_marks_ == 1) engine_->OnStepMarkTo(early_next_);
+  early_marks_ = 0;
   Engine* engine = engine_.get();
   void (*tick)(bool) = writer_tick_;
   writer_->SetPump([engine, tick] {
@@ -258,18 +264,21 @@ void Runtime::NoteCudaStarted() {
   if (fd >= 0) ::close(fd);
 }
 
-bool Runtime::MarkStep() {
+bool Runtime::MarkStep(int64_t next) {
   if (EventSink* s = sink()) {
-    s->OnStepMark();
+    s->OnStepMarkTo(next);
     return true;
   }
   if (!Configure()) return false;
   std::lock_guard<std::mutex> lock(mu_);
   if (engine_ != nullptr) {  // Start won the race: it is running now
-    engine_->OnStepMark();
+    engine_->OnStepMarkTo(next);
     return true;
   }
-  if (!shut_down_.load()) ++early_marks_;
+  if (!shut_down_.load()) {
+    ++early_marks_;
+    early_next_ = next;
+  }
   return false;
 }
 

@@ -78,8 +78,9 @@ class Runtime {
   // numtrace_mark_step: forwarded to the engine once it runs. Marks made
   // before CUDA started it (a job may mark steps before its first kernel)
   // are counted and replayed at Start, so step numbers still match the
-  // job's. True when the engine took the mark now.
-  bool MarkStep();
+  // job's. True when the engine took the mark now. `next` >= 0:
+  // numtrace_mark_step_to (EventSink::OnStepMarkTo).
+  bool MarkStep(int64_t next = -1);
 
   // numtrace_annotate_kernel: kept until Start if it comes early. False (and
   // `*error` set) on a bad dtype list.
@@ -142,6 +143,7 @@ class Runtime {
   Config config_;
   std::vector<std::pair<std::string, std::string>> early_annotations_;
   int64_t early_marks_ = 0;  // guarded by mu_
+  int64_t early_next_ = -1;  // guarded by mu_: the last early mark's `next`
   // Guarded by mu_: values added before Start, then every value recorded
   // so far (header and records), so an unchanged value is not repeated.
   EnvironmentValues environment_;

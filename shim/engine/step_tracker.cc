@@ -83,12 +83,15 @@ bool StepTracker::finished() const {
          (step < 0 && config_.step_mode != StepMode::kMark && ranges_seen_.load(std::memory_order_relaxed) > config_.steps.Last());
 }
 
-int64_t StepTracker::OnStepMark() {
-  if (config_.step_mode != StepMode::kMark) return -1;
+StepTracker::Mark StepTracker::OnStepMark(int64_t next) {
+  if (config_.step_mode != StepMode::kMark) return {};
   std::lock_guard<std::mutex> lock(mu_);
-  const int64_t ended = step_.load(std::memory_order_relaxed);
-  SetStep(ended + 1);
-  return ended;
+  Mark m;
+  m.ended = m.ended_as = step_.load(std::memory_order_relaxed);
+  if (next <= m.ended) next = m.ended + 1;
+  if (next - 1 > m.ended && !selected_.load(std::memory_order_relaxed)) m.ended_as = next - 1;
+  SetStep(next);
+  return m;
 }
 
 int64_t StepTracker::BeginRange() {

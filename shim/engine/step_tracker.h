@@ -57,7 +57,21 @@ class StepTracker {
 
   // Markers. Each returns the step that just ended, or -1 (none, or the marker
   // does not belong to the configured mode).
-  int64_t OnStepMark();
+  int64_t OnStepMark() { return OnStepMark(-1).ended; }
+  // A step mark that carries the job's own number for the step that begins
+  // (numtrace_mark_step_to: the optimizer's step count, so a run resumed from
+  // a checkpoint numbers its steps as the run that saved it did). `next` is
+  // taken when it lies ahead of the step that ends (otherwise, and for -1,
+  // the next step is the ended one + 1, as a plain mark). The ended step is
+  // then known to be the job's `next - 1`: `ended_as` says so when that
+  // differs from the number its launches were counted under and none of them
+  // could have been captured in full (the step was not selected); otherwise
+  // ended_as == ended. The hooks' provenance mirrors this rule.
+  struct Mark {
+    int64_t ended = -1;
+    int64_t ended_as = -1;
+  };
+  Mark OnStepMark(int64_t next);
   int64_t OnCaptureBegin();
   int64_t OnCaptureEnd();
   int64_t OnProfilerStart();

@@ -36,7 +36,7 @@ void StepWatch::OnLaunch(const LaunchEvent& launch, const KernelInfo& kernel, in
     std::lock_guard<std::mutex> lock(mu_);
     if (size_ == ring_.size()) GrowLocked();
     index = base_ + size_++;
-    At(index) = Slot{step, &kernel};
+    At(index) = Slot{step, step, &kernel};
   }
   // Measuring into a capturing stream would add our work to the user's graph.
   bool queued = false;
@@ -101,7 +101,12 @@ void StepWatch::GrowLocked() {
   ring_.swap(bigger);
 }
 
-void StepWatch::StepEnded(int64_t step) {
+void StepWatch::StepEnded(int64_t step, int64_t as) {
+  if (as != step) {
+    std::lock_guard<std::mutex> lock(mu_);
+    renumbered_[step] = as;
+  }
+  step = as;
   int64_t prev = ended_step_.load(std::memory_order_relaxed);
   while (step > prev && !ended_step_.compare_exchange_weak(prev, step, std::memory_order_acq_rel)) {
   }
@@ -130,9 +135,19 @@ void StepWatch::Collect(bool final) {
   ready.clear();
   {
     std::lock_guard<std::mutex> lock(mu_);
+    // The step being folded may have ended under another number since the
+    // last Collect: its record and its remaining launches take that number.
+    if (current_ && !renumbered_.empty()) {
+      if (auto it = renumbered_.find(current_raw_step_); it != renumbered_.end()) current_->step = it->second;
+    }
     while (size_ != 0 && (At(base_).done || final)) {
       Slot s = At(base_);
       if (!s.done) s.lost = true;
+      s.raw_step = s.step;
+      if (!renumbered_.empty()) {
+        renumbered_.erase(renumbered_.begin(), renumbered_.lower_bound(s.step));
+        if (auto it = renumbered_.find(s.step); it != renumbered_.end()) s.step = it->second;
+      }
       ready.push_back(s);
       ++base_;
       --size_;
@@ -143,6 +158,7 @@ void StepWatch::Collect(bool final) {
     if (!current_) {
       current_.emplace();
       current_->step = s.step;
+      current_raw_step_ = s.raw_step;
     }
     DigestRecord& d = *current_;
     const uint64_t i = d.kernel_hashes.size();

@@ -27,6 +27,7 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+#include <map>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -61,8 +62,11 @@ class StepWatch {
   // A measurement with a watch ticket (the Pump's thread); `failed`: the
   // device reported an error for it (the launch counts as lost).
   void OnResult(uint64_t ticket, std::span<const BufferStats> stats, bool failed);
-  // Step `step` ended (a marker): its record may go out once its launches are in.
-  void StepEnded(int64_t step);
+  // Step `step` ended (a marker): its record may go out once its launches are
+  // in, numbered `as` (the job's own number for it, StepTracker::Mark; a
+  // launch's step is only known as the process counted it when it ran).
+  void StepEnded(int64_t step, int64_t as);
+  void StepEnded(int64_t step) { StepEnded(step, step); }
   // Pump's thread: folds finished launches in order and pushes each complete
   // step. `final` (exit, after the device drained): everything left counts,
   // unfinished launches as lost.
@@ -73,6 +77,7 @@ class StepWatch {
  private:
   struct Slot {
     int64_t step = 0;
+    int64_t raw_step = 0;  // Collect: the number it was launched under (step: as recorded)
     const KernelInfo* kernel = nullptr;
     uint64_t digest = 0;
     bool done = false, lost = false, nonfinite = false;
@@ -96,11 +101,15 @@ class StepWatch {
   std::vector<Slot> ring_ = std::vector<Slot>(4096);
   uint64_t base_ = 0;  // ticket index of the oldest launch in flight
   uint64_t size_ = 0;  // launches in flight
-  std::atomic<int64_t> ended_step_{-1};
+  std::atomic<int64_t> ended_step_{-1};  // as numbered in the records
+  // Steps that end under another number than their launches carry (raw ->
+  // as), until their launches are folded. Rare (a resumed job's first step).
+  std::map<int64_t, int64_t> renumbered_;  // guarded by mu_
   std::atomic<uint64_t> digested_{0};
 
   // Collect's thread only.
   std::optional<DigestRecord> current_;
+  int64_t current_raw_step_ = 0;  // the number current_'s launches were counted under
   std::vector<Slot> ready_;  // reused by every Collect
   std::unordered_map<const KernelInfo*, uint64_t> name_ids_;
   uint64_t next_name_id_ = 0;

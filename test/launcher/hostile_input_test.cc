@@ -164,6 +164,18 @@ TEST(HostileListing, TheRunListingAndTwiceEscapePathsAndNames) {
   EXPECT_THAT(out.str(), Not(HasSubstr("\nseq 9")));
 }
 
+TEST(HostileListing, ATraceWithDroppedRecordsIsNeverCalledComplete) {
+  TempDir tmp;
+  std::string t = HostileTrace();
+  const std::string clean = R"("dropped":0,)";
+  t.replace(t.find(clean), clean.size(), R"("dropped":42,)");
+  WriteText(tmp / "rank_0.ntrace.jsonl", t);
+  std::ostringstream listing;
+  ListRankTraces(tmp.path(), listing);
+  EXPECT_THAT(listing.str(), Not(HasSubstr("complete")));
+  EXPECT_THAT(listing.str(), HasSubstr("INCOMPLETE: 42 records dropped (the writer queue was full)"));
+}
+
 TEST(HostileOrigins, HintsMatchAFiftyThousandCharacterName) {
   const analyzer::OriginHint* h = analyzer::HintForKernel("void " + std::string(50000, 'x') + "_scatter_kernel<float>");
   ASSERT_NE(h, nullptr);

@@ -120,6 +120,7 @@ namespace numtrace::launcher {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using testing::TempDir;
 using testing::TestContext;
 
@@ -183,6 +184,40 @@ TEST(RunCommandLine, AnOptionalValueGivenAfterASpaceIsTheValue) {
   EXPECT_EQ(NormalizeRunArgs({"run", "--watch", "sampled", "--", "python", "t.py"}),
             (Args{"run", "--watch=sampled", "--", "python", "t.py"}));
   EXPECT_EQ(NormalizeRunArgs({"run", "--watch", "python", "t.py"}), (Args{"run", "--watch=full", "python", "t.py"}));
+}
+
+TEST(RunCommandLine, AMistypedSettingOrAHooksLogNoHookWritesIsSaid) {
+  // NUMTRACE_STEP=1 (for NUMTRACE_STEPS) was ignored in silence, and so was
+  // --hooks-log where no hook runs (hostile round 4, finding 12).
+  TempDir tmp;
+  TestContext t;
+  t.ctx.env.Set("NUMTRACE_STEP", "1");
+  t.ctx.env.Set("NUMTRACE_LIB_PATH", "/x");  // numtrace's own, not a setting: no line
+  EXPECT_EQ(RunCommandMain({"run", "-o", tmp / "r", "--hooks-log", tmp / "h.log", "--", "true"}, t.ctx), 0);
+  EXPECT_THAT(t.err.str(), HasSubstr("NUMTRACE_STEP in the environment is not a numtrace setting and is ignored: "
+                                     "did you mean NUMTRACE_STEPS?"));
+  EXPECT_THAT(t.err.str(), Not(HasSubstr("NUMTRACE_LIB_PATH")));
+  EXPECT_THAT(t.err.str(), HasSubstr("the command does not look like Python: the PyTorch hooks are not on this "
+                                     "job's path, so no hooks log is written (--torch-hooks puts them there)"));
+  TestContext off;
+  EXPECT_EQ(RunCommandMain({"run", "-o", tmp / "r2", "--hooks-log", tmp / "h.log", "--no-torch-hooks", "--",
+                            "python3", "-c", "pass"},
+                           off.ctx),
+            0);
+  EXPECT_THAT(off.err.str(), HasSubstr("--no-torch-hooks: the PyTorch hooks are not on this job's path"));
+}
+
+TEST(RunCommandLine, AnEmptyOptionalValueIsRefusedAsTheEnvironmentsIs) {
+  // `--watch=` once meant `full` silently, while NUMTRACE_WATCH= is refused.
+  TempDir tmp;
+  for (const char* given : {"--watch=", "--watch=true"}) {
+    TestContext t;
+    EXPECT_EQ(RunCommandMain({"run", "-o", tmp / "r", given, "--", "true"}, t.ctx), 2) << given;
+    EXPECT_THAT(t.err.str(), HasSubstr("--watch")) << given;
+    EXPECT_FALSE(std::filesystem::exists(tmp / "r")) << given;
+  }
+  TestContext bare;
+  EXPECT_EQ(RunCommandMain({"run", "-o", tmp / "ok", "--watch", "--", "true"}, bare.ctx), 0) << bare.err.str();
 }
 
 }  // namespace

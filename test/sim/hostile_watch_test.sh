@@ -153,6 +153,60 @@ numtrace diff n1 n2 --json n.json --color never >n.txt 2>&1
 cmd="$(field n.json "d['steps']['capture_b']")"
 check "newline argument quoted as \$'...\\x0a...' ($cmd)" grep -qF -- "--perturb-step 4' \$'line1\\x0aline2\\x09x' " <<<"$cmd"
 check "terminal and JSON commands agree" grep -qF -- "$cmd" n.txt
+# 14. Byte 0xFF in the process's own argv (no numtrace run: the header's argv
+# is what the command is rebuilt from) comes back as $'\xff', not as 'ÿ'.
+mkdir ff && (cd ff && NUMTRACE_WATCH=full bash -c 'exec -a "$(printf "sim\xff\xfe")" "$0" --steps 6 --perturb 1 --perturb-step 4' \
+  "$sim" >/dev/null 2>&1)
+numtrace diff n1 ff/numtrace --json ff.json --color never >ff.txt 2>&1
+cmd="$(field ff.json "d['steps']['capture_b']")"
+check "byte 0xFF in argv printed as \$'sim\\xff\\xfe' ($cmd)" grep -qF -- "-- \$'sim\xff\xfe' --steps 6" <<<"$cmd"
+
+# 1 (listing): a trace that dropped records is never listed "complete".
+NUMTRACE_QUEUE_RECORDS=8 numtrace run -o q8b --watch --steps 0-2 -- "$sim" --steps 5 >/dev/null 2>listing.txt
+check "listing: dropped records are not 'complete' ($(tail -1 listing.txt))" \
+  bash -c "grep -q 'INCOMPLETE: [0-9]* records dropped' listing.txt && ! grep -q 'complete, ' listing.txt"
+
+# 12. A watch trace cut before its first digest record is named as such,
+# not as a trace "not captured with --watch".
+numtrace run -o l12 --watch -- "$sim" --steps 12 >/dev/null 2>&1
+python3 -c "import os,sys; s=open('l12/rank_0.ntrace.jsonl','rb').read(); i=s.find(b'{\"type\":\"kernel_name\",\"id\":5'); os.makedirs('cutname'); open('cutname/rank_0.ntrace.jsonl','wb').write(s[:i+30])"
+rc=0; numtrace diff l12 cutname >cut.txt 2>&1 || rc=$?
+check "cut before the first digest: said (rc $rc: $(tail -1 cut.txt))" \
+  bash -c "[ $rc = 2 ] && grep -q 'cutname/rank_0.ntrace.jsonl was captured with --watch but holds no step digest (cut short' cut.txt"
+# 12. Full against sampled digests of small buffers agree: the note says so.
+numtrace run -o ws12 --watch=sampled -- "$sim" --steps 12 >/dev/null 2>&1
+numtrace diff l12 ws12 >ws.txt 2>&1
+check "full vs sampled: the note does not say they cannot match ($(grep note ws.txt))" \
+  bash -c "grep -q \"B 'sampled': they agree\" ws.txt && ! grep -q 'cannot match' ws.txt"
+# 12. A step hash that is not the fold of its launch digests is said, not a difference at launch 0.
+python3 - <<'PY'
+import json, os
+out = []
+for line in open('l12/rank_0.ntrace.jsonl').read().splitlines():
+    r = json.loads(line)
+    if r['type'] == 'digest' and r['step'] == 5:
+        r['hash'] = '0123456789abcdef'
+        line = json.dumps(r, separators=(',', ':'))
+    out.append(line)
+os.makedirs('sh')
+open('sh/rank_0.ntrace.jsonl', 'w').write('\n'.join(out) + '\n')
+PY
+numtrace diff l12 sh >sh.txt 2>&1
+check "step hash not the fold: noted, no differing step ($(grep -c differ sh.txt))" \
+  bash -c "grep -q 'have a step hash that is not the fold of their launch digests' sh.txt && ! grep -q 'first differing step' sh.txt"
+
+# 12. A full disk during twice --watch's step capture stops the hunt with
+# that cause, before the second job runs (needs root for a small tmpfs).
+mkdir full
+if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=96k tmpfs full 2>/dev/null; then
+  rc=0; numtrace twice -o full/hunt --watch -- "$sim" --steps 40 --nondeterministic >ft.out 2>ft.err || rc=$?
+  umount full
+  check "full disk: the hunt stops naming it (rc $rc: $(tail -1 ft.err))" \
+    bash -c "[ $rc = 2 ] && tail -1 ft.err | grep -q 'its file system is full, so its trace is cut short' &&
+             ! grep -q 'capture step 0 in full, run 2' ft.out"
+else
+  echo "hostile_watch_test: full disk check skipped (needs root to mount a small tmpfs)"
+fi
 
 echo "hostile_watch_test: $passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -42,6 +42,21 @@ rc=0; numtrace diff wa2 wn --json nan.json --quiet || rc=$?
 [ "$rc" = 1 ] || fail "NaN run exit $rc"
 [ "$(field nan.json "d['steps']['first_nonfinite']['b']['step']")" = 211 ] || fail "first NaN step of B"
 [ "$(field nan.json "d['steps']['first_nonfinite']['a']")" = None ] || fail "A has no NaN"
+# A run resumed from a checkpoint (steps numbered by the job's count, as the
+# hooks send an optimizer's): paired with A's steps of the same number, its
+# printed capture command captures the step it names.
+numtrace run -o ra --watch -- "$sim" --steps 40 >/dev/null
+numtrace run -o rb --watch -- "$sim" --steps 40 --resume-at 10 --perturb 2 --perturb-step 17 >/dev/null
+rc=0; numtrace diff ra rb --json res.json --color never >res.txt 2>&1 || rc=$?
+[ "$rc" = 1 ] || fail "resumed diff exit $rc: $(cat res.txt)"
+[ "$(field res.json "d['steps']['first_differing']")" = 17 ] || fail "resumed: first differing step: $(cat res.txt)"
+grep -q "30 compared by digest" res.txt || fail "resumed: steps 10-39 not paired with A's: $(cat res.txt)"
+grep -q "step numbers do not line up: 10 steps of A" res.txt || fail "resumed: no note: $(cat res.txt)"
+grep -A2 "capture step 17 in full" res.txt | tail -2 | sed 's/^ *//' >rcmds.sh
+bash rcmds.sh >/dev/null
+rc=0; numtrace diff ra-step17 rb-step17 --json rfull.json --color never >rfull.txt || rc=$?
+[ "$rc" = 1 ] && [ "$(field rfull.json "d['first_divergence']['a_seq']")" = 3 ] ||
+  fail "the resumed run's step 17 in full: $(cat rfull.txt)"
 # A bad mode is refused before the job starts: exit 2, one line naming the option.
 rc=0; numtrace run -o bad --watch=every -- "$sim" --steps 2 >out.txt 2>err.txt || rc=$?
 [ "$rc" = 2 ] || fail "bad --watch exit $rc"

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "analyzer/align/aligner.h"
 #include "analyzer/judge/judge.h"
 #include "analyzer/judge/step_finder.h"
@@ -25,7 +26,9 @@
 namespace numtrace::analyzer {
 namespace {
 
+using ::testing::Contains;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 struct StepSpec {
   int64_t step;
@@ -160,18 +163,24 @@ TEST(StepFinderTest, DirectorySummariesRollUpTheRankThatDiffersFirst) {
   EXPECT_EQ(int64_t(root["ranks"].at(1)["steps"]["first_differing"]), 3);
 }
 
-// The page's per-step strip, as a browser renders it.
-TEST(StepFinderTest, TheHtmlReportDrawsTheStepStrip) {
-  if (testing::Chromium().empty()) GTEST_SKIP() << "chromium not installed: browser checks skipped";
+// The HTML report of 10 steps against the same with step 6's launch 2
+// changed and a NaN/Inf at launch 0 of step `nonfinite_step` in B.
+std::string WatchReportHtml(int64_t nonfinite_step) {
   auto b_steps = Job(10);
   b_steps[6].hashes[2] = 0xdead;
-  b_steps[8].nonfinite = 0;
+  b_steps[nonfinite_step].nonfinite = 0;
   Trace a = Read(WatchText(Job(10)), "runA/rank_0.ntrace.jsonl");
   Trace b = Read(WatchText(b_steps, true, "full", "B"), "runB/rank_0.ntrace.jsonl");
   DiffResult r = Judge(a, b, Align(a, b));
   r.steps = FindSteps(a, b);
   DiffReport report{"runA", "runB", false, {{0, &a, &b, &r}}};
-  const std::string dom = testing::DumpDom(HtmlReport(report, {}), "steps_strip.html");
+  return HtmlReport(report, {});
+}
+
+// The page's per-step strip, as a browser renders it.
+TEST(StepFinderTest, TheHtmlReportDrawsTheStepStrip) {
+  if (testing::Chromium().empty()) GTEST_SKIP() << "chromium not installed: browser checks skipped";
+  const std::string dom = testing::DumpDom(WatchReportHtml(8), "steps_strip.html");
   EXPECT_THAT(dom, HasSubstr("10 steps compared, 1 differ; first differing step 6, launch 2 of the step"));
   EXPECT_THAT(dom, HasSubstr("title=\"step 6: differs\""));
   EXPECT_THAT(dom, HasSubstr("title=\"step 8: nonfinite\""));
@@ -275,6 +284,44 @@ TEST(StepFinderTest, StepNumbersThatDoNotLineUpAreComparedByNumberAndSaid) {
   EXPECT_THAT(s->notes[0], HasSubstr("no step number is in both traces: A has steps 0-9, B steps 100-102"));
 }
 
+TEST(StepFinderTest, AResumedRunNumberedFromZeroIsSaid) {
+  // B: A resumed after step 4, its steps numbered from 0 (a job whose
+  // optimizer keeps no step count); its first step also loaded the checkpoint.
+  Trace a = Read(WatchText(Job(10)), "a.jsonl");
+  std::vector<StepSpec> steps = Job(6, 4);
+  for (StepSpec& s : steps) s.step -= 4;
+  steps[0].hashes[0] = 0x999;
+  Trace b = Read(WatchText(steps), "b.jsonl");
+  std::optional<StepsResult> s = FindSteps(a, b);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->first_differing, 0);
+  EXPECT_THAT(s->notes, Contains(HasSubstr("B's step 1 has the digests of A's step 5, and the step after it too: "
+                                           "B looks resumed from a checkpoint")));
+  // The other way round, A is the resumed one.
+  s = FindSteps(b, a);
+  EXPECT_THAT(s->notes, Contains(HasSubstr("A's step 1 has the digests of B's step 5")));
+  // Runs whose steps repeat one digest (nothing changes from step to step)
+  // are not taken for a resume.
+  std::vector<StepSpec> same(6, StepSpec{0, {0x1, 0x2, 0x3}, {0, 1, 2}, std::nullopt});
+  for (int i = 0; i < 6; ++i) same[i].step = i;
+  s = FindSteps(Read(WatchText(same), "c.jsonl"), Read(WatchText(same), "d.jsonl"));
+  EXPECT_THAT(s->notes, Not(Contains(HasSubstr("resumed"))));
+  EXPECT_THAT(FindSteps(a, a)->notes, Not(Contains(HasSubstr("resumed"))));
+}
+
+TEST(StepFinderTest, AStepHashThatIsNotTheFoldOfItsLaunchDigestsIsSaidNotADifference) {
+  Trace a = Read(WatchText(Job(4)), "a.jsonl");
+  std::string text = WatchText(Job(4));
+  const std::string good = absl::StrCat("\"hash\":\"", absl::Hex(StepHash(Job(4)[2].hashes), absl::kZeroPad16), "\"");
+  ASSERT_NE(text.find(good), std::string::npos);
+  text.replace(text.find(good), good.size(), "\"hash\":\"0123456789abcdef\"");
+  std::optional<StepsResult> s = FindSteps(a, Read(text, "b.jsonl"));
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->differing, 0u);  // every launch digest is equal
+  EXPECT_THAT(s->notes, Contains(HasSubstr("1 step records of B (first: step 2) have a step hash that is not the "
+                                           "fold of their launch digests")));
+}
+
 TEST(StepFinderTest, AStepWrittenTwiceIsComparedOnceAndSaid) {
   auto twice = Job(4);
   twice.insert(twice.begin() + 3, StepSpec{2, {5}, {0}, std::nullopt});
@@ -352,6 +399,17 @@ TEST(StepFinderTest, ACutTraceComparesUpToTheCutAndSaysSo) {
   EXPECT_EQ(s->notes[0], "B (b.jsonl) was cut short: steps after 6 were not compared");
 }
 
+TEST(StepFinderTest, TheHtmlPanelsOfAWatchDiffSpeakOfItsSteps) {
+  // Watch traces hold no kernel records: the NaN/Inf panel names the digests'
+  // first nonfinite step, and the first-divergence card does not say "no
+  // pair diverged" under a diverged verdict (hostile round 4, finding 12).
+  const std::string html = WatchReportHtml(7);
+  EXPECT_THAT(html, HasSubstr("run A: none"));
+  EXPECT_THAT(html, HasSubstr("run B: step 7, launch 0 fill_kernel (by digest)"));
+  EXPECT_THAT(html, Not(HasSubstr("No pair diverged")));
+  EXPECT_THAT(html, HasSubstr("No kernel records compared: the steps were compared by digest"));
+}
+
 TEST(StepFinderTest, NonfiniteStepsOfEachSide) {
   auto b_steps = Job(6);
   b_steps[4].nonfinite = 1;
@@ -385,6 +443,13 @@ TEST(StepFinderTest, MalformedDigestRecordsAreOneLineNamingTheField) {
   EXPECT_EQ(ErrorOf(head + R"({"type":"digest","step":0,"kernels":1,"hash":"0000000000000001","nonfinite":null,"kernel_hashes":["0000000000000001"],"names":["inline_name"]})" "\n"),
             "OK");  // a name given inline instead of an id
   EXPECT_EQ(ErrorOf(head + R"({"type":"kernel_name","name":"k"})" "\n"), "w.jsonl:5: kernel_name.id: missing");
+  // A negative step (no capture command can name it) and an id given two
+  // names (which one a digest meant is unknown) (hostile round 4, finding 12).
+  EXPECT_EQ(ErrorOf(head + R"({"type":"digest","step":-7,"kernels":1,"hash":"0000000000000001","nonfinite":null,"kernel_hashes":["0000000000000001"],"names":[0]})" "\n"),
+            "w.jsonl:5: digest step: -7 is negative (steps are numbered from 0)");
+  EXPECT_EQ(ErrorOf(head + R"({"type":"kernel_name","id":1,"name":"other_kernel"})" "\n"),
+            "w.jsonl:5: kernel_name.id: 1 is already the name of ampere_sgemm_128x64_nn");
+  EXPECT_EQ(ErrorOf(head + R"({"type":"kernel_name","id":1,"name":"ampere_sgemm_128x64_nn"})" "\n"), "OK");
 }
 
 }  // namespace

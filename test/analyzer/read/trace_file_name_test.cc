@@ -19,6 +19,14 @@ TEST(TraceFileNameTest, RecognisesTheNamesWeAndTorchtitanWrite) {
   ASSERT_TRUE(c);
   EXPECT_EQ(c->rank, 7);
   EXPECT_EQ(c->importer, FindImporter("debugmode-log"));
+  // Compressed copies (gzip -k) are found in a directory too, as given by
+  // name they were read (hostile round 4, finding 12).
+  auto gz = ParseTraceFileName("gzd/rank_2.ntrace.jsonl.gz");
+  ASSERT_TRUE(gz);
+  EXPECT_EQ(gz->rank, 2);
+  EXPECT_EQ(gz->importer, FindImporter("numtrace"));
+  EXPECT_TRUE(ParseTraceFileName("rank_7_activations.log.gz"));
+  EXPECT_FALSE(ParseTraceFileName("rank_3.ntrace.jsonl.tmp.gz"));
   for (const char* no : {"rank_3.ntrace.jsonl.tmp", "rank_.ntrace.jsonl", "rank_3.pid.ntrace.jsonl",
                          "rank_3.jsonl", "xrank_3.ntrace.jsonl", "rank_3x.ntrace.jsonl",
                          "rank_99999999999999999999.ntrace.jsonl"}) {

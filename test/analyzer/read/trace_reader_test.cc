@@ -393,6 +393,9 @@ TEST(TraceReaderProvenanceTest, ScopeOpPhaseRoundTripAndBadValuesAreContained) {
   EXPECT_EQ(t->PhaseOf(t->kernels[0]), Phase::kForward);
   EXPECT_EQ(t->Scope(t->kernels[1]), "");
   EXPECT_EQ(t->PhaseOf(t->kernels[1]), Phase::kNone);
+  // ...and said once, in a note (hostile round 4, finding 12: it was silent).
+  ASSERT_EQ(t->notes.size(), 1u);
+  EXPECT_EQ(t->notes[0].msg, "a kernel record's phase 'sideways' is not a phase numtrace knows: read as none");
   EXPECT_EQ(t->Scope(t->kernels[2])->size(), kProvenanceMaxBytes);
   EXPECT_FALSE(t->Scope(t->kernels[3]).has_value());
   EXPECT_FALSE(t->Op(t->kernels[3]).has_value());

@@ -1,4 +1,5 @@
 #include "common/format/jsonl_writer.h"
+#include "common/format/utf8.h"
 
 #include <gtest/gtest.h>
 
@@ -35,6 +36,27 @@ TEST(JsonlWriterTest, StringsAreEscaped) {
   s.clear();
   AppendJsonString("\xc3\xa9", &s);  // valid UTF-8 kept as is
   EXPECT_EQ(s, "\"\xc3\xa9\"");
+}
+
+// argv's bytes (hostile round 4, finding 14): an argument with byte 0xFF was
+// written \u00ff, read back as U+00FF, and a printed command passed 'ÿ'.
+TEST(JsonlWriterTest, AnyBytesRoundTripThroughTheArgvEscape) {
+  std::string every;
+  for (int b = 0; b < 256; ++b) every.push_back(static_cast<char>(b));
+  // Valid UTF-8 as it is, the escape's own range, a cut sequence.
+  for (std::string bytes : {every, std::string("caf\xc3\xa9 \xe2\x82\xac"), std::string("\xee\xbe\x80\xee\xbf\xbf"),
+                            std::string("\xff\xfe end"), std::string("\xe2\x82")}) {
+    const std::string text = Utf8FromBytes(bytes);
+    EXPECT_EQ(BytesFromUtf8(text), bytes);
+    std::string json;
+    AppendJsonString(text, &json);
+    // Valid UTF-8: no byte is escaped as a Latin-1 \u0080..\u00ff (controls stay \u0000..\u001f).
+    for (size_t at = json.find("\\u00"); at != std::string::npos; at = json.find("\\u00", at + 1)) {
+      EXPECT_TRUE(json[at + 4] == '0' || json[at + 4] == '1') << json.substr(at, 6);
+    }
+  }
+  EXPECT_EQ(Utf8FromBytes("caf\xc3\xa9"), "caf\xc3\xa9");  // valid text is left alone
+  EXPECT_EQ(Utf8FromBytes("a\xff"), "a\xee\xbf\xbf");       // U+EFFF
 }
 
 TEST(JsonlWriterTest, KernelRecordMatchesSpecShape) {

@@ -60,6 +60,19 @@ const CheckRow& Row(const DoctorReport& r, const std::string& name) {
   return none;
 }
 
+TEST(DoctorChecks, AMissingPythonIsNamedAsTried) {
+  // NUMTRACE_PYTHON named another interpreter, and the rows said "no python3"
+  // (hostile round 4, finding 15).
+  TempDir tmp;
+  FakeProbe probe;
+  probe.python = PythonFacts{};
+  probe.python.interpreter = "/venv/bin/python";
+  probe.python.error = "/venv/bin/python: No such file or directory";
+  DoctorReport r = RunDoctorChecks(probe, Inputs(tmp.path()));
+  EXPECT_EQ(Row(r, "torch").found, "no Python (/venv/bin/python): /venv/bin/python: No such file or directory");
+  EXPECT_EQ(Row(r, "PyTorch hooks attach").found, "no Python (/venv/bin/python)");
+}
+
 TEST(DoctorChecks, AWorkingGpuMachineCanCapture) {
   TempDir tmp;
   FakeProbe probe;

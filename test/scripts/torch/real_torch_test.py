@@ -100,6 +100,11 @@ def run_python(code, extra_path=(), timeout=900, env_extra=None, hooks=True):
     return proc, lines
 
 
+def step_marks(lines):
+    """Step marks in a fake-library log: plain, or numbered by the optimizer's count."""
+    return sum(1 for line in lines if line == "mark_step " or line.startswith("mark_step_to "))
+
+
 def last_json(proc):
     for line in reversed(proc.stdout.splitlines()):
         if line.startswith("{"):
@@ -164,13 +169,17 @@ def train_step(x):
     opt.step()
     opt.zero_grad()
     return loss
+losses = []
 try:
     for _ in range(3):
-        train_step(torch.randn(5, 8))
+        losses.append(train_step(torch.randn(5, 8)).item().hex())
 except Exception as e:
     print(json.dumps({"error": type(e).__name__ + ": " + str(e).splitlines()[0][:200]}))
     raise SystemExit(0)
-print(json.dumps({"ok": True}))
+from torch._dynamo.utils import counters
+print(json.dumps({"ok": True, "losses": losses, "recompiles": sum(counters["recompiles"].values()),
+                  "graph_breaks": sum(counters["graph_break"].values()),
+                  "unique_graphs": counters["stats"]["unique_graphs"]}))
 """
 
 CHAINED = """
@@ -239,9 +248,72 @@ def test_compiled_step():
         skipped_or_failed("one step mark per step under torch.compile", got["error"],
                           "no result" if plain is None else plain.get("error"))
     else:
-        marks = lines.count("mark_step ")
+        marks = step_marks(lines)
         report("one step mark per step under torch.compile", "passed" if marks == 3 else "failed",
                "" if marks == 3 else f"3 compiled steps gave {marks} marks")
+        # The first mark reads AdamW's step count: the compiled job is as it
+        # is without the hooks (losses, recompiles, graph breaks, graphs).
+        plain = last_json(run_python(COMPILED_STEP, hooks=False)[0])
+        ok = plain is not None and got == plain and lines[:1] == ["mark_step_to 1"]
+        report("the optimizer's step count read under torch.compile leaves the job unchanged",
+               "passed" if ok else "failed", "" if ok else f"hooks {got} {lines[:1]}, without {plain}")
+
+
+RESUMED = """
+import json, os, torch
+torch.manual_seed(0)
+model = torch.nn.Linear(4, 3)
+opt = (torch.optim.Adam if os.environ["CASE_OPT"] == "adam" else torch.optim.SGD)(
+    model.parameters(), lr=0.01, foreach=False)
+ckpt, first = os.environ["CASE_CKPT"], 0
+if os.path.exists(ckpt):  # resume: the model, the optimizer and the step count saved after step 2
+    saved = torch.load(ckpt)
+    model.load_state_dict(saved["model"])
+    opt.load_state_dict(saved["opt"])
+    first = saved["steps"]
+losses = []
+for step in range(first, 6):
+    x = torch.randn(5, 4, generator=torch.Generator().manual_seed(step))
+    loss = model(x).pow(2).mean()
+    loss.backward()
+    opt.step()
+    opt.zero_grad()
+    losses.append(loss.item().hex())
+    if step == 2 and first == 0:
+        torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "steps": 3}, ckpt)
+print(json.dumps({"losses": losses, "state": len(opt.state)}))
+"""
+
+
+def test_resumed_step_numbers():
+    """A job resumed from a checkpoint: the step marks carry the optimizer's
+    count (Adam keeps one, SGD none), the job's losses and state unchanged."""
+    for kind, want in (("adam", ["mark_step_to 4", "mark_step ", "mark_step "]),
+                       ("sgd", ["mark_step ", "mark_step ", "mark_step "])):
+        name = f"a {kind} job resumed at step 3 numbers its steps from 3"
+        with tempfile.TemporaryDirectory() as tmp:
+            env = {"CASE_OPT": kind, "CASE_CKPT": os.path.join(tmp, "ckpt.pt")}
+            whole = last_json(run_python(RESUMED, env_extra=env, hooks=False)[0])  # saves the checkpoint
+            plain = last_json(run_python(RESUMED, env_extra=env, hooks=False)[0])
+            hooks_log = os.path.join(tmp, "hooks.log")
+            proc, lines = run_python(RESUMED, env_extra=dict(env, NUMTRACE_HOOKS_LOG=hooks_log,
+                                                             FAKE_NUMTRACE_CAPTURED="4"))
+            got = last_json(proc)
+            logged = events_of(open(hooks_log).read().splitlines()) if os.path.exists(hooks_log) else []
+        marks = [line for line in lines if line.startswith("mark_step")]
+        steps = sorted({line.split()[0] for line in logged})
+        problems = []
+        if got is None or whole is None or plain is None:
+            problems.append("no result: " + proc.stderr.strip()[-300:])
+        else:
+            if got != plain or got["losses"] != whole["losses"][3:]:
+                problems.append(f"the job changed: {got} without the hooks {plain}, whole run {whole}")
+            if marks != want:
+                problems.append(f"marks {marks}, expected {want}")
+            # Provenance numbers its steps as the shim does: only the captured step 4 is announced.
+            if kind == "adam" and steps != ["step=4"]:
+                problems.append(f"the hooks log announced {steps}, expected only step=4")
+        report(name, "failed" if problems else "passed", "; ".join(problems))
 
 
 def test_chained_sitecustomize():
@@ -250,7 +322,7 @@ def test_chained_sitecustomize():
         with open(os.path.join(other, "sitecustomize.py"), "w") as f:
             f.write(f"open({marker!r}, 'w').write('yes')\n")
         proc, lines = run_python(CHAINED, extra_path=[other])
-        ok = proc.returncode == 0 and os.path.exists(marker) and lines.count("mark_step ") == 1
+        ok = proc.returncode == 0 and os.path.exists(marker) and step_marks(lines) == 1
         report("an existing sitecustomize still runs, hooks too", "passed" if ok else "failed",
                "" if ok else f"rc={proc.returncode} marker={os.path.exists(marker)} log={lines} "
                f"{proc.stderr.strip()[-300:]}")
@@ -348,7 +420,7 @@ def test_numtrace_command():
         env.pop("PYTHONPATH", None)
         proc = subprocess.run([NUMTRACE, "run", "-o", os.path.join(tmp, "run"), "--", sys.executable, script],
                               env=env, capture_output=True, text=True, timeout=300)
-        marks = open(log).read().splitlines().count("mark_step ") if os.path.exists(log) else 0
+        marks = step_marks(open(log).read().splitlines()) if os.path.exists(log) else 0
         ok = proc.returncode == 3 and marks == 3
         report("numtrace run: hooks on a Python job's path, exit status passed through",
                "passed" if ok else "failed",
@@ -427,7 +499,12 @@ def run_nested(tmp, hooks, compile_=False, name="mlp_é", broken=False, log=None
           ["--", sys.executable, script]
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
     lines = open(log, encoding="utf-8").read().splitlines() if os.path.isfile(log) else []
-    return proc, last_json(proc), lines
+    return proc, last_json(proc), events_of(lines)
+
+
+def events_of(lines):
+    """The hooks log's event lines, without its '# run ...' lines (which run and process)."""
+    return [line for line in lines if not line.startswith("# ")]
 
 
 def fields(line):
@@ -544,6 +621,50 @@ def test_hooks_log_not_a_file():
                    "passed" if ok else "failed", "" if ok else f"rc={proc.returncode} {proc.stderr.strip()[-300:]}")
 
 
+TWICE_JOB = """
+import subprocess, sys, torch
+m = torch.nn.Linear(4, 4)
+opt = torch.optim.SGD(m.parameters(), lr=0.1)
+for step in range(3):
+    m(torch.randn(2, 4)).sum().backward()
+    opt.step()
+    opt.zero_grad()
+sys.exit(subprocess.call([SIM, "--steps", "4", "--nondeterministic"], stdout=subprocess.DEVNULL))
+"""
+
+
+def test_hooks_log_names_each_run():
+    """`numtrace twice --watch --hooks-log F` appends four runs to F (run1, run2, the
+    step captures): each run's lines follow a '# run pid= label= output=' line."""
+    with tempfile.TemporaryDirectory() as tmp:
+        log, script = os.path.join(tmp, "hooks.log"), os.path.join(tmp, "job.py")
+        with open(script, "w") as f:
+            f.write(TWICE_JOB.replace("SIM", repr(os.path.join(os.path.dirname(NUMTRACE), "numtrace-sim"))))
+        env = dict(os.environ)
+        for k in ("PYTHONPATH", "NUMTRACE_LIB", "NUMTRACE_LIB_PATH"):
+            env.pop(k, None)
+        hunt = os.path.join(tmp, "hunt")
+        proc = subprocess.run([NUMTRACE, "twice", "-o", hunt, "--watch", "--hooks-log", log, "--",
+                               sys.executable, script], env=env, capture_output=True, text=True, timeout=900)
+        lines = open(log).read().splitlines() if os.path.exists(log) else []
+    runs = [fields(l) for l in lines if l.startswith("# run ")]
+    outputs = [r.get("output") for r in runs]
+    problems = []
+    if proc.returncode not in (0, 1):
+        problems.append(f"twice exit {proc.returncode}: {proc.stderr.strip()[-300:]}")
+    if not lines or not lines[0].startswith("# run "):
+        problems.append(f"the log does not start with a run line: {lines[:2]}")
+    # Every run that logged events says which it was, with its own pid and output.
+    if len(set(outputs)) != len(outputs) or not all(o and o.startswith(hunt) for o in outputs):
+        problems.append(f"run lines {runs}")
+    if len({r.get("pid") for r in runs}) != len(runs):
+        problems.append(f"pids repeat: {runs}")
+    if not any(o.endswith("-run1") for o in outputs if o) or not any(o.endswith("-run2") for o in outputs if o):
+        problems.append(f"the step captures are not told apart: {outputs}")
+    report("twice --hooks-log: each run's events follow a line naming its run and pid",
+           "failed" if problems else "passed", "; ".join(problems))
+
+
 def test_provenance_checkpointing():
     with tempfile.TemporaryDirectory() as tmp:
         log = os.path.join(tmp, "hooks.log")
@@ -555,7 +676,7 @@ def test_provenance_checkpointing():
             env.pop(k, None)
         proc = subprocess.run([NUMTRACE, "run", "-o", os.path.join(tmp, "run"), "--steps", "2", "--",
                                sys.executable, script], env=env, capture_output=True, text=True, timeout=600)
-        lines = open(log).read().splitlines() if os.path.exists(log) else []
+        lines = events_of(open(log).read().splitlines()) if os.path.exists(log) else []
         recompute = {fields(l)["scope"] for l in lines if l.endswith(" recompute")}
         ok = proc.returncode == 0 and {"layers.0.fc", "layers.1.fc"} <= recompute and \
             all(fields(l)["phase"] == "backward" for l in lines if l.endswith(" recompute"))
@@ -738,7 +859,7 @@ def test_tensor_map_cpu_job():
         proc, lines = run_python(TM_JOB, env_extra=env)
         plain, _ = run_python(TM_JOB, env_extra=env, hooks=False)
         ok = tm_lines(lines) == [] and not os.path.exists(mark) and same_job(proc, plain) and \
-            lines.count("mark_step ") == 3
+            step_marks(lines) == 3
         report("tensor map in a CPU job: no attach attempt, no status, no build, the job unchanged",
                "passed" if ok else "failed",
                "" if ok else f"calls {tm_lines(lines)} built={os.path.exists(mark)} rc={proc.returncode}/"

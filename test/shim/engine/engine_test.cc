@@ -52,6 +52,31 @@ class EngineTest : public ::testing::Test {
   std::unique_ptr<Engine> engine;
 };
 
+TEST_F(EngineTest, AResumedJobsStepsAreCapturedByTheJobsNumber) {
+  // A job resumed at step 10 says so at its first mark (numtrace_mark_step_to
+  // (11), the optimizer's count): step 12 is the job's step 12, and step 10,
+  // asked for but run before its number was known, is said not captured.
+  Make({{"NUMTRACE_STEPS", "10,12"}});
+  Buf in(256), out(256);
+  Register(in);
+  Register(out);
+  Launch("_Z3addPfS_i", in, out, 11);  // the job's step 10, counted as 0
+  engine->OnStepMarkTo(11);
+  Launch("_Z3addPfS_i", in, out, 11, 2.0f);  // step 11
+  engine->OnStepMarkTo(12);
+  Launch("_Z3addPfS_i", in, out, 11, 3.0f);  // step 12: captured
+  engine->OnStepMarkTo(13);
+  engine->Shutdown();
+  ASSERT_EQ(sink.kernels.size(), 1u);
+  EXPECT_EQ(sink.kernels[0].step, 12);
+  EXPECT_EQ(sink.kernels[0].launch, 2u);
+  bool said = false;
+  for (const NoteRecord& n : sink.notes) {
+    said |= n.msg.find("step 10 was not captured in full") != std::string::npos;
+  }
+  EXPECT_TRUE(said);
+}
+
 TEST_F(EngineTest, CapturesOnlyTheSelectedStepWithRoles) {
   Make({{"NUMTRACE_STEPS", "1"}});
   Buf in(256), out(256);

@@ -30,6 +30,39 @@ TEST(StepTrackerTest, MarkModeCountsStepsFromZero) {
   EXPECT_EQ(t.current_step(), 2);
 }
 
+TEST(StepTrackerTest, NumberedMarkTakesTheJobsCountWhenAhead) {
+  // A job resumed from a checkpoint at step 10 (numtrace_mark_step_to with
+  // the optimizer's count): its first step ends as 10, the next is 11.
+  Config c = ConfigFrom({{"NUMTRACE_STEPS", "12"}});
+  StepTracker t(c);
+  EXPECT_EQ(t.OnLaunch(false).step, 0);
+  StepTracker::Mark m = t.OnStepMark(11);
+  EXPECT_EQ(m.ended, 0);
+  EXPECT_EQ(m.ended_as, 10);
+  EXPECT_EQ(t.OnLaunch(false).step, 11);
+  m = t.OnStepMark(12);  // the count that follows: a plain step
+  EXPECT_EQ(m.ended, 11);
+  EXPECT_EQ(m.ended_as, 11);
+  EXPECT_TRUE(t.OnLaunch(false).selected);  // step 12 as the job counts it
+  // A count that is not ahead (a second optimizer, a reset) is a plain mark.
+  m = t.OnStepMark(5);
+  EXPECT_EQ(m.ended, 12);
+  EXPECT_EQ(m.ended_as, 12);  // selected: never renumbered
+  EXPECT_EQ(t.current_step(), 13);
+  EXPECT_EQ(t.OnStepMark(-1).ended, 13);
+  EXPECT_EQ(t.current_step(), 14);
+}
+
+TEST(StepTrackerTest, NumberedMarkKeepsTheNumberOfAStepCapturedInFull) {
+  // Step 0 was captured in full under its number: its records keep it.
+  Config c = ConfigFrom({{"NUMTRACE_STEPS", "0"}});
+  StepTracker t(c);
+  EXPECT_TRUE(t.OnLaunch(false).selected);
+  const StepTracker::Mark m = t.OnStepMark(11);
+  EXPECT_EQ(m.ended_as, 0);
+  EXPECT_EQ(t.current_step(), 11);
+}
+
 TEST(StepTrackerTest, ProfilerRangesAreSteps) {
   Config c = ConfigFrom({{"NUMTRACE_STEP_MODE", "profiler"}, {"NUMTRACE_STEPS", "1"}});
   StepTracker t(c);

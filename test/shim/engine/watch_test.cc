@@ -55,6 +55,26 @@ struct WatchEngine {
   std::unique_ptr<Engine> engine;
 };
 
+TEST(WatchTest, AResumedJobsFirstStepIsRecordedUnderTheJobsNumber) {
+  // The job says its step number only at the end of its first step
+  // (numtrace_mark_step_to(11): the optimizer's count after a resume at 10),
+  // after some of that step's launches were already folded.
+  WatchEngine w("full");
+  w.Launch("_Z4fillPf", 1, 1.0f);
+  w.engine->Pump();  // the writer folds the first launch under the number it ran with
+  w.Launch("_Z4gemmPf", 2, 2.0f);
+  w.engine->OnStepMarkTo(11);
+  w.Launch("_Z4fillPf", 1, 3.0f);
+  w.engine->OnStepMarkTo(12);
+  w.Launch("_Z4fillPf", 1, 4.0f);
+  w.engine->Shutdown();
+  ASSERT_EQ(w.sink.digests.size(), 3u);
+  EXPECT_EQ(w.sink.digests[0].step, 10);
+  EXPECT_EQ(w.sink.digests[0].kernels, 2u);  // one record, both launches
+  EXPECT_EQ(w.sink.digests[1].step, 11);
+  EXPECT_EQ(w.sink.digests[2].step, 12);
+}
+
 TEST(WatchTest, OneDigestPerStepInLaunchOrderWithNameIds) {
   WatchEngine w("full");
   EXPECT_FALSE(w.engine->Quiet());  // every launch must be decoded
