@@ -14,7 +14,7 @@
 #include "launcher/output_dir.h"
 #include "launcher/run_command.h"
 #include "launcher/watch_hunt.h"
-#include "shim/engine/config.h"
+#include "common/settings/config.h"
 
 namespace numtrace::launcher {
 namespace {

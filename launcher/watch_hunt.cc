@@ -5,7 +5,7 @@
 #include "analyzer/report/terminal_text.h"
 #include "launcher/run_command.h"
 #include "launcher/twice_command.h"
-#include "shim/engine/settings.h"
+#include "common/settings/settings.h"
 
 namespace numtrace::launcher {
 

@@ -5,7 +5,7 @@
 
 #include "common/format/dump_record.h"
 #include "analyzer/report/terminal_text.h"
-#include "shim/engine/settings.h"
+#include "common/settings/settings.h"
 
 namespace numtrace::analyzer {
 namespace {

@@ -75,7 +75,7 @@ struct CaptureInfo {
   std::string outputs;   // "changed" or "all"
   std::string selector;  // free text describing the filters (for people; never parsed)
   // The settings a re-capture must repeat for its seq numbers to match
-  // (shim/engine/settings.h, `recapture`), NUMTRACE_* variable -> value as
+  // (common/settings/settings.h, `recapture`), NUMTRACE_* variable -> value as
   // set, in table order; a setting left at its default is absent.
   std::vector<std::pair<std::string, std::string>> settings;
   std::string watch;     // "full" or "sampled" when digests are taken on every step, else empty

@@ -86,7 +86,7 @@
 #include "common/format/records.h"
 #include "shim/device/cuda_dump_copier.h"
 #include "shim/device/device.h"
-#include "shim/engine/config.h"
+#include "common/settings/config.h"
 
 namespace numtrace::shim {
 

@@ -31,7 +31,7 @@
 
 #include "common/format/records.h"
 #include "shim/device/device.h"
-#include "shim/engine/config.h"
+#include "common/settings/config.h"
 #include "shim/engine/event_sink.h"
 
 namespace numtrace::shim {

@@ -36,7 +36,7 @@
 #include "common/format/records.h"
 #include "common/format/stats.h"
 #include "shim/device/device.h"
-#include "shim/engine/config.h"
+#include "common/settings/config.h"
 #include "shim/engine/alloc_map.h"
 #include "shim/engine/events.h"
 #include "shim/engine/kernel_cache.h"
