@@ -103,5 +103,22 @@ TEST(CaptureCounters, FormatMdTableIsTheList) {
   EXPECT_EQ(rows.size(), listed.size()) << "rows in docs/format.md's counter table";
 }
 
+// test/gpu/check_trace.py (python, on the GPU machine) fails the footer row
+// on the counters of severity error; its copy of their names is the list's.
+TEST(CaptureCounters, CheckTracePyKnowsTheErrorCounters) {
+  std::ifstream in(std::string(NUMTRACE_SOURCE_DIR) + "/test/gpu/check_trace.py");
+  ASSERT_TRUE(in) << "test/gpu/check_trace.py";
+  std::string line, copy;
+  while (std::getline(in, line)) {
+    if (line.rfind("ERROR_COUNTERS = ", 0) == 0) copy = line;
+  }
+  std::string expected = "ERROR_COUNTERS = (";
+  for (size_t i = 0; i < kCounters; ++i) {
+    const Counter c = static_cast<Counter>(i);
+    if (CaptureCounterSeverity(c) == CounterSeverity::kError) expected += "\"" + std::string(CaptureCounterName(c)) + "\",";
+  }
+  EXPECT_EQ(copy, expected + ")");
+}
+
 }  // namespace
 }  // namespace numtrace::shim
