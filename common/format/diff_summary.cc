@@ -1,7 +1,9 @@
 #include "common/format/diff_summary.h"
 
 #include <new>
+#include <span>
 
+#include "common/format/enum_list.h"
 #include "common/io/bounded_file.h"
 #include "simdjson.h"
 
@@ -57,13 +59,29 @@ std::optional<int64_t> OptI64(const object& o, const char* key) {
   return v;
 }
 
-void ReadSteps(const object& root, DiffSummaryView* view) {
+// The enumerator `key` spells in `o`, from its list `names`; an error naming
+// the word and the list when it is absent or not in the list.
+template <typename E>
+absl::StatusOr<E> Word(const object& o, const char* key, std::span<const std::string_view> names,
+                       const std::string& path) {
+  const std::string word = Str(o, key);
+  if (std::optional<E> e = EnumFromName<E>(names, word)) return *e;
+  std::string known;
+  for (std::string_view n : names) known += (known.empty() ? "" : ", ") + std::string(n);
+  return absl::InvalidArgumentError(path + ": " + key + " \"" + word.substr(0, 40) + "\" is not one of " + known);
+}
+
+absl::Status ReadSteps(const object& root, const std::string& path, DiffSummaryView* view) {
   object s;
-  if (root["steps"].get_object().get(s)) return;
+  if (root["steps"].get_object().get(s)) return absl::OkStatus();
   StepsView v;
   v.compared = U64(s, "compared");
   v.first_differing = OptI64(s, "first_differing");
-  v.first_kind = Str(s, "first_kind");
+  if (v.first_differing) {
+    absl::StatusOr<StepDifference> kind = Word<StepDifference>(s, "first_kind", kStepDifferenceNames, path);
+    if (!kind.ok()) return kind.status();
+    v.first_kind = *kind;
+  }
   object k;
   if (!s["first_kernel"].get_object().get(k)) {
     v.first_index = U64(k, "index");
@@ -84,6 +102,7 @@ void ReadSteps(const object& root, DiffSummaryView* view) {
     }
   }
   view->steps = std::move(v);
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -99,7 +118,9 @@ absl::StatusOr<DiffSummaryView> ParseDiffSummary(const std::string& json,
     return absl::InvalidArgumentError(path + ": not a numtrace-diff summary (format field)");
   }
   DiffSummaryView view;
-  view.verdict = Str(root, "verdict");
+  absl::StatusOr<Verdict> verdict = Word<Verdict>(root, "verdict", kVerdictNames, path);
+  if (!verdict.ok()) return verdict.status();
+  view.verdict = *verdict;
   simdjson::dom::array ranks;
   if (!root["ranks"].get_array().get(ranks)) {
     for (element e : ranks) {
@@ -127,7 +148,7 @@ absl::StatusOr<DiffSummaryView> ParseDiffSummary(const std::string& json,
     f.cause = Str(first, "cause");
     view.first_divergence = f;
   }
-  ReadSteps(root, &view);
+  if (absl::Status s = ReadSteps(root, path, &view); !s.ok()) return s;
   return view;
 }
 
