@@ -197,6 +197,20 @@ TEST(OddRank, ARankWithoutDigestsIsNothingComparedNotAgreement) {
   EXPECT_THAT(std::string(r.status().message()), HasSubstr("kernels"));
 }
 
+// The odd rank out reads a trace with the trace reader's own record
+// dispatch (read/trace_reader.h), so it refuses what numtrace-diff refuses:
+// a second header is an error naming the file and line, not ignored.
+TEST(OddRank, RecordsAreCheckedAsTheTraceReaderChecksThem) {
+  auto ranks = HealthyRanks(2);
+  auto paths = Write(numtrace::testing::FreshTestDir("odd"), ranks);
+  const std::string text = Text(ranks[1]);
+  WriteFileText(paths[1], text + text.substr(0, text.find('\n') + 1));
+  absl::StatusOr<OddRankResult> r = FindOddRankOut(paths, 2);
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(std::string(r.status().message()), HasSubstr("rank_1.ntrace.jsonl:"));
+  EXPECT_THAT(std::string(r.status().message()), HasSubstr("a second header"));
+}
+
 TEST(OddRank, IsWatchTraceReadsTheHeaderOnly) {
   const fs::path dir = numtrace::testing::FreshTestDir("odd");
   auto paths = Write(dir, HealthyRanks(1));
