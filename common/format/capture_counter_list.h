@@ -4,10 +4,11 @@
 // counters"), after Perfetto's stats.h: each counter once, with its
 // enumerator, its JSON name in the footer's "counters" object, its severity
 // and its description. The shim's runtime counters
-// (shim/engine/capture_counters.h), the analyzer's capture warnings, the
-// doctor and the docs' table (checked by capture_counter_list_test) all take
-// the counters from here, so a name is typed once. Header only, standard
-// C++: libnumtrace.so includes it.
+// (shim/engine/capture_counters.h), the analyzer's capture warnings and the
+// doctor take the counters from here, so a name is typed once; docs/format.md's
+// table and test/gpu/check_trace.py's ERROR_COUNTERS are checked against it
+// (test/shim/engine/capture_counters_test.cc). Header only, standard C++:
+// libnumtrace.so includes it.
 //
 // Severity says what a non-zero value means for the user:
 //   info       bookkeeping: which CUDA paths fired, how much memory was used;
