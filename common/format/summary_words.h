@@ -10,6 +10,7 @@
 //   VerdictName(Verdict::kIdentical);                        // "identical"
 //   EnumFromName<Verdict>(kVerdictNames, "diverged");        // Verdict::kDiverged
 //   StepDifferenceName(StepDifference::kKernels);            // "kernels"
+//   ReplicaVerdictName(ReplicaVerdict::kConsistent);         // "consistent"
 #ifndef NUMTRACE_COMMON_FORMAT_SUMMARY_WORDS_H_
 #define NUMTRACE_COMMON_FORMAT_SUMMARY_WORDS_H_
 
@@ -39,6 +40,16 @@ inline std::string_view VerdictName(Verdict v) { return kVerdictNames[static_cas
 enum class StepDifference : uint8_t { NUMTRACE_STEP_DIFFERENCES(NUMTRACE_ENUMERATOR) };
 inline constexpr std::string_view kStepDifferenceNames[] = {NUMTRACE_STEP_DIFFERENCES(NUMTRACE_ENUM_NAME)};
 inline std::string_view StepDifferenceName(StepDifference d) { return kStepDifferenceNames[static_cast<int>(d)]; }
+
+// The cross-rank summaries' `verdict` (numtrace-diff --across-ranks,
+// docs/format.md: every rank against the reference, and the odd rank out).
+#define NUMTRACE_REPLICA_VERDICTS(X) \
+  X(kConsistent, "consistent")       \
+  X(kReplicasDiffer, "replicas_differ")
+
+enum class ReplicaVerdict : uint8_t { NUMTRACE_REPLICA_VERDICTS(NUMTRACE_ENUMERATOR) };
+inline constexpr std::string_view kReplicaVerdictNames[] = {NUMTRACE_REPLICA_VERDICTS(NUMTRACE_ENUM_NAME)};
+inline std::string_view ReplicaVerdictName(ReplicaVerdict v) { return kReplicaVerdictNames[static_cast<int>(v)]; }
 
 }  // namespace numtrace
 

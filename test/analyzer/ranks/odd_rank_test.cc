@@ -126,6 +126,7 @@ TEST(OddRank, OneRankDepartingFromTheMajorityIsNamedWithStepLaunchHostAndGpu) {
               HasSubstr("odd rank out: rank 2 (host node1, GPU GPU-2222) at step 1, launch 3 upd: 3 of 4 ranks agree"));
   const std::string html = OddRankHtml(*r, "run");
   EXPECT_THAT(html, HasSubstr("<canvas id=\"strip\">"));
+  EXPECT_THAT(html, HasSubstr("d.verdict === 'consistent' ? 'ok' : 'bad'"));  // the page's colour, same word
   EXPECT_THAT(html, HasSubstr(R"("odd_rank_out":[{"rank":2,"step":1)"));
   // No GPU known: the field is absent, not empty.
   EXPECT_THAT(json, HasSubstr(R"({"rank":0,"path":)"));
