@@ -83,7 +83,7 @@ void PrintOrigins(const DiffSummaryView& s, std::ostream& out) {
     PrintKernel(o.rank, o.a_seq, o.a_name, out);
     char score[32];
     std::snprintf(score, sizeof score, "%.3g", o.score);
-    out << "  (" << analyzer::TerminalSafe(o.status) << ", score " << score << ", " << o.descendants
+    out << "  (" << VerdictName(o.status) << ", score " << score << ", " << o.descendants
         << " later diverged kernels follow from it)\n";
     PrintHint(o.a_name, out);
   }

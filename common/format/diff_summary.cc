@@ -26,39 +26,6 @@ double F64(const object& o, const char* key) {
   return o[key].get_double().get(v) ? 0 : v;
 }
 
-OriginView ReadOrigin(const object& o, int64_t rank) {
-  OriginView v;
-  v.rank = rank;
-  v.a_seq = U64(o, "a_seq");
-  v.a_name = Str(o, "a_name");
-  v.score = F64(o, "score");
-  v.status = Str(o, "status");
-  v.descendants = U64(o, "descendants");
-  return v;
-}
-
-// One rank's origins (or the whole file's, for a file pair).
-void ReadOrigins(const object& s, int64_t rank, DiffSummaryView* view) {
-  object origins;
-  if (!s["origins"].get_object().get(origins)) {
-    view->has_origins = true;
-    view->origin_count += U64(origins, "count");
-    simdjson::dom::array top;
-    if (!origins["top"].get_array().get(top)) {
-      for (element e : top) {
-        object o;
-        if (!e.get_object().get(o)) view->origins.push_back(ReadOrigin(o, rank));
-      }
-    }
-  }
-}
-
-std::optional<int64_t> OptI64(const object& o, const char* key) {
-  int64_t v = 0;
-  if (o[key].get_int64().get(v)) return std::nullopt;
-  return v;
-}
-
 // The enumerator `key` spells in `o`, from its list `names`; an error naming
 // the word and the list when it is absent or not in the list.
 template <typename E>
@@ -69,6 +36,45 @@ absl::StatusOr<E> Word(const object& o, const char* key, std::span<const std::st
   std::string known;
   for (std::string_view n : names) known += (known.empty() ? "" : ", ") + std::string(n);
   return absl::InvalidArgumentError(path + ": " + key + " \"" + word.substr(0, 40) + "\" is not one of " + known);
+}
+
+absl::StatusOr<OriginView> ReadOrigin(const object& o, int64_t rank, const std::string& path) {
+  OriginView v;
+  v.rank = rank;
+  v.a_seq = U64(o, "a_seq");
+  v.a_name = Str(o, "a_name");
+  v.score = F64(o, "score");
+  absl::StatusOr<Verdict> status = Word<Verdict>(o, "status", kVerdictNames, path);
+  if (!status.ok()) return status.status();
+  v.status = *status;
+  v.descendants = U64(o, "descendants");
+  return v;
+}
+
+// One rank's origins (or the whole file's, for a file pair).
+absl::Status ReadOrigins(const object& s, int64_t rank, const std::string& path, DiffSummaryView* view) {
+  object origins;
+  if (!s["origins"].get_object().get(origins)) {
+    view->has_origins = true;
+    view->origin_count += U64(origins, "count");
+    simdjson::dom::array top;
+    if (!origins["top"].get_array().get(top)) {
+      for (element e : top) {
+        object o;
+        if (e.get_object().get(o)) continue;
+        absl::StatusOr<OriginView> v = ReadOrigin(o, rank, path);
+        if (!v.ok()) return v.status();
+        view->origins.push_back(*std::move(v));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::optional<int64_t> OptI64(const object& o, const char* key) {
+  int64_t v = 0;
+  if (o[key].get_int64().get(v)) return std::nullopt;
+  return v;
 }
 
 absl::Status ReadSteps(const object& root, const std::string& path, DiffSummaryView* view) {
@@ -128,11 +134,13 @@ absl::StatusOr<DiffSummaryView> ParseDiffSummary(const std::string& json,
       if (e.get_object().get(r)) continue;
       int64_t rank = 0;
       if (r["rank"].get_int64().get(rank)) rank = 0;
-      ReadOrigins(r, rank, &view);
+      if (absl::Status st = ReadOrigins(r, rank, path, &view); !st.ok()) return st;
     }
   }
   // A file pair, or a directory summary that rolls origins up only at the top.
-  if (!view.has_origins) ReadOrigins(root, -1, &view);
+  if (!view.has_origins) {
+    if (absl::Status st = ReadOrigins(root, -1, path, &view); !st.ok()) return st;
+  }
   // For directories the top level names the rank whose divergence comes first.
   object first;
   if (!root["first_divergence"].get_object().get(first)) {

@@ -8,8 +8,8 @@
 // per-rank entries of `ranks` are read, each origin keeping its rank.
 //
 // A summary written before `origins` existed reads fine: has_origins is
-// false and the caller says so. The words programs act on (`verdict`,
-// `steps.first_kind`) are read typed (summary_words.h): a summary without a
+// false and the caller says so. The words programs act on (`verdict`, an
+// origin's `status`, `steps.first_kind`) are read typed (summary_words.h): a summary without a
 // known verdict is an error naming the word.
 //
 // Example:
@@ -57,7 +57,7 @@ struct OriginView {
   uint64_t a_seq = 0;
   std::string a_name;
   double score = 0;
-  std::string status;      // "within_tolerance" or "diverged"
+  Verdict status = Verdict::kDiverged;  // within_tolerance or diverged
   uint64_t descendants = 0;
 };
 

@@ -128,6 +128,10 @@ TEST(TwiceSummary, VerdictAndStepKindAreReadFromTheirLists) {
                             "steps":{"compared":3,"first_differing":1,"first_kind":"digests"}})", "x.json");
   ASSERT_FALSE(odd.ok());
   EXPECT_THAT(std::string(odd.status().message()), HasSubstr("first_kind \"digests\" is not one of digest, kernels"));
+  odd = ParseDiffSummary(R"({"format":"numtrace-diff-summary","version":1,"verdict":"diverged",
+                            "origins":{"count":1,"top":[{"a_seq":3,"a_name":"k","status":"values"}]}})", "x.json");
+  ASSERT_FALSE(odd.ok());
+  EXPECT_THAT(std::string(odd.status().message()), HasSubstr("status \"values\" is not one of identical"));
 }
 
 std::vector<std::string> SimCommand(bool nondeterministic) {
