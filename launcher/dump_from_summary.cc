@@ -18,7 +18,7 @@ absl::Status ResolveDumpFromSummary(RunOptions* o) {
   if (!summary.ok()) return summary.status();
   if (!summary->first_divergence) {
     return absl::InvalidArgumentError(path + ": no first divergence in this summary (verdict " +
-                                      summary->verdict + "): nothing to dump");
+                                      std::string(VerdictName(summary->verdict)) + "): nothing to dump");
   }
   const FirstDivergenceView& f = *summary->first_divergence;
   const bool a = o->side == "a";

@@ -14,7 +14,7 @@
 #include "launcher/output_dir.h"
 #include "launcher/rank_listing.h"
 #include "launcher/run_environment.h"
-#include "shim/engine/settings.h"
+#include "common/settings/settings.h"
 
 namespace numtrace::launcher {
 

@@ -5,8 +5,8 @@
 #include <iterator>
 
 #include "absl/strings/ascii.h"
-#include "shim/engine/config.h"
-#include "shim/engine/settings.h"
+#include "common/settings/config.h"
+#include "common/settings/settings.h"
 
 namespace numtrace::launcher {
 namespace {

@@ -28,7 +28,7 @@
 #include "launcher/environment.h"
 #include "launcher/install_layout.h"
 #include "launcher/run_options.h"
-#include "shim/engine/config.h"
+#include "common/settings/config.h"
 
 namespace numtrace::launcher {
 

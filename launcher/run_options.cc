@@ -2,8 +2,8 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/status/status.h"
-#include "shim/engine/config.h"
-#include "shim/engine/settings.h"
+#include "common/settings/config.h"
+#include "common/settings/settings.h"
 
 namespace numtrace::launcher {
 

@@ -1,7 +1,7 @@
 // File: launcher/run_options.h
 //
 // What `numtrace run` (and `numtrace twice`, which runs twice) accepts: one
-// option per capture setting of the settings table (shim/engine/settings.h:
+// option per capture setting of the settings table (common/settings/settings.h:
 // -o, --steps, --step-mark, ...), each turned into its NUMTRACE_* variable,
 // plus the launcher's own options (--force, --dump-first-divergence, the
 // hooks, --injection). The options are registered from the table, so
@@ -19,7 +19,7 @@
 #include <span>
 
 #include "absl/status/status.h"
-#include "shim/engine/settings.h"
+#include "common/settings/settings.h"
 #include <string>
 #include <vector>
 

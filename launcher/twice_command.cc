@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
 #include "CLI/CLI.hpp"
 #include "analyzer/cli/diff_command.h"
@@ -14,7 +15,9 @@
 #include "launcher/output_dir.h"
 #include "launcher/run_command.h"
 #include "launcher/watch_hunt.h"
-#include "shim/engine/config.h"
+#include "common/format/enum_list.h"
+#include "common/format/summary_words.h"
+#include "common/settings/config.h"
 
 namespace numtrace::launcher {
 namespace {
@@ -80,7 +83,7 @@ void PrintOrigins(const DiffSummaryView& s, std::ostream& out) {
     PrintKernel(o.rank, o.a_seq, o.a_name, out);
     char score[32];
     std::snprintf(score, sizeof score, "%.3g", o.score);
-    out << "  (" << analyzer::TerminalSafe(o.status) << ", score " << score << ", " << o.descendants
+    out << "  (" << VerdictName(o.status) << ", score " << score << ", " << o.descendants
         << " later diverged kernels follow from it)\n";
     PrintHint(o.a_name, out);
   }
@@ -180,17 +183,18 @@ Examples:
   // runs inherited (the option beats the environment, as in the shim).
   std::string watch = options.Get("NUMTRACE_WATCH");
   if (options.settings.find("NUMTRACE_WATCH") == options.settings.end()) watch = ctx.env.Get("NUMTRACE_WATCH");
-  watch = std::string(shim::TrimBlanks(watch));
-  if (!watch.empty() && watch != "off") {
+  const std::optional<shim::WatchMode> watch_mode =
+      EnumFromName<shim::WatchMode>(shim::kWatchModeNames, shim::TrimBlanks(watch));
+  if (watch_mode && *watch_mode != shim::WatchMode::kOff) {
     ctx.out << "digest report: " << analyzer::TerminalSafe(diff.html_path)
             << "  summary: " << analyzer::TerminalSafe(diff.json_path) << "\n";
     return FinishWatchHunt(options, *dir, *summary, ctx);
   }
   ctx.out << "== verdict: ";
-  if (summary->verdict == "identical") {
+  if (summary->verdict == Verdict::kIdentical) {
     ctx.out << "the two runs are bitwise identical\n";
   } else {
-    ctx.out << "the two runs differ (" << analyzer::TerminalSafe(summary->verdict) << ")\n";
+    ctx.out << "the two runs differ (" << VerdictName(summary->verdict) << ")\n";
     PrintOrigins(*summary, ctx.out);
     // The setting most likely responsible: one that allows run-to-run
     // differences, preferring one that can change the first origin's kernel.
@@ -210,7 +214,7 @@ Examples:
   ctx.out << "report: " << analyzer::TerminalSafe(diff.html_path) << "  summary: "
           << analyzer::TerminalSafe(diff.json_path) << "\n";
   ctx.out.flush();
-  return summary->verdict == "identical" ? kExitOk : kExitDiffer;
+  return summary->verdict == Verdict::kIdentical ? kExitOk : kExitDiffer;
 }
 
 }  // namespace numtrace::launcher

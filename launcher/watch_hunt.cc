@@ -7,7 +7,7 @@
 #include "analyzer/report/terminal_text.h"
 #include "launcher/run_command.h"
 #include "launcher/twice_command.h"
-#include "shim/engine/settings.h"
+#include "common/settings/settings.h"
 
 namespace numtrace::launcher {
 
@@ -19,13 +19,13 @@ int FinishWatchHunt(const RunOptions& options, const std::string& dir, const Dif
   const StepsView& s = *watch.steps;
   for (const std::string& n : s.notes) ctx.out << "note: " << n << "\n";
   if (!s.first_differing) {
-    if (watch.verdict == "identical") {
+    if (watch.verdict == Verdict::kIdentical) {
       ctx.out << "== verdict: every step is identical (" << s.compared << " steps compared by digest)\n";
       ctx.out.flush();
       return kExitOk;
     }
     // Digests equal, yet the runs differ (a step captured in full, or nothing compared).
-    ctx.out << "== verdict: the runs differ (" << watch.verdict << ") although no step's digests do\n";
+    ctx.out << "== verdict: the runs differ (" << VerdictName(watch.verdict) << ") although no step's digests do\n";
     PrintOrigins(watch, ctx.out);
     ctx.out.flush();
     return kExitDiffer;
@@ -33,7 +33,7 @@ int FinishWatchHunt(const RunOptions& options, const std::string& dir, const Dif
   const int64_t step = *s.first_differing;
   ctx.out << "== first differing step: " << step << " (of " << s.compared << " compared), launch "
           << s.first_index << " of the step";
-  if (s.first_kind == "kernels") ctx.out << ": the kernel sequences part there";
+  if (s.first_kind == StepDifference::kKernels) ctx.out << ": the kernel sequences part there";
   ctx.out << "\n   run1: " << analyzer::TerminalSafe(s.a_name) << "\n   run2: " << analyzer::TerminalSafe(s.b_name)
           << "\n";
   if (s.nonfinite_a || s.nonfinite_b) {
@@ -102,8 +102,8 @@ int FinishWatchHunt(const RunOptions& options, const std::string& dir, const Dif
   }
   absl::StatusOr<DiffSummaryView> full = ReadDiffSummary(diff.json_path);
   if (!full.ok()) return FailLine(ctx, "twice", full.status());
-  ctx.out << "== step " << step << " in full: " << analyzer::TerminalSafe(full->verdict) << "\n";
-  if (full->verdict == "identical") {
+  ctx.out << "== step " << step << " in full: " << VerdictName(full->verdict) << "\n";
+  if (full->verdict == Verdict::kIdentical) {
     ctx.out << "the full capture of step " << step << " is identical: the difference did not recur "
             << "(run-to-run nondeterminism that comes and goes)\n";
   } else {

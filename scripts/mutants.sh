@@ -134,18 +134,18 @@ r ^(TraceReaderTest|TraceReaderErrorsTest|DiffCommand)
 t analyzer_read_test launcher_test
 r ^(BoundedFileTest|ByteCount|HostileSummary)\.
 
-@ steps-any-value shim/engine/settings.cc
+@ steps-any-value common/settings/settings.cc
 ? --steps / NUMTRACE_STEPS accepts a value it cannot parse
 - if (s) c->steps = std::move(*s);
 + if (s) c->steps = std::move(*s); else return true;
-t shim_engine_test shim_settings_test launcher_test
+t shim_engine_test common_settings_test launcher_test
 r (^|/)(SettingsTable|BadValueTest|ConfigTest|ConfigWordsTest|RunRefusesBadOption|RunSettings)
 
-@ allocator-any-word shim/engine/settings.cc
+@ allocator-any-word common/settings/settings.cc
 ? --allocator / NUMTRACE_ALLOCATOR accepts any word (the job would run uncaptured)
 - if (m) c->allocator = *m;
 + if (m) c->allocator = *m; else return true;
-t shim_engine_test shim_settings_test launcher_test
+t shim_engine_test common_settings_test launcher_test
 r (^|/)(SettingsTable|BadValueTest|ConfigTest|ConfigWordsTest|RunRefusesBadOption|RunSettings)
 
 @ tensor-map-free-space shim/engine/tensor_map.cc

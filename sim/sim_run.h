@@ -14,7 +14,7 @@
 
 #include <string>
 
-#include "shim/engine/config.h"
+#include "common/settings/config.h"
 #include "sim/mlp_trainer.h"
 
 namespace numtrace::sim {

@@ -5,8 +5,9 @@
 // (origins) and the first non-finite kernel of each run. Produced by judge/
 // (with origins/ for causes), rendered by report/ (terminal, JSON, HTML).
 //
-// Statuses and verdicts are each defined by ONE list below (name and JSON
-// spelling); reports take their words and column order from these lists.
+// Statuses and causes are each defined by ONE list below (name and JSON
+// spelling), verdicts by common/format/summary_words.h; reports take their
+// words and column order from these lists.
 //
 // Example:
 //   DiffResult r = Judge(a, b, Align(a, b));  // analyzer/judge/judge.h
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "analyzer/align/alignment.h"
+#include "common/format/summary_words.h"
 #include "analyzer/judge/environment_diff.h"
 #include "analyzer/judge/steps_result.h"
 #include "common/format/enum_list.h"
@@ -57,15 +59,8 @@ inline constexpr std::string_view kCauseNames[] = {NUMTRACE_CAUSES(NUMTRACE_ENUM
 inline constexpr int kCauseCount = sizeof(kCauseNames) / sizeof(kCauseNames[0]);
 inline std::string_view CauseName(Cause c) { return kCauseNames[static_cast<int>(c)]; }
 
-#define NUMTRACE_VERDICTS(X)              \
-  X(kIdentical, "identical")              \
-  X(kWithinTolerance, "within_tolerance") \
-  X(kDiverged, "diverged")
-
-enum class Verdict : uint8_t { NUMTRACE_VERDICTS(NUMTRACE_ENUMERATOR) };
-inline constexpr std::string_view kVerdictNames[] = {NUMTRACE_VERDICTS(NUMTRACE_ENUM_NAME)};
-inline constexpr int kVerdictCount = sizeof(kVerdictNames) / sizeof(kVerdictNames[0]);
-inline std::string_view VerdictName(Verdict v) { return kVerdictNames[static_cast<int>(v)]; }
+// Verdict (identical, within_tolerance, diverged) is a summary word the
+// launcher reads back: its list is common/format/summary_words.h.
 
 // --rtol/--atol (docs/diffing.md): rtol is the least relative threshold of
 // every statistic (the calibrated per-dtype thresholds apply above it), atol

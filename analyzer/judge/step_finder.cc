@@ -6,7 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "common/format/digest.h"
-#include "shim/engine/config.h"  // ParseByteSize: the parser the setting was read with
+#include "common/settings/config.h"  // ParseByteSize: the parser the setting was read with
 
 namespace numtrace::analyzer {
 namespace {

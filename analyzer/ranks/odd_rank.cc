@@ -8,29 +8,24 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "analyzer/model/trace.h"
-#include "analyzer/read/digest_record_parser.h"
 #include "analyzer/read/input.h"
 #include "analyzer/read/json_fields.h"
 #include "analyzer/read/line_reader.h"
-#include "analyzer/read/meta_record_parser.h"
 #include "analyzer/read/text_util.h"
 #include "analyzer/read/importer.h"
 #include "analyzer/read/trace_file_name.h"
+#include "analyzer/read/trace_reader.h"
 #include "common/format/environment.h"
-#include "simdjson.h"
 
 namespace numtrace::analyzer {
 namespace {
 
-namespace od = simdjson::ondemand;
-
 // A digest of 0 marks a launch the shim could not digest (format 1.4, `lost`).
 constexpr uint64_t kLostDigest = 0;
 
-// One rank's watch trace, a window of digest records at a time. Only the
-// records that matter here are parsed (header, environment, kernel_name,
-// digest, footer); kernel records and unknown types are skipped unparsed
-// beyond their `type`.
+// One rank's watch trace, a window of digest records at a time, read by the
+// trace reader's own line parser: kernel and note records are skipped
+// unparsed beyond their `type`.
 class DigestStream {
  public:
   static absl::StatusOr<std::unique_ptr<DigestStream>> Open(const std::string& path) {
@@ -46,7 +41,7 @@ class DigestStream {
     Compact();
     try {
       LineReader::Line line;
-      while (!eof_ && (!have_header_ || (!header_only && (empty() || Buffered() < budget)))) {
+      while (!eof_ && (!lines_.have_header() || (!header_only && (empty() || Buffered() < budget)))) {
         absl::StatusOr<bool> more = reader_->Next(&line);
         if (!more.ok()) return more.status();
         if (!*more) {
@@ -64,7 +59,7 @@ class DigestStream {
     } catch (const std::bad_alloc&) {
       return reader_->OutOfMemoryError();
     }
-    if (eof_ && !have_header_) return absl::InvalidArgumentError(Cat(reader_->path(), ": empty trace"));
+    if (eof_ && !lines_.have_header()) return absl::InvalidArgumentError(Cat(reader_->path(), ": empty trace"));
     return absl::OkStatus();
   }
 
@@ -81,8 +76,7 @@ class DigestStream {
   const std::string& path() const { return reader_->path(); }
 
  private:
-  explicit DigestStream(std::unique_ptr<LineReader> reader)
-      : reader_(std::move(reader)), digests_(&trace_) {}
+  explicit DigestStream(std::unique_ptr<LineReader> reader) : reader_(std::move(reader)) {}
 
   uint64_t Buffered() const { return trace_.digest_hashes.size() - (empty() ? trace_.digest_hashes.size() : Head().first); }
 
@@ -96,54 +90,24 @@ class DigestStream {
     head_ = 0;
   }
 
+  // The reader's own record dispatch (read/trace_reader.h), kernel and
+  // note records skipped; a digest record is a step.
   absl::Status ParseLine(const LineReader::Line& line) {
     const char* p = line.text.data();
     const size_t n = line.text.size();
-    const char* end = p + n;
-    if (std::all_of(p, end, [](char c) { return c == ' ' || c == '\t' || c == '\r'; })) return absl::OkStatus();
-    od::document doc;
-    if (auto e = parser_.iterate(p, n, line.readable).get(doc)) {
-      if (e == simdjson::MEMALLOC) throw std::bad_alloc();
-      return absl::InvalidArgumentError(Cat("bad JSON (", simdjson::error_message(e), ")"));
-    }
-    od::object object;
-    if (auto e = doc.get_object().get(object)) return json::JsonError(e, "record", "a JSON object");
-    od::value type_value;
-    if (auto e = object.find_field_unordered("type").get(type_value)) {
-      return e == simdjson::NO_SUCH_FIELD ? json::FieldError("type", "missing (MUST field)")
-                                          : json::JsonError(e, "type", "a string");
-    }
-    std::string_view type;
-    NT_RETURN_IF_ERROR(json::GetRawString(type_value, "type", end, &type));
-    if (auto e = object.reset().error()) return json::JsonError(e, "type", "a string");
-    if (!have_header_) {
-      if (type != "header") {
-        return absl::InvalidArgumentError(Cat("the first record must be the header, got type \"",
-                                                       type.substr(0, 40), "\""));
-      }
-      NT_RETURN_IF_ERROR(json::Prefixed(ParseHeaderRecord(object, end, &trace_.header), "header "));
-      have_header_ = true;
-    } else if (type == "digest") {
-      NT_RETURN_IF_ERROR(digests_.ParseDigest(object, end));
-      ++steps_;
-    } else if (type == "kernel_name") {
-      NT_RETURN_IF_ERROR(digests_.ParseName(object, end));
-    } else if (type == "environment") {
-      NT_RETURN_IF_ERROR(json::Prefixed(ParseEnvironmentRecord(object, end, &trace_.header.environment),
-                                        "environment "));
-    } else if (type == "footer") {
-      NT_RETURN_IF_ERROR(json::Prefixed(ParseFooterRecord(object, end, &trace_.footer.emplace()), "footer "));
-    }
+    if (std::all_of(p, p + n, [](char c) { return c == ' ' || c == '\t' || c == '\r'; })) return absl::OkStatus();
+    const size_t before = trace_.digests.size();
+    NT_RETURN_IF_ERROR(lines_.ParseLine(p, n, line.readable, line.number));
+    steps_ += trace_.digests.size() - before;
     return absl::OkStatus();
   }
 
   std::unique_ptr<LineReader> reader_;
   Trace trace_;  // the header, the names, the window's digests
-  DigestRecordParser digests_;
-  od::parser parser_;
+  TraceLineParser lines_{&trace_, TraceLineParser::Records::kDigests};
   size_t head_ = 0;
   uint64_t steps_ = 0;
-  bool have_header_ = false, eof_ = false;
+  bool eof_ = false;
 };
 
 // Runs fill(i) for every i in `which`, on up to `threads` threads.

@@ -32,80 +32,70 @@ bool IsCompleteJson(const char* p, size_t n) {
   return !parser.parse(reinterpret_cast<const uint8_t*>(p), n, false).get(element);
 }
 
-// Parses the lines of one trace; one instance per file.
-class LineLoop {
- public:
-  explicit LineLoop(Trace* trace) : trace_(trace), kernels_(trace), digests_(trace) {}
-
-  // One line [p, p+n); `allocated` bytes from p are readable (>= n + padding).
-  absl::Status ParseLine(const char* p, size_t n, size_t allocated, uint64_t line) {
-    const char* end = p + n;
-    od::document doc;
-    if (auto e = parser_.iterate(p, n, allocated).get(doc)) {
-      if (e == simdjson::MEMALLOC) throw std::bad_alloc();  // reported by the caller
-      return absl::InvalidArgumentError(Cat("bad JSON (", simdjson::error_message(e), ")"));
-    }
-    od::object object;
-    if (auto e = doc.get_object().get(object)) {
-      return e == simdjson::INCORRECT_TYPE
-                 ? absl::InvalidArgumentError("expected a JSON object")
-                 : absl::InvalidArgumentError(
-                       Cat("bad JSON (", simdjson::error_message(e), ")"));
-    }
-    od::value type_value;
-    if (auto e = object.find_field_unordered("type").get(type_value)) {
-      return e == simdjson::NO_SUCH_FIELD ? json::FieldError("type", "missing (MUST field)")
-                                          : json::JsonError(e, "type", "a string");
-    }
-    std::string_view type;
-    NT_RETURN_IF_ERROR(json::GetRawString(type_value, "type", end, &type));
-    if (auto e = object.reset().error()) return json::JsonError(e, "type", "a string");
-
-    if (!have_header_ && type != "header") {
-      return absl::InvalidArgumentError(
-          Cat("the first record must be the header, got type \"", type.substr(0, 40),
-                       "\""));
-    }
-    if (type == "kernel") {
-      NT_RETURN_IF_ERROR(kernels_.Parse(object, end));
-    } else if (type == "header") {
-      if (have_header_) return json::FieldError("header", "a second header (only the first line may be one)");
-      NT_RETURN_IF_ERROR(json::Prefixed(ParseHeaderRecord(object, end, &trace_->header), "header "));
-      have_header_ = true;
-    } else if (type == "note") {
-      NT_RETURN_IF_ERROR(json::Prefixed(ParseNoteRecord(object, end, &trace_->notes.emplace_back()), "note "));
-    } else if (type == "digest") {
-      NT_RETURN_IF_ERROR(digests_.ParseDigest(object, end));
-    } else if (type == "kernel_name") {
-      NT_RETURN_IF_ERROR(digests_.ParseName(object, end));
-    } else if (type == "environment") {
-      NT_RETURN_IF_ERROR(json::Prefixed(
-          ParseEnvironmentRecord(object, end, &trace_->header.environment), "environment "));
-    } else if (type == "footer") {
-      NT_RETURN_IF_ERROR(json::Prefixed(ParseFooterRecord(object, end, &trace_->footer.emplace()), "footer "));
-    } else {
-      CountSkipped(trace_, kNumtraceSkips[0], line);  // a record type from a later version
-      return absl::OkStatus();  // its contents are not ours to check
-    }
-    // In bounds after the whole object means something follows it.
-    const char* after = nullptr;
-    if (!doc.current_location().get(after)) {
-      return absl::InvalidArgumentError("bad JSON (content after the object)");
-    }
-    return absl::OkStatus();
-  }
-
-  bool have_header() const { return have_header_; }
-
- private:
-  Trace* trace_;
-  od::parser parser_;
-  KernelRecordParser kernels_;
-  DigestRecordParser digests_;
-  bool have_header_ = false;
-};
-
 }  // namespace
+
+TraceLineParser::TraceLineParser(Trace* trace, Records records)
+    : trace_(trace), records_(records), kernels_(trace), digests_(trace) {}
+
+absl::Status TraceLineParser::ParseLine(const char* p, size_t n, size_t allocated, uint64_t line) {
+  const char* end = p + n;
+  od::document doc;
+  if (auto e = parser_.iterate(p, n, allocated).get(doc)) {
+    if (e == simdjson::MEMALLOC) throw std::bad_alloc();  // reported by the caller
+    return absl::InvalidArgumentError(Cat("bad JSON (", simdjson::error_message(e), ")"));
+  }
+  od::object object;
+  if (auto e = doc.get_object().get(object)) {
+    return e == simdjson::INCORRECT_TYPE
+               ? absl::InvalidArgumentError("expected a JSON object")
+               : absl::InvalidArgumentError(
+                     Cat("bad JSON (", simdjson::error_message(e), ")"));
+  }
+  od::value type_value;
+  if (auto e = object.find_field_unordered("type").get(type_value)) {
+    return e == simdjson::NO_SUCH_FIELD ? json::FieldError("type", "missing (MUST field)")
+                                        : json::JsonError(e, "type", "a string");
+  }
+  std::string_view type;
+  NT_RETURN_IF_ERROR(json::GetRawString(type_value, "type", end, &type));
+  if (auto e = object.reset().error()) return json::JsonError(e, "type", "a string");
+
+  if (!have_header_ && type != "header") {
+    return absl::InvalidArgumentError(
+        Cat("the first record must be the header, got type \"", type.substr(0, 40),
+                     "\""));
+  }
+  if (records_ == Records::kDigests && (type == "kernel" || type == "note")) {
+    return absl::OkStatus();  // not what this caller reads
+  }
+  if (type == "kernel") {
+    NT_RETURN_IF_ERROR(kernels_.Parse(object, end));
+  } else if (type == "header") {
+    if (have_header_) return json::FieldError("header", "a second header (only the first line may be one)");
+    NT_RETURN_IF_ERROR(json::Prefixed(ParseHeaderRecord(object, end, &trace_->header), "header "));
+    have_header_ = true;
+  } else if (type == "note") {
+    NT_RETURN_IF_ERROR(json::Prefixed(ParseNoteRecord(object, end, &trace_->notes.emplace_back()), "note "));
+  } else if (type == "digest") {
+    NT_RETURN_IF_ERROR(digests_.ParseDigest(object, end));
+  } else if (type == "kernel_name") {
+    NT_RETURN_IF_ERROR(digests_.ParseName(object, end));
+  } else if (type == "environment") {
+    NT_RETURN_IF_ERROR(json::Prefixed(
+        ParseEnvironmentRecord(object, end, &trace_->header.environment), "environment "));
+  } else if (type == "footer") {
+    NT_RETURN_IF_ERROR(json::Prefixed(ParseFooterRecord(object, end, &trace_->footer.emplace()), "footer "));
+  } else {
+    CountSkipped(trace_, kNumtraceSkips[0], line);  // a record type from a later version
+    return absl::OkStatus();  // its contents are not ours to check
+  }
+  // In bounds after the whole object means something follows it.
+  const char* after = nullptr;
+  if (!doc.current_location().get(after)) {
+    return absl::InvalidArgumentError("bad JSON (content after the object)");
+  }
+  return absl::OkStatus();
+}
 
 absl::StatusOr<Trace> ReadTraceLines(LineReader& reader) {
   const std::string_view path = reader.path();
@@ -115,7 +105,7 @@ absl::StatusOr<Trace> ReadTraceLines(LineReader& reader) {
   // (a hint only: 0 for pipes and compressed files).
   ReserveForSize(&trace, reader.size_hint() / 1024, reader.size_hint() / 340);
 
-  LineLoop loop(&trace);
+  TraceLineParser loop(&trace);
   LineReader::Line line;
   while (true) {
     absl::StatusOr<bool> more = reader.Next(&line);

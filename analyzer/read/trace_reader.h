@@ -33,13 +33,19 @@
 #ifndef NUMTRACE_ANALYZER_READ_TRACE_READER_H_
 #define NUMTRACE_ANALYZER_READ_TRACE_READER_H_
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "absl/status/status.h"
 #include "analyzer/model/trace.h"
+#include "analyzer/read/digest_record_parser.h"
 #include "analyzer/read/importer.h"
+#include "analyzer/read/kernel_record_parser.h"
 #include "analyzer/read/line_reader.h"
+#include "simdjson.h"
 
 namespace numtrace::analyzer {
 
@@ -47,6 +53,35 @@ namespace numtrace::analyzer {
 // entry points); the caller catches std::bad_alloc
 // (LineReader::OutOfMemoryError).
 [[nodiscard]] absl::StatusOr<Trace> ReadTraceLines(LineReader& reader);
+
+// The record dispatch of one numtrace trace, a line at a time, into a
+// Trace: ReadTraceLines runs it over a whole file, the odd rank out
+// (ranks/odd_rank.cc) over windows of a watch trace. The header must come
+// first and only once; `kernel`, `note`, `header`, `digest`, `kernel_name`,
+// `environment` and `footer` records are parsed, another type is counted in
+// Trace::skipped.
+class TraceLineParser {
+ public:
+  enum class Records : uint8_t {
+    kAll,      // every record
+    kDigests,  // kernel and note records skipped unparsed (only their type is read)
+  };
+  explicit TraceLineParser(Trace* trace, Records records = Records::kAll);
+  // One line [p, p+n) numbered `line`; `allocated` bytes from p are readable
+  // (at least n + simdjson's padding). Errors are "field: reason", for the
+  // caller to prefix with "PATH:LINE: "; throws std::bad_alloc when simdjson
+  // runs out of memory.
+  absl::Status ParseLine(const char* p, size_t n, size_t allocated, uint64_t line);
+  bool have_header() const { return have_header_; }
+
+ private:
+  Trace* trace_;
+  Records records_;
+  simdjson::ondemand::parser parser_;
+  KernelRecordParser kernels_;
+  DigestRecordParser digests_;
+  bool have_header_ = false;
+};
 
 // The records it skips and counts rather than failing on.
 inline constexpr SkipCounter kNumtraceSkips[] = {

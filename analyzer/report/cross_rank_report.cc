@@ -6,6 +6,7 @@
 #include "analyzer/report/terminal_text.h"
 #include "common/format/diff_summary.h"
 #include "common/format/json_writer.h"
+#include "common/format/summary_words.h"
 
 namespace numtrace::analyzer {
 namespace {
@@ -40,7 +41,7 @@ std::string Where(const std::string& host, const std::string& gpu) {
 }  // namespace
 
 std::string CrossRankVerdict(const CrossRankResult& r) {
-  return r.mismatches.empty() ? "consistent" : "replicas_differ";
+  return std::string(ReplicaVerdictName(r.mismatches.empty() ? ReplicaVerdict::kConsistent : ReplicaVerdict::kReplicasDiffer));
 }
 
 std::string CrossRankTerminal(const CrossRankResult& r, const std::string& dir, int top) {
@@ -142,7 +143,7 @@ const d = JSON.parse(document.getElementById('data').textContent);
 const sel = document.getElementById('rank');
 const esc = s => String(s).replace(/[&<>]/g, c => ({'&':'&amp;','<':'&lt;','>':'&gt;'})[c]);
 document.getElementById('verdict').innerHTML = 'Verdict: <b>' + d.verdict + '</b>, ' + d.ranks.length + ' ranks';
-document.getElementById('verdict').className = d.verdict === 'consistent' ? 'ok' : 'bad';
+document.getElementById('verdict').className = d.verdict === ')" + std::string(ReplicaVerdictName(ReplicaVerdict::kConsistent)) + R"(' ? 'ok' : 'bad';
 d.ranks.forEach(r => { const o = document.createElement('option'); o.value = r.rank; o.textContent = 'rank ' + r.rank + (r.inputs_equal_outputs_differ ? ' (' + r.inputs_equal_outputs_differ + ' mismatches)' : ''); sel.appendChild(o); });
 function nf(n) { return n ? 'rank ' + n.rank + ' seq ' + n.seq + ' arg ' + n.arg + ' <code>' + esc(n.name) + '</code>' : 'none'; }
 function show() {
@@ -161,7 +162,9 @@ show();
   return out;
 }
 
-std::string OddRankVerdict(const OddRankResult& r) { return r.odd_total == 0 ? "consistent" : "replicas_differ"; }
+std::string OddRankVerdict(const OddRankResult& r) {
+  return std::string(ReplicaVerdictName(r.odd_total == 0 ? ReplicaVerdict::kConsistent : ReplicaVerdict::kReplicasDiffer));
+}
 
 std::string OddRankTerminal(const OddRankResult& r, const std::string& dir, int top) {
   std::string out = "numtrace-diff --across-ranks " + TerminalSafe(dir) + ": " + Num(r.ranks.size()) + " ranks, " +
@@ -254,7 +257,7 @@ const d = JSON.parse(document.getElementById('data').textContent);
 const esc = s => String(s).replace(/[&<>]/g, c => ({'&':'&amp;','<':'&lt;','>':'&gt;'})[c]);
 const v = document.getElementById('verdict');
 v.innerHTML = 'Verdict: <b>' + d.verdict + '</b>, ' + d.ranks.length + ' ranks, ' + d.steps.compared + ' steps compared by digest';
-v.className = d.verdict === 'consistent' ? 'ok' : 'bad';
+v.className = d.verdict === ')" + std::string(ReplicaVerdictName(ReplicaVerdict::kConsistent)) + R"(' ? 'ok' : 'bad';
 document.getElementById('counts').textContent = 'Launches: ' + d.launches.agreeing + ' where every rank agrees, ' + d.launches.own_data + ' on each rank\'s own data, ' + d.launches.odd + ' with an odd rank out.';
 const steps = d.steps.last - d.steps.first + 1, cols = Math.min(Math.max(steps, 1), 800), per = steps / cols;
 const cw = Math.max(1, Math.floor(800 / cols)), rh = Math.max(2, Math.min(12, Math.floor(600 / d.ranks.length)));

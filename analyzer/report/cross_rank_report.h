@@ -22,7 +22,7 @@
 
 namespace numtrace::analyzer {
 
-// "consistent" or "replicas_differ".
+// "consistent" or "replicas_differ" (common/format/summary_words.h).
 std::string CrossRankVerdict(const CrossRankResult& r);
 
 std::string CrossRankTerminal(const CrossRankResult& r, const std::string& dir, int top);

@@ -8,7 +8,7 @@
 #include "common/format/dump_record.h"
 #include "common/format/utf8.h"
 #include "analyzer/report/terminal_text.h"
-#include "shim/engine/settings.h"
+#include "common/settings/settings.h"
 
 namespace numtrace::analyzer {
 namespace {

@@ -7,7 +7,7 @@
 // (the environment's job.command - what `numtrace run` started, a launcher
 // with all its ranks - else the process's run.argv), the captured steps
 // (capture.steps), the settings that select launches (capture.settings, as
-// options; shim/engine/settings.h) and the label, so the re-run numbers
+// options; common/settings/settings.h) and the label, so the re-run numbers
 // its launches as the trace did. `--dump-expect` passes the kernel name and
 // buffer sizes the trace recorded, which the dumper checks the re-run's
 // launch against. Commands are meant for the directory the run was started

@@ -48,7 +48,8 @@ void WriteStepsJson(const RankDiff& rd, bool strip, JsonWriter& w) {
   w.Key("first_differing");
   s.first_differing ? w.Int(*s.first_differing) : w.Null();
   w.Key("first_kind");
-  s.first_differing ? w.String(s.first_is_structure ? "kernels" : "digest") : w.Null();
+  s.first_differing ? w.String(StepDifferenceName(s.first_is_structure ? StepDifference::kKernels : StepDifference::kDigest))
+                   : w.Null();
   w.Key("first_kernel");
   if (s.first_differing) {
     w.BeginObject().Key("index").Uint(s.first_index).Key("a_name");

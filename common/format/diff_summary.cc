@@ -1,7 +1,9 @@
 #include "common/format/diff_summary.h"
 
 #include <new>
+#include <span>
 
+#include "common/format/enum_list.h"
 #include "common/io/bounded_file.h"
 #include "simdjson.h"
 
@@ -24,19 +26,33 @@ double F64(const object& o, const char* key) {
   return o[key].get_double().get(v) ? 0 : v;
 }
 
-OriginView ReadOrigin(const object& o, int64_t rank) {
+// The enumerator `key` spells in `o`, from its list `names`; an error naming
+// the word and the list when it is absent or not in the list.
+template <typename E>
+absl::StatusOr<E> Word(const object& o, const char* key, std::span<const std::string_view> names,
+                       const std::string& path) {
+  const std::string word = Str(o, key);
+  if (std::optional<E> e = EnumFromName<E>(names, word)) return *e;
+  std::string known;
+  for (std::string_view n : names) known += (known.empty() ? "" : ", ") + std::string(n);
+  return absl::InvalidArgumentError(path + ": " + key + " \"" + word.substr(0, 40) + "\" is not one of " + known);
+}
+
+absl::StatusOr<OriginView> ReadOrigin(const object& o, int64_t rank, const std::string& path) {
   OriginView v;
   v.rank = rank;
   v.a_seq = U64(o, "a_seq");
   v.a_name = Str(o, "a_name");
   v.score = F64(o, "score");
-  v.status = Str(o, "status");
+  absl::StatusOr<Verdict> status = Word<Verdict>(o, "status", kVerdictNames, path);
+  if (!status.ok()) return status.status();
+  v.status = *status;
   v.descendants = U64(o, "descendants");
   return v;
 }
 
 // One rank's origins (or the whole file's, for a file pair).
-void ReadOrigins(const object& s, int64_t rank, DiffSummaryView* view) {
+absl::Status ReadOrigins(const object& s, int64_t rank, const std::string& path, DiffSummaryView* view) {
   object origins;
   if (!s["origins"].get_object().get(origins)) {
     view->has_origins = true;
@@ -45,10 +61,14 @@ void ReadOrigins(const object& s, int64_t rank, DiffSummaryView* view) {
     if (!origins["top"].get_array().get(top)) {
       for (element e : top) {
         object o;
-        if (!e.get_object().get(o)) view->origins.push_back(ReadOrigin(o, rank));
+        if (e.get_object().get(o)) continue;
+        absl::StatusOr<OriginView> v = ReadOrigin(o, rank, path);
+        if (!v.ok()) return v.status();
+        view->origins.push_back(*std::move(v));
       }
     }
   }
+  return absl::OkStatus();
 }
 
 std::optional<int64_t> OptI64(const object& o, const char* key) {
@@ -57,13 +77,17 @@ std::optional<int64_t> OptI64(const object& o, const char* key) {
   return v;
 }
 
-void ReadSteps(const object& root, DiffSummaryView* view) {
+absl::Status ReadSteps(const object& root, const std::string& path, DiffSummaryView* view) {
   object s;
-  if (root["steps"].get_object().get(s)) return;
+  if (root["steps"].get_object().get(s)) return absl::OkStatus();
   StepsView v;
   v.compared = U64(s, "compared");
   v.first_differing = OptI64(s, "first_differing");
-  v.first_kind = Str(s, "first_kind");
+  if (v.first_differing) {
+    absl::StatusOr<StepDifference> kind = Word<StepDifference>(s, "first_kind", kStepDifferenceNames, path);
+    if (!kind.ok()) return kind.status();
+    v.first_kind = *kind;
+  }
   object k;
   if (!s["first_kernel"].get_object().get(k)) {
     v.first_index = U64(k, "index");
@@ -84,6 +108,7 @@ void ReadSteps(const object& root, DiffSummaryView* view) {
     }
   }
   view->steps = std::move(v);
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -99,7 +124,9 @@ absl::StatusOr<DiffSummaryView> ParseDiffSummary(const std::string& json,
     return absl::InvalidArgumentError(path + ": not a numtrace-diff summary (format field)");
   }
   DiffSummaryView view;
-  view.verdict = Str(root, "verdict");
+  absl::StatusOr<Verdict> verdict = Word<Verdict>(root, "verdict", kVerdictNames, path);
+  if (!verdict.ok()) return verdict.status();
+  view.verdict = *verdict;
   simdjson::dom::array ranks;
   if (!root["ranks"].get_array().get(ranks)) {
     for (element e : ranks) {
@@ -107,11 +134,13 @@ absl::StatusOr<DiffSummaryView> ParseDiffSummary(const std::string& json,
       if (e.get_object().get(r)) continue;
       int64_t rank = 0;
       if (r["rank"].get_int64().get(rank)) rank = 0;
-      ReadOrigins(r, rank, &view);
+      if (absl::Status st = ReadOrigins(r, rank, path, &view); !st.ok()) return st;
     }
   }
   // A file pair, or a directory summary that rolls origins up only at the top.
-  if (!view.has_origins) ReadOrigins(root, -1, &view);
+  if (!view.has_origins) {
+    if (absl::Status st = ReadOrigins(root, -1, path, &view); !st.ok()) return st;
+  }
   // For directories the top level names the rank whose divergence comes first.
   object first;
   if (!root["first_divergence"].get_object().get(first)) {
@@ -127,7 +156,7 @@ absl::StatusOr<DiffSummaryView> ParseDiffSummary(const std::string& json,
     f.cause = Str(first, "cause");
     view.first_divergence = f;
   }
-  ReadSteps(root, &view);
+  if (absl::Status s = ReadSteps(root, path, &view); !s.ok()) return s;
   return view;
 }
 

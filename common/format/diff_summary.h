@@ -8,7 +8,9 @@
 // per-rank entries of `ranks` are read, each origin keeping its rank.
 //
 // A summary written before `origins` existed reads fine: has_origins is
-// false and the caller says so.
+// false and the caller says so. The words programs act on (`verdict`, an
+// origin's `status`, `steps.first_kind`) are read typed (summary_words.h): a summary without a
+// known verdict is an error naming the word.
 //
 // Example:
 //   absl::StatusOr<DiffSummaryView> s = ReadDiffSummary("hunt/summary.json");
@@ -23,6 +25,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/format/summary_words.h"
 
 namespace numtrace {
 
@@ -54,7 +57,7 @@ struct OriginView {
   uint64_t a_seq = 0;
   std::string a_name;
   double score = 0;
-  std::string status;      // "within_tolerance" or "diverged"
+  Verdict status = Verdict::kDiverged;  // within_tolerance or diverged
   uint64_t descendants = 0;
 };
 
@@ -72,7 +75,7 @@ struct FirstDivergenceView {
 struct StepsView {
   uint64_t compared = 0;
   std::optional<int64_t> first_differing;
-  std::string first_kind;  // "digest" or "kernels" when a step differs
+  std::optional<StepDifference> first_kind;  // when a step differs
   uint64_t first_index = 0;
   std::string a_name, b_name;
   std::optional<int64_t> nonfinite_a, nonfinite_b;  // first NaN/Inf step of each side
@@ -80,7 +83,7 @@ struct StepsView {
 };
 
 struct DiffSummaryView {
-  std::string verdict;     // identical, within_tolerance, diverged
+  Verdict verdict = Verdict::kIdentical;
   bool has_origins = false;
   uint64_t origin_count = 0;
   std::vector<OriginView> origins;  // the `top` lists of every rank

@@ -3,7 +3,9 @@
 // One list per enumeration: an X-macro names each enumerator once with its
 // JSON spelling, and these helpers make the enum, its count and its names
 // from that single list, so the C++ order, the summary's words and the HTML
-// report's columns cannot drift apart.
+// report's columns cannot drift apart. A list may carry more columns after
+// the name (capture_counter_list.h: severity, description); these helpers
+// take the first two.
 //
 // Example:
 //   #define MY_COLORS(X) X(kRed, "red") X(kBlue, "blue")
@@ -18,8 +20,8 @@
 #include <span>
 #include <string_view>
 
-#define NUMTRACE_ENUMERATOR(id, name) id,
-#define NUMTRACE_ENUM_NAME(id, name) name,
+#define NUMTRACE_ENUMERATOR(id, ...) id,
+#define NUMTRACE_ENUM_NAME(id, name, ...) name,
 
 namespace numtrace {
 

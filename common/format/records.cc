@@ -25,4 +25,12 @@ bool ParseRole(std::string_view s, Role* out) {
   return true;
 }
 
+std::optional<uint64_t> FooterRecord::CounterValue(CaptureCounter c) const {
+  const std::string_view name = CaptureCounterName(c);
+  for (const auto& [n, v] : counters) {
+    if (n == name) return v;
+  }
+  return std::nullopt;
+}
+
 }  // namespace numtrace

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/format/capture_counter_list.h"
 #include "common/format/dtype.h"
 #include "common/format/enum_list.h"
 #include "common/format/environment.h"
@@ -74,7 +75,7 @@ struct CaptureInfo {
   std::string outputs;   // "changed" or "all"
   std::string selector;  // free text describing the filters (for people; never parsed)
   // The settings a re-capture must repeat for its seq numbers to match
-  // (shim/engine/settings.h, `recapture`), NUMTRACE_* variable -> value as
+  // (common/settings/settings.h, `recapture`), NUMTRACE_* variable -> value as
   // set, in table order; a setting left at its default is absent.
   std::vector<std::pair<std::string, std::string>> settings;
   std::string watch;     // "full" or "sampled" when digests are taken on every step, else empty
@@ -187,10 +188,15 @@ struct FooterRecord {
   uint64_t dropped = 0;
   uint64_t unmeasured = 0;  // kernels that ran in captured steps but were not measured
   // The capture layer's own counters (launches seen, launches without a
-  // layout, ...), written in this order as the object "counters".
+  // layout, ...), written in this order as the object "counters". Name and
+  // count, not CaptureCounter: a reader keeps the names of another version.
   std::vector<std::pair<std::string, uint64_t>> counters;
   std::string status = "complete";
   std::string end_time;
+
+  // The count of `c` in `counters`; nullopt when this footer has no such
+  // counter (a writer older than the counter).
+  std::optional<uint64_t> CounterValue(CaptureCounter c) const;
 };
 
 }  // namespace numtrace

@@ -11,8 +11,8 @@
 #include "launcher/job_environment.h"
 #include "launcher/run_environment.h"
 #include "re2/re2.h"
-#include "shim/engine/config.h"
-#include "shim/engine/settings.h"
+#include "common/settings/config.h"
+#include "common/settings/settings.h"
 
 namespace numtrace::launcher {
 namespace {

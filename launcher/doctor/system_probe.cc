@@ -7,11 +7,14 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <sstream>
 
+#include "absl/status/statusor.h"
+#include "analyzer/read/importer.h"
+#include "common/format/capture_counter_list.h"
 #include "launcher/child_process.h"
+#include "launcher/rank_listing.h"
 #ifdef NUMTRACE_DOCTOR_HAS_LIBRARY_FINDER
 #include "shim/driver/library_finder.h"
 #endif
@@ -55,36 +58,6 @@ constexpr char kDoctorKernelPtx[] = R"(.version 8.0
 }
 )";
 
-// The value of "NAME":N in a footer line; nullopt when absent.
-std::optional<uint64_t> FooterCounter(const std::string& footer, const std::string& name) {
-  const std::string key = "\"" + name + "\":";
-  size_t at = footer.find(key);
-  if (at == std::string::npos) return std::nullopt;
-  at += key.size();
-  uint64_t v = 0;
-  bool any = false;
-  while (at < footer.size() && footer[at] >= '0' && footer[at] <= '9') {
-    v = v * 10 + static_cast<uint64_t>(footer[at++] - '0');
-    any = true;
-  }
-  if (!any) return std::nullopt;
-  return v;
-}
-
-// The footer line of the one trace the CUDA child wrote into `dir`.
-std::string ChildFooter(const std::string& dir) {
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
-    if (e.path().string().find(".ntrace.jsonl") == std::string::npos) continue;
-    std::ifstream in(e.path());
-    std::string line, footer;
-    while (std::getline(in, line)) {
-      if (line.find("\"type\":\"footer\"") != std::string::npos) footer = line;
-    }
-    if (!footer.empty()) return footer;
-  }
-  return {};
-}
 using CuptiGetVersion = int (*)(uint32_t*);
 constexpr int kAttrComputeCapabilityMajor = 75;  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
 constexpr int kAttrComputeCapabilityMinor = 76;
@@ -147,6 +120,19 @@ except Exception as e:
 )";
 
 }  // namespace
+
+void ReadChildLayouts(const std::string& dir, SubscriberFacts* facts) {
+  for (const std::string& path : TraceFilesIn(dir)) {
+    absl::StatusOr<analyzer::Trace> t = analyzer::ReadTrace(path, analyzer::FindImporter("numtrace"));
+    if (!t.ok() || !t->footer) continue;
+    std::optional<uint64_t> seen = t->footer->CounterValue(CaptureCounter::kLaunchesSeen);
+    if (!seen) continue;
+    facts->launches_seen = *seen;
+    facts->launches_no_layout = t->footer->CounterValue(CaptureCounter::kLaunchesNoLayout).value_or(0);
+    facts->layouts_known = true;
+    return;
+  }
+}
 
 LibraryFacts MachineProbe::Library(const InstallLayout& layout) {
   // In a child: a library that crashes on load must not take the doctor down.
@@ -271,13 +257,8 @@ SubscriberFacts MachineProbe::Subscriber(const InstallLayout& layout, const Envi
   env.Set("NUMTRACE_LOG_LEVEL", "info");
   env.Set("NUMTRACE_STEPS", "all");
   CapturedChild child = RunChildCaptured({layout.bin_dir + "/numtrace", "__cuda-child"}, env, 60);
-  const std::string footer = ChildFooter(dir);
+  ReadChildLayouts(dir, &facts);
   std::filesystem::remove_all(dir, ec);
-  if (auto seen = FooterCounter(footer, "launches_seen")) {
-    facts.launches_seen = *seen;
-    facts.launches_no_layout = FooterCounter(footer, "launches_no_layout").value_or(0);
-    facts.layouts_known = true;
-  }
   facts.ran = child.result.started && child.result.exit_code == 0;
   std::string err = Trim(child.err);
   if (!facts.ran) {

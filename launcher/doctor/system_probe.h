@@ -9,6 +9,8 @@
 #ifndef NUMTRACE_LAUNCHER_DOCTOR_SYSTEM_PROBE_H_
 #define NUMTRACE_LAUNCHER_DOCTOR_SYSTEM_PROBE_H_
 
+#include <string>
+
 #include "launcher/doctor/system_facts.h"
 
 namespace numtrace::launcher {
@@ -21,6 +23,13 @@ class MachineProbe : public SystemProbe {
   SubscriberFacts Subscriber(const InstallLayout& layout, const Environment& env) override;
   PythonFacts Python(const InstallLayout& layout, const Environment& env) override;
 };
+
+// The launch counters of the trace the CUDA child wrote into `dir`, read
+// with the analyzer's trace reader: sets facts->launches_seen,
+// launches_no_layout and layouts_known from the first trace whose footer
+// counts launches; leaves them alone when none does (no trace, cut short,
+// unreadable).
+void ReadChildLayouts(const std::string& dir, SubscriberFacts* facts);
 
 // The hidden verb: initialise CUDA, make a context, allocate and free a
 // little memory, exit 0 (or 1 with one line on stderr).

@@ -9,7 +9,7 @@
 #include "common/version/version.h"
 #include "shim/cupti/measurement_pause.h"
 #include "shim/device/host_device.h"
-#include "shim/engine/config.h"
+#include "common/settings/config.h"
 #include "shim/engine/provenance.h"
 #include "shim/engine/runtime.h"
 #include "shim/log/log.h"

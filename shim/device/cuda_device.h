@@ -85,8 +85,8 @@
 
 #include "common/format/records.h"
 #include "shim/device/cuda_dump_copier.h"
+#include "common/settings/config.h"
 #include "shim/engine/device.h"
-#include "shim/engine/config.h"
 
 namespace numtrace::shim {
 

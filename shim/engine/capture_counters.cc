@@ -1,19 +1,9 @@
 // File: shim/engine/capture_counters.cc
 //
-// Names and snapshot of the footer counters; see capture_counters.h.
+// The footer counters' values and snapshot; see capture_counters.h.
 #include "shim/engine/capture_counters.h"
 
 namespace numtrace::shim {
-
-const char* CounterName(Counter c) {
-  static constexpr const char* kNames[] = {
-#define NUMTRACE_NAME(e, name) name,
-      NUMTRACE_CAPTURE_COUNTERS(NUMTRACE_NAME)
-#undef NUMTRACE_NAME
-  };
-  size_t i = static_cast<size_t>(c);
-  return i < std::size(kNames) ? kNames[i] : "unknown";
-}
 
 CaptureCounters& CaptureCounters::Get() {
   static CaptureCounters* counters = new CaptureCounters();  // callbacks may run during exit
@@ -24,7 +14,7 @@ std::vector<std::pair<std::string, uint64_t>> CaptureCounters::Snapshot() const 
   std::vector<std::pair<std::string, uint64_t>> out;
   out.reserve(values_.size());
   for (size_t i = 0; i < values_.size(); ++i) {
-    out.emplace_back(CounterName(static_cast<Counter>(i)), values_[i].load(std::memory_order_relaxed));
+    out.emplace_back(std::string(CaptureCounterName(static_cast<Counter>(i))), values_[i].load(std::memory_order_relaxed));
   }
   return out;
 }

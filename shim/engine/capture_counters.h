@@ -1,10 +1,11 @@
 // File: shim/engine/capture_counters.h
 //
-// The capture layer's counters, written to the trace footer as the object
-// "counters" (docs/format.md, footer) so a trace says how complete it is:
-// how many launches were seen, how many could not be decoded, how many
-// kernels ran unmeasured. One list below gives the C++ name, the JSON
-// spelling and the order; docs/format.md and docs/gpu.md explain each.
+// The capture layer's counters at run time, written to the trace footer as
+// the object "counters" (docs/format.md, footer) so a trace says how
+// complete it is: how many launches were seen, how many could not be
+// decoded, how many kernels ran unmeasured. The counters themselves (names,
+// order, severity, description) are the one list in
+// common/format/capture_counter_list.h; this file holds their values.
 //
 // Process-wide (the CUPTI layer exists before the engine and outlives it);
 // every counter is a relaxed atomic, so counting costs one uncontended add.
@@ -22,64 +23,12 @@
 #include <utility>
 #include <vector>
 
+#include "common/format/capture_counter_list.h"
+
 namespace numtrace::shim {
 
-// X(enumerator, json_name). Keep docs/format.md's footer table in this order.
-#define NUMTRACE_CAPTURE_COUNTERS(X)                             \
-  X(kLaunchesSeen, "launches_seen")                              \
-  X(kLaunchesNoLayout, "launches_no_layout")                     \
-  X(kParamsPackFailed, "params_pack_failed")                     \
-  X(kParamsExtraShort, "params_extra_short")                     \
-  X(kCaptureQueries, "capture_queries")                          \
-  X(kDriverLaunches, "driver_launches")                          \
-  X(kRuntimeLaunches, "runtime_launches")                        \
-  X(kRuntimeWithoutDriver, "runtime_without_driver")             \
-  X(kRuntimeDecoded, "runtime_decoded")                          \
-  X(kRuntimeCorrelationDiffers, "runtime_correlation_differs")   \
-  X(kRuntimeAllocsWithoutDriver, "runtime_allocs_without_driver") \
-  X(kGraphLaunches, "graph_launches")                            \
-  X(kLaunchesPaused, "launches_paused")                          \
-  X(kPoolTrims, "pool_trims")                                    \
-  X(kNvtxRanges, "nvtx_ranges")                                  \
-  X(kContextsCreated, "contexts_created")                        \
-  X(kContextsPrepared, "contexts_prepared")                      \
-  X(kContextsFailed, "contexts_failed")                          \
-  X(kActivityUnavailable, "activity_unavailable")                \
-  X(kActivityKernels, "activity_kernels")                        \
-  X(kActivityInternalLaunches, "activity_internal_launches")     \
-  X(kActivityDropped, "activity_dropped")                        \
-  X(kKernelsUnmeasured, "kernels_unmeasured")                    \
-  X(kKernelsInGraphs, "kernels_in_graphs")                       \
-  X(kKernelsLate, "kernels_late")                                \
-  X(kBuffersFromDriver, "buffers_from_driver")                  \
-  X(kRangesConfirmed, "ranges_confirmed")                        \
-  X(kRangesUnconfirmed, "ranges_unconfirmed")                    \
-  X(kBuffersSkipped, "buffers_skipped")                          \
-  X(kRangesOtherDevice, "ranges_other_device")                  \
-  X(kRangesUnmapped, "ranges_unmapped")                          \
-  X(kDriverBuffersCapped, "driver_buffers_capped")              \
-  X(kTensorEvents, "tensor_events")                              \
-  X(kPointersOutsideTensors, "pointers_outside_tensors")         \
-  X(kRingChunks, "ring_chunks")                                  \
-  X(kRingBytes, "ring_bytes")                                    \
-  X(kRingFull, "ring_full")                                      \
-  X(kRingGrowthRefused, "ring_growth_refused")                  \
-  X(kRingChunksFreed, "ring_chunks_freed")                      \
-  X(kDeviceUnprepared, "device_unprepared")                      \
-  X(kDeviceErrors, "device_errors")                      \
-  X(kExitWaitExpired, "exit_wait_expired")                      \
-  X(kProvenanceCapped, "provenance_capped")                      \
-  X(kProvenanceUnmatchedPops, "provenance_unmatched_pops")
-
-enum class Counter : uint8_t {
-#define NUMTRACE_ENUM(e, name) e,
-  NUMTRACE_CAPTURE_COUNTERS(NUMTRACE_ENUM)
-#undef NUMTRACE_ENUM
-  kCount
-};
-
-// JSON spelling of `c`.
-const char* CounterName(Counter c);
+// The shim's name for the common list's enumeration.
+using Counter = ::numtrace::CaptureCounter;
 
 class CaptureCounters {
  public:

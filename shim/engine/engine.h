@@ -38,7 +38,7 @@
 #include "shim/engine/device.h"
 #include "shim/engine/alloc_map.h"
 #include "shim/engine/annotations.h"
-#include "shim/engine/config.h"
+#include "common/settings/config.h"
 #include "shim/engine/event_sink.h"
 #include "shim/engine/kernel_cache.h"
 #include "shim/engine/measurement_plan.h"

@@ -31,7 +31,7 @@
 
 #include "common/format/dtype.h"
 #include "shim/engine/annotations.h"
-#include "shim/engine/config.h"
+#include "common/settings/config.h"
 #include "shim/engine/dtype_inference.h"
 #include "shim/engine/handle_table.h"
 

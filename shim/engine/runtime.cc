@@ -14,7 +14,7 @@
 #include "common/version/version.h"
 #include "shim/engine/annotations.h"
 #include "shim/engine/engine.h"
-#include "shim/engine/settings.h"
+#include "common/settings/settings.h"
 #include "shim/log/log.h"
 #include "shim/writer/trace_file.h"
 #include "shim/writer/trace_writer.h"

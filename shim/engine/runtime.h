@@ -30,8 +30,8 @@
 #include <vector>
 
 #include "common/format/records.h"
+#include "common/settings/config.h"
 #include "shim/engine/device.h"
-#include "shim/engine/config.h"
 #include "shim/engine/event_sink.h"
 
 namespace numtrace::shim {

@@ -24,7 +24,7 @@
 #include <mutex>
 #include <string_view>
 
-#include "shim/engine/config.h"
+#include "common/settings/config.h"
 
 namespace numtrace::shim {
 

@@ -40,8 +40,8 @@
 #include <vector>
 
 #include "common/format/records.h"
-#include "shim/engine/config.h"
-#include "shim/engine/dump_selector.h"
+#include "common/settings/config.h"
+#include "common/settings/dump_selector.h"
 #include "shim/engine/measurement_plan.h"
 
 namespace numtrace::shim {

@@ -36,8 +36,8 @@
 
 #include "common/format/records.h"
 #include "common/format/stats.h"
+#include "common/settings/config.h"
 #include "shim/engine/device.h"
-#include "shim/engine/config.h"
 #include "shim/engine/alloc_map.h"
 #include "shim/engine/events.h"
 #include "shim/engine/kernel_cache.h"

@@ -155,7 +155,7 @@ TEST(HostileListing, TheRunListingAndTwiceEscapePathsAndNames) {
   OriginView o;
   o.a_seq = 1;
   o.a_name = "evil\x1b[2J\nseq 9  forged";
-  o.status = "diverged";
+  o.status = Verdict::kDiverged;
   view.origins.push_back(o);
   std::ostringstream out;
   PrintOrigins(view, out);

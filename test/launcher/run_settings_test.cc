@@ -1,5 +1,5 @@
 // `numtrace run` / `twice` judge every capture setting with the shim's own
-// parsers (shim/engine/settings.h) before anything starts.
+// parsers (common/settings/settings.h) before anything starts.
 #include <filesystem>
 #include <fstream>
 #include <ostream>
@@ -8,7 +8,7 @@
 #include "gtest/gtest.h"
 #include "launcher/run_command.h"
 #include "launcher/twice_command.h"
-#include "shim/engine/settings.h"
+#include "common/settings/settings.h"
 #include "test/launcher/launcher_test_util.h"
 
 namespace numtrace::launcher {

@@ -109,6 +109,31 @@ TEST(DiffSummary, ASummaryWithoutOriginsSaysSo) {
   EXPECT_FALSE(ParseDiffSummary("not json", "x.json").ok());
 }
 
+// The words `twice` acts on are read typed, from their one list
+// (common/format/summary_words.h): a verdict or step kind outside the list
+// is an error naming it, never a quiet "not identical".
+TEST(TwiceSummary, VerdictAndStepKindAreReadFromTheirLists) {
+  absl::StatusOr<DiffSummaryView> s = ParseDiffSummary(
+      R"({"format":"numtrace-diff-summary","version":1,"verdict":"within_tolerance",
+          "steps":{"compared":3,"first_differing":1,"first_kind":"kernels","first_kernel":{"index":2}}})", "s.json");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->verdict, Verdict::kWithinTolerance);
+  ASSERT_TRUE(s->steps);
+  EXPECT_EQ(s->steps->first_kind, StepDifference::kKernels);
+  absl::StatusOr<DiffSummaryView> odd =
+      ParseDiffSummary(R"({"format":"numtrace-diff-summary","version":1,"verdict":"identicalish"})", "x.json");
+  ASSERT_FALSE(odd.ok());
+  EXPECT_EQ(odd.status().message(), "x.json: verdict \"identicalish\" is not one of identical, within_tolerance, diverged");
+  odd = ParseDiffSummary(R"({"format":"numtrace-diff-summary","version":1,"verdict":"diverged",
+                            "steps":{"compared":3,"first_differing":1,"first_kind":"digests"}})", "x.json");
+  ASSERT_FALSE(odd.ok());
+  EXPECT_THAT(std::string(odd.status().message()), HasSubstr("first_kind \"digests\" is not one of digest, kernels"));
+  odd = ParseDiffSummary(R"({"format":"numtrace-diff-summary","version":1,"verdict":"diverged",
+                            "origins":{"count":1,"top":[{"a_seq":3,"a_name":"k","status":"values"}]}})", "x.json");
+  ASSERT_FALSE(odd.ok());
+  EXPECT_THAT(std::string(odd.status().message()), HasSubstr("status \"values\" is not one of identical"));
+}
+
 std::vector<std::string> SimCommand(bool nondeterministic) {
   std::vector<std::string> c = {"--", testing::BuildBin() + "/numtrace-sim", "--steps", "2"};
   if (nondeterministic) c.push_back("--nondeterministic");

@@ -15,7 +15,7 @@ namespace {
 
 using analyzer::DiffResult;
 using analyzer::Trace;
-using analyzer::Verdict;
+using ::numtrace::Verdict;
 
 struct Diffed {
   Trace a, b;

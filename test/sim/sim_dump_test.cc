@@ -96,7 +96,7 @@ TEST_F(SimDumpTest, PrintedDumpCommandsLeadToThePlantedElements) {
   }
 
   analyzer::TensorDiff d = analyzer::DiffDumps(*sa, *sb, {1e-5, 0});
-  EXPECT_EQ(d.verdict, analyzer::Verdict::kDiverged);
+  EXPECT_EQ(d.verdict, Verdict::kDiverged);
   int diverged_pairs = 0;
   for (const analyzer::TensorPair& p : d.pairs) {
     if (p.cmp.identical()) continue;

@@ -78,7 +78,7 @@ TEST(SimWatchTest, IdenticalRunsHaveEqualStepsAndAnIdenticalVerdict) {
   EXPECT_EQ(s->compared, 300u);
   EXPECT_FALSE(s->first_differing.has_value());
   EXPECT_TRUE(s->notes.empty()) << s->notes.front();
-  EXPECT_EQ(analyzer::Judge(a, b, analyzer::Align(a, b)).verdict, analyzer::Verdict::kIdentical);
+  EXPECT_EQ(analyzer::Judge(a, b, analyzer::Align(a, b)).verdict, Verdict::kIdentical);
 }
 
 TEST(SimWatchTest, PerturbedAtStep137FindsStep137AndTheLaunchAFullCaptureNamesFirst) {

@@ -13,7 +13,8 @@ sim="$bin/bin/numtrace-sim"
 export PATH="$bin/bin:$PATH"
 fail() { echo "tensor_map_loop_test: $*" >&2; exit 1; }
 field() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); exec('print(' + sys.argv[2] + ')')" "$@"; }
-counter() { grep '"type":"footer"' "$1" | grep -o "\"$2\":[0-9]*" | cut -d: -f2; }
+# counter TRACE NAME: the footer's capture counter NAME, read with a JSON parser.
+counter() { python3 -c "import json,sys; f=[r for r in map(json.loads, open(sys.argv[1])) if r.get('type') == 'footer'][-1]; print(f['counters'][sys.argv[2]])" "$@"; }
 cd "$tmp"
 for m in tensors segments segments-unreported; do
   numtrace run -o "$m" --steps 1-2 -- "$sim" --steps 4 --memory "$m" >/dev/null 2>"$m.err" || fail "$m: $(cat "$m.err")"

@@ -106,6 +106,7 @@ TEST(CrossRankReport, JsonHasTheDocumentedShape) {
   std::string html = CrossRankHtml(r, "run");
   EXPECT_THAT(html, HasSubstr("<select id=\"rank\">"));
   EXPECT_THAT(html, HasSubstr("\"verdict\":\"replicas_differ\""));
+  EXPECT_THAT(html, HasSubstr("d.verdict === 'consistent' ? 'ok' : 'bad'"));  // the page's colour, same word
   EXPECT_THAT(CrossRankTerminal(r, "run", 10), HasSubstr("first NaN/Inf across ranks: rank 1 seq 1"));
 }
 

@@ -126,6 +126,7 @@ TEST(OddRank, OneRankDepartingFromTheMajorityIsNamedWithStepLaunchHostAndGpu) {
               HasSubstr("odd rank out: rank 2 (host node1, GPU GPU-2222) at step 1, launch 3 upd: 3 of 4 ranks agree"));
   const std::string html = OddRankHtml(*r, "run");
   EXPECT_THAT(html, HasSubstr("<canvas id=\"strip\">"));
+  EXPECT_THAT(html, HasSubstr("d.verdict === 'consistent' ? 'ok' : 'bad'"));  // the page's colour, same word
   EXPECT_THAT(html, HasSubstr(R"("odd_rank_out":[{"rank":2,"step":1)"));
   // No GPU known: the field is absent, not empty.
   EXPECT_THAT(json, HasSubstr(R"({"rank":0,"path":)"));
@@ -195,6 +196,20 @@ TEST(OddRank, ARankWithoutDigestsIsNothingComparedNotAgreement) {
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(std::string(r.status().message()), HasSubstr("rank_1.ntrace.jsonl:"));
   EXPECT_THAT(std::string(r.status().message()), HasSubstr("kernels"));
+}
+
+// The odd rank out reads a trace with the trace reader's own record
+// dispatch (read/trace_reader.h), so it refuses what numtrace-diff refuses:
+// a second header is an error naming the file and line, not ignored.
+TEST(OddRank, RecordsAreCheckedAsTheTraceReaderChecksThem) {
+  auto ranks = HealthyRanks(2);
+  auto paths = Write(numtrace::testing::FreshTestDir("odd"), ranks);
+  const std::string text = Text(ranks[1]);
+  WriteFileText(paths[1], text + text.substr(0, text.find('\n') + 1));
+  absl::StatusOr<OddRankResult> r = FindOddRankOut(paths, 2);
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(std::string(r.status().message()), HasSubstr("rank_1.ntrace.jsonl:"));
+  EXPECT_THAT(std::string(r.status().message()), HasSubstr("a second header"));
 }
 
 TEST(OddRank, IsWatchTraceReadsTheHeaderOnly) {

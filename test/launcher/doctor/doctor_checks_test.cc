@@ -2,6 +2,8 @@
 
 #include <dlfcn.h>
 
+#include <fstream>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "launcher/doctor/doctor_command.h"
@@ -283,6 +285,32 @@ TEST(DoctorCommand, OnThisMachineWithoutADriverItSaysSoAndExits1) {
   EXPECT_THAT(t.out.str(), HasSubstr("numtrace cannot capture on this machine: no CUDA driver"));
   // The library of this build loads (in a child, inert).
   EXPECT_THAT(t.out.str(), HasSubstr("libnumtrace.so loads   ok"));
+}
+
+// The CUDA child's trace is read with the trace reader, not searched for
+// text: a footer with blanks after its colons (valid JSON) still gives its
+// counters, and a trace cut short (no footer) or another file says nothing.
+TEST(DoctorProbe, ChildLayoutsComeFromTheTracesFooter) {
+  constexpr const char kHeader[] =
+      R"({"type":"header","format":"numtrace-trace","version":1,"capture":{"steps":[],"outputs":"changed","selector":""}})"
+      "\n";
+  TempDir tmp;
+  SubscriberFacts facts;
+  ReadChildLayouts(tmp.path(), &facts);
+  EXPECT_FALSE(facts.layouts_known) << "an empty directory";
+  std::ofstream(tmp / "rank_0.pid7.ntrace.jsonl") << kHeader;  // cut short
+  std::ofstream(tmp / "notes.txt") << R"({"type":"footer","counters":{"launches_seen":9}})" "\n";
+  ReadChildLayouts(tmp.path(), &facts);
+  EXPECT_FALSE(facts.layouts_known) << "no trace with a footer";
+  std::ofstream(tmp / "rank_0.pid8.ntrace.jsonl")
+      << kHeader
+      << R"({"type":"footer", "kernels": 0, "launches": 4, "dropped": 0, "unmeasured": 0, )"
+         R"("counters": {"launches_seen": 4, "launches_no_layout": 3}, "status": "complete"})"
+         "\n";
+  ReadChildLayouts(tmp.path(), &facts);
+  EXPECT_TRUE(facts.layouts_known);
+  EXPECT_EQ(facts.launches_seen, 4u);
+  EXPECT_EQ(facts.launches_no_layout, 3u);
 }
 
 TEST(DoctorCommand, HelpShowsExamples) {

@@ -1,4 +1,4 @@
-#include "shim/engine/config.h"
+#include "common/settings/config.h"
 
 #include <gtest/gtest.h>
 

@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "shim/engine/config.h"
+#include "common/settings/config.h"
 #include "shim/engine/runtime.h"
 #include "test/shim/engine/engine_test_util.h"
 

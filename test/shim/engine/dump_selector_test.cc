@@ -1,10 +1,10 @@
 // NUMTRACE_DUMP and its companions: the three selection forms, the
 // expectation, and bad values (one line, numtrace off).
-#include "shim/engine/dump_selector.h"
+#include "common/settings/dump_selector.h"
 
 #include <gtest/gtest.h>
 
-#include "shim/engine/config.h"
+#include "common/settings/config.h"
 #include "shim/engine/kernel_cache.h"
 #include "test/shim/engine/engine_test_util.h"
 

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "common/format/records.h"
-#include "shim/engine/config.h"
+#include "common/settings/config.h"
 #include "shim/engine/events.h"
 #include "shim/writer/record_sink.h"
 

@@ -3,15 +3,15 @@
 // recursion - on a thread with a 256 KiB stack, where std::regex's default
 // (backtracking) executor overflows long before - and bad patterns are
 // refused when the configuration is read.
-#include "shim/engine/name_pattern.h"
+#include "common/settings/name_pattern.h"
 
 #include <gtest/gtest.h>
 #include <pthread.h>
 
 #include <string>
 
-#include "shim/engine/config.h"
-#include "shim/engine/dump_selector.h"
+#include "common/settings/config.h"
+#include "common/settings/dump_selector.h"
 #include "test/shim/engine/engine_test_util.h"
 
 namespace numtrace::shim {

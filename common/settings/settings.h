@@ -1,4 +1,4 @@
-// File: shim/engine/settings.h
+// File: common/settings/settings.h
 //
 // THE table of numtrace's capture settings: one entry per NUMTRACE_*
 // variable, holding everything said about it anywhere - the variable, the
@@ -9,7 +9,7 @@
 //   * launcher/run_options registers one option per entry with an option, and
 //     `numtrace run`/`twice` validate the environment they build with the
 //     same ParseConfig before starting the job;
-//   * test/shim/engine/settings_doc_test.cc checks docs/configuration.md's
+//   * test/common/settings/settings_test.cc checks docs/configuration.md's
 //     reference table against RenderSettingsTable(), so the two cannot drift.
 // Adding a setting is one entry in settings.cc (and its Config field);
 // the docs test then prints the row to paste into docs/configuration.md.
@@ -21,8 +21,8 @@
 //   s->option;                  // "--steps"
 //   Config c;
 //   s->parse("1,3-4", &c);      // true; c.steps.Contains(3)
-#ifndef NUMTRACE_SHIM_ENGINE_SETTINGS_H_
-#define NUMTRACE_SHIM_ENGINE_SETTINGS_H_
+#ifndef NUMTRACE_COMMON_SETTINGS_SETTINGS_H_
+#define NUMTRACE_COMMON_SETTINGS_SETTINGS_H_
 
 #include <span>
 #include <string>
@@ -80,4 +80,4 @@ std::string RenderSettingsTable();
 
 }  // namespace numtrace::shim
 
-#endif  // NUMTRACE_SHIM_ENGINE_SETTINGS_H_
+#endif  // NUMTRACE_COMMON_SETTINGS_SETTINGS_H_

@@ -1,4 +1,4 @@
-#include "shim/engine/name_pattern.h"
+#include "common/settings/name_pattern.h"
 
 #include <regex>
 

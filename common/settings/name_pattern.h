@@ -1,4 +1,4 @@
-// File: shim/engine/name_pattern.h
+// File: common/settings/name_pattern.h
 //
 // The shim's one regular expression type, for every pattern a user gives it
 // (NUMTRACE_KERNEL / _EXCLUDE "regex:", NUMTRACE_STEP_MODE "nvtx:" and
@@ -26,8 +26,8 @@
 //   std::string why;
 //   std::optional<NamePattern> p = NamePattern::Compile("k.*gemm", &why);
 //   p->Search(std::string(50000, 'k') + "gemm");  // true, in microseconds
-#ifndef NUMTRACE_SHIM_ENGINE_NAME_PATTERN_H_
-#define NUMTRACE_SHIM_ENGINE_NAME_PATTERN_H_
+#ifndef NUMTRACE_COMMON_SETTINGS_NAME_PATTERN_H_
+#define NUMTRACE_COMMON_SETTINGS_NAME_PATTERN_H_
 
 #include <memory>
 #include <optional>
@@ -63,4 +63,4 @@ class NamePattern {
 
 }  // namespace numtrace::shim
 
-#endif  // NUMTRACE_SHIM_ENGINE_NAME_PATTERN_H_
+#endif  // NUMTRACE_COMMON_SETTINGS_NAME_PATTERN_H_

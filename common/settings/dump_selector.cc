@@ -1,10 +1,10 @@
-#include "shim/engine/dump_selector.h"
+#include "common/settings/dump_selector.h"
 
 #include <algorithm>
 #include <charconv>
 
 #include "common/names/normalize.h"
-#include "shim/engine/config.h"  // ParseCount
+#include "common/settings/config.h"  // ParseCount
 #include "shim/engine/kernel_cache.h"
 
 namespace numtrace::shim {

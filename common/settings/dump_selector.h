@@ -1,4 +1,4 @@
-// File: shim/engine/dump_selector.h
+// File: common/settings/dump_selector.h
 //
 // Which captured launches get their buffers dumped (NUMTRACE_DUMP; the
 // dumps themselves: tensor_dumper.h, docs/format.md section 5). Three forms:
@@ -21,8 +21,8 @@
 //   auto sel = ParseDumpSelection("seq:3990,3991", &why);  // sel->seqs == {3990, 3991}
 //   DumpSelector s(*sel);
 //   s.Select(3990, kernel_info);   // true
-#ifndef NUMTRACE_SHIM_ENGINE_DUMP_SELECTOR_H_
-#define NUMTRACE_SHIM_ENGINE_DUMP_SELECTOR_H_
+#ifndef NUMTRACE_COMMON_SETTINGS_DUMP_SELECTOR_H_
+#define NUMTRACE_COMMON_SETTINGS_DUMP_SELECTOR_H_
 
 #include <cstdint>
 #include <optional>
@@ -31,7 +31,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "shim/engine/name_pattern.h"
+#include "common/settings/name_pattern.h"
 
 namespace numtrace::shim {
 
@@ -80,4 +80,4 @@ class DumpSelector {
 
 }  // namespace numtrace::shim
 
-#endif  // NUMTRACE_SHIM_ENGINE_DUMP_SELECTOR_H_
+#endif  // NUMTRACE_COMMON_SETTINGS_DUMP_SELECTOR_H_

@@ -1,7 +1,7 @@
-// The settings table (shim/engine/settings.h): its entries are complete and
+// The settings table (common/settings/settings.h): its entries are complete and
 // unique, ParseConfig reads exactly them, and docs/configuration.md's
 // reference table is the table rendered (the two cannot drift).
-#include "shim/engine/settings.h"
+#include "common/settings/settings.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <set>
 #include <string>
 
-#include "shim/engine/config.h"
+#include "common/settings/config.h"
 #include "test/util/test_paths.h"
 
 namespace numtrace::shim {
@@ -22,7 +22,7 @@ std::string Slurp(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-constexpr const char kBegin[] = "<!-- settings-table: generated from shim/engine/settings.cc; begin -->\n";
+constexpr const char kBegin[] = "<!-- settings-table: generated from common/settings/settings.cc; begin -->\n";
 constexpr const char kEnd[] = "<!-- settings-table: end -->";
 
 TEST(SettingsTable, EveryEntryIsCompleteAndNamesAreUnique) {

@@ -1,11 +1,11 @@
-#include "shim/engine/settings.h"
+#include "common/settings/settings.h"
 
 #include <cctype>
 #include <iterator>
 #include <utility>
 
-#include "shim/engine/config.h"
-#include "shim/engine/dump_selector.h"
+#include "common/settings/config.h"
+#include "common/settings/dump_selector.h"
 
 namespace numtrace::shim {
 namespace {

@@ -1,4 +1,4 @@
-#include "shim/engine/config.h"
+#include "common/settings/config.h"
 
 #include <algorithm>
 #include <cctype>
@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "shim/engine/settings.h"
+#include "common/settings/settings.h"
 
 namespace numtrace::shim {
 

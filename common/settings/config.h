@@ -1,4 +1,4 @@
-// File: shim/engine/config.h
+// File: common/settings/config.h
 //
 // The shim's settings, read once from NUMTRACE_* environment variables.
 // Which variables exist, their parsers, accepted forms and `numtrace run`
@@ -14,8 +14,8 @@
 //   auto cfg = ParseConfig([](const char* n) { return std::getenv(n); }, &error);
 //   if (!cfg) fprintf(stderr, "%s\n", error.c_str());
 //   cfg->steps.Contains(2);  // true with the default NUMTRACE_STEPS=2
-#ifndef NUMTRACE_SHIM_ENGINE_CONFIG_H_
-#define NUMTRACE_SHIM_ENGINE_CONFIG_H_
+#ifndef NUMTRACE_COMMON_SETTINGS_CONFIG_H_
+#define NUMTRACE_COMMON_SETTINGS_CONFIG_H_
 
 #include <cstdint>
 #include <functional>
@@ -27,8 +27,8 @@
 
 #include "common/format/enum_list.h"
 #include "common/format/records.h"
-#include "shim/engine/dump_selector.h"
-#include "shim/engine/name_pattern.h"
+#include "common/settings/dump_selector.h"
+#include "common/settings/name_pattern.h"
 
 namespace numtrace::shim {
 
@@ -208,4 +208,4 @@ std::string_view TrimBlanks(std::string_view text);
 
 }  // namespace numtrace::shim
 
-#endif  // NUMTRACE_SHIM_ENGINE_CONFIG_H_
+#endif  // NUMTRACE_COMMON_SETTINGS_CONFIG_H_
