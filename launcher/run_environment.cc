@@ -7,6 +7,7 @@
 #include "absl/strings/ascii.h"
 #include "common/settings/config.h"
 #include "common/settings/settings.h"
+#include "common/text/one_line.h"
 
 namespace numtrace::launcher {
 namespace {
@@ -196,7 +197,7 @@ absl::Status ValidateJobSettings(const Environment& job, const RunOptions& o,
                                       "; fix or unset it");
   }
   if (!config->enabled) {
-    warnings->push_back("NUMTRACE_ENABLE=" + shim::OneLineValue(job.Get("NUMTRACE_ENABLE")) +
+    warnings->push_back("NUMTRACE_ENABLE=" + OneLine(job.Get("NUMTRACE_ENABLE"), 200) +
                         " in the environment: the job runs without capture and writes no trace");
   }
   return absl::OkStatus();

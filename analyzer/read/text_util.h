@@ -21,6 +21,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/text/one_line.h"
 
 namespace numtrace::analyzer {
 
@@ -40,25 +41,6 @@ auto ToAlphaNum(const T& v) {
 template <typename... T>
 std::string Cat(const T&... v) {
   return absl::StrCat(text_internal::ToAlphaNum(v)...);
-}
-
-// `s` made safe to print on one line: control bytes as \n, \t, \xNN, and
-// at most `max` bytes (reasons quote field values straight from the input).
-inline std::string OneLine(std::string_view s, size_t max = 400) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (char ch : s) {
-    if (out.size() >= max) {
-      out += "...";
-      break;
-    }
-    const auto c = static_cast<unsigned char>(ch);
-    if (c == '\n') out += "\\n";
-    else if (c == '\t') out += "\\t";
-    else if (c < 0x20 || c == 0x7f) out.append("\\x").append(1, kHex[c >> 4]).append(1, kHex[c & 15]);
-    else out += ch;
-  }
-  return out;
 }
 
 // The importers' error for bad input: "path:line: reason" (the spec's form),

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "common/settings/settings.h"
+#include "common/text/one_line.h"
 
 namespace numtrace::shim {
 
@@ -51,24 +52,6 @@ std::optional<std::vector<NameFilter>> ParseNameFilters(std::string_view text) {
     out.push_back(std::move(f));
   }
   if (out.empty()) return std::nullopt;
-  return out;
-}
-
-std::string OneLineValue(std::string_view value, size_t max) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (char ch : value) {
-    if (out.size() >= max) {
-      out += "...";
-      break;
-    }
-    const auto c = static_cast<unsigned char>(ch);
-    if (c == '\n') out += "\\n";
-    else if (c == '\r') out += "\\r";
-    else if (c == '\t') out += "\\t";
-    else if (c < 0x20 || c == 0x7f) out.append("\\x").append(1, kHex[c >> 4]).append(1, kHex[c & 15]);
-    else out += ch;
-  }
   return out;
 }
 
@@ -206,7 +189,7 @@ std::string Config::SelectorText() const {
 
 std::string SettingError::LineFor(std::string_view name) const {
   std::string s(name);
-  s.append(" '").append(OneLineValue(value)).append("' is not valid; accepted: ").append(accepted);
+  s.append(" '").append(OneLine(value, 200)).append("' is not valid; accepted: ").append(accepted);
   return s;
 }
 
@@ -215,7 +198,7 @@ std::string SettingError::LineFor(std::string_view name) const {
 // control bytes escaped, so a value holding a newline is still one line.
 std::string SettingError::Line() const {
   std::string s(setting != nullptr ? setting->variable : "NUMTRACE_?");
-  s.append("='").append(OneLineValue(value)).append("' is not valid; accepted: ").append(accepted);
+  s.append("='").append(OneLine(value, 200)).append("' is not valid; accepted: ").append(accepted);
   s.append(" (numtrace stays off for this process)");
   return s;
 }

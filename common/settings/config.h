@@ -188,10 +188,6 @@ struct SettingError {
 [[nodiscard]] std::optional<bool> ParseBool(std::string_view text);
 inline constexpr std::string_view kBoolWords = "1, true, yes, on (or 0, false, no, off; any case)";
 
-// `value` quoted safely in a one-line message: control bytes as \n, \xNN;
-// at most `max` bytes.
-std::string OneLineValue(std::string_view value, size_t max = 200);
-
 // Parses "64MiB", "1G", "4096", "512k" (binary multiples). Exposed for tests.
 [[nodiscard]] std::optional<uint64_t> ParseByteSize(std::string_view text);
 

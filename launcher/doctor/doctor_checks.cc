@@ -13,6 +13,7 @@
 #include "re2/re2.h"
 #include "common/settings/config.h"
 #include "common/settings/settings.h"
+#include "common/text/one_line.h"
 
 namespace numtrace::launcher {
 namespace {
@@ -134,7 +135,7 @@ CheckRow SettingsRow(const Environment& env) {
   }
   if (!config->enabled) {
     row.status = CheckStatus::kWarn;
-    row.found = "NUMTRACE_ENABLE=" + shim::OneLineValue(env.Get("NUMTRACE_ENABLE")) +
+    row.found = "NUMTRACE_ENABLE=" + OneLine(env.Get("NUMTRACE_ENABLE"), 200) +
                 " in the environment: capture is switched off, silently";
     row.fix = "unset NUMTRACE_ENABLE to capture";
     return row;

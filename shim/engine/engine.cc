@@ -6,6 +6,7 @@
 #include <optional>
 #include <utility>
 
+#include "common/text/one_line.h"
 #include "shim/engine/capture_counters.h"
 #include "shim/engine/provenance.h"
 #include "shim/log/log.h"
@@ -568,7 +569,7 @@ void Engine::OnTensorMapStatus(TensorMapState state, std::string_view detail) {
   if (state == TensorMapState::kNotAttached) {
     log::Error("the PyTorch tensor map is not attached ({}): buffers in the caching allocator's segments are "
                "measured as whole segments; --allocator async avoids it (not with CUDA graph trees)",
-               OneLineValue(detail, 300));
+               OneLine(detail, 300));
   }
   // Said once in the trace, whatever the outcome: a reader must be able to
   // tell tensors from allocator segments (analyzer: capture_warnings.cc).

@@ -69,7 +69,7 @@ TEST(ConfigWordsTest, AValueWithNewlinesIsStillOneLine) {
   EXPECT_FALSE(ParseConfig(MapEnv({{"NUMTRACE_STEPS", "2\nnumtrace: forged line\r\x1b[2J"}}), &error));
   EXPECT_EQ(error.find('\n'), std::string::npos) << error;
   EXPECT_EQ(error.find('\x1b'), std::string::npos) << error;
-  EXPECT_NE(error.find("2\\nnumtrace: forged line\\r\\x1b[2J"), std::string::npos) << error;
+  EXPECT_NE(error.find("2\\nnumtrace: forged line\\x0d\\x1b[2J"), std::string::npos) << error;
   Runtime rt(MapEnv({{"NUMTRACE_LABEL", "x"}, {"NUMTRACE_OUTPUTS", "a\nb"}}));
   ::testing::internal::CaptureStderr();
   rt.Configure();
