@@ -18,7 +18,6 @@ namespace {
 
 using testing::ConfigFrom;
 using testing::LaunchBuilder;
-using testing::MemorySink;
 using testing::WatchSink;
 
 uint64_t Addr(const void* p) { return reinterpret_cast<uint64_t>(p); }
@@ -51,7 +50,7 @@ class OpLevelTest : public ::testing::Test {
   }
   Config config;
   HostDevice device;
-  MemorySink sink;
+  WatchSink sink;  // keeps watch mode's records too (OpWatchTest)
   std::unique_ptr<Engine> engine;
 };
 
@@ -170,13 +169,8 @@ TEST_F(OpLevelTest, CudaTensorsGoThroughTheOpDeviceAndOtherDevicesAreSaidOnce) {
 
 // Watch mode at operator level (`numtrace run --ops --watch`): every call
 // of every step digested as its op record's buffers, one digest per step.
-class OpWatchTest : public ::testing::Test {
+class OpWatchTest : public OpLevelTest {
  protected:
-  void Make(std::map<std::string, std::string> env) {
-    env.emplace("NUMTRACE_LEVEL", "ops");
-    config = ConfigFrom(std::move(env));
-    engine = std::make_unique<Engine>(config, &device, &sink);
-  }
   // One step: y = x * 2 (aten::mul), then x += y (aten::add_), then a mark.
   void Step(std::vector<float>& x, std::vector<float>& y, OpDevice on = OpDevice::kCpu) {
     T in(x, {static_cast<int64_t>(x.size())}, 0, false, {}, on);
@@ -195,10 +189,6 @@ class OpWatchTest : public ::testing::Test {
     engine->OnStepMark();
     engine->Pump();
   }
-  Config config;
-  HostDevice device;
-  WatchSink sink;
-  std::unique_ptr<Engine> engine;
 };
 
 TEST_F(OpWatchTest, EveryStepIsDigestedPerOpAndDiffersWhereOneTensorDiffers) {

@@ -17,7 +17,6 @@ namespace {
 
 using testing::ConfigFrom;
 using testing::LaunchBuilder;
-using testing::MemorySink;
 using testing::WatchSink;
 
 struct WatchEngine {
