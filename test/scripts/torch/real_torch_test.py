@@ -1192,7 +1192,8 @@ def test_ops_watch():
         full = [trace_of(os.path.join(hunt_dir, "step1-" + r)) for r in ("run1", "run2")
                 if os.path.isfile(os.path.join(hunt_dir, "step1-" + r, "rank_0.ntrace.jsonl"))]
         what = "twice --ops --watch: first differing step 1, captured in full at operator level"
-        checks[what] = proc.returncode == 1 and "first differing step: 1" in proc.stdout and len(full) == 2 and \
+        checks[what] = proc.returncode == 1 and "first differing step: 1" in proc.stdout and \
+            "operator call " in proc.stdout.split("first differing step: 1")[-1].splitlines()[0] and len(full) == 2 and \
             all(h["capture"].get("level") == "ops" and any(r.get("type") == "kernel" and r.get("step") == 1 for r in recs)
                 for h, recs in full)
         details[what] = f"rc={proc.returncode} full={len(full)} {proc.stdout[-400:]} {proc.stderr[-300:]}"
