@@ -7,6 +7,8 @@
 #include "analyzer/report/terminal_text.h"
 #include "launcher/run_command.h"
 #include "launcher/twice_command.h"
+#include "common/format/enum_list.h"
+#include "common/settings/config.h"
 #include "common/settings/settings.h"
 
 namespace numtrace::launcher {
@@ -31,9 +33,16 @@ int FinishWatchHunt(const RunOptions& options, const std::string& dir, const Dif
     return kExitDiffer;
   }
   const int64_t step = *s.first_differing;
-  ctx.out << "== first differing step: " << step << " (of " << s.compared << " compared), launch "
-          << s.first_index << " of the step";
-  if (s.first_kind == StepDifference::kKernels) ctx.out << ": the kernel sequences part there";
+  // At operator level (--ops) the digests are of operator calls, not launches.
+  std::string level = options.Get("NUMTRACE_LEVEL");
+  if (options.settings.find("NUMTRACE_LEVEL") == options.settings.end()) level = ctx.env.Get("NUMTRACE_LEVEL");
+  const bool ops = EnumFromName<CaptureLevel>(kCaptureLevelNames, shim::TrimBlanks(level)) ==
+                   CaptureLevel::kOps;
+  ctx.out << "== first differing step: " << step << " (of " << s.compared << " compared), "
+          << (ops ? "operator call " : "launch ") << s.first_index << " of the step";
+  if (s.first_kind == StepDifference::kKernels) {
+    ctx.out << (ops ? ": the operator sequences part there" : ": the kernel sequences part there");
+  }
   ctx.out << "\n   run1: " << analyzer::TerminalSafe(s.a_name) << "\n   run2: " << analyzer::TerminalSafe(s.b_name)
           << "\n";
   if (s.nonfinite_a || s.nonfinite_b) {

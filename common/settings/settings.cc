@@ -216,7 +216,7 @@ constexpr Setting kSettings[] = {
      .implicit_value = "full",
      .default_text = "off",
      .accepted = "full, sampled or off",
-     .help = "a digest of every launch on every step (full: every byte; sampled: about 1/32 of each buffer)",
+     .help = "a digest of every launch (at operator level: every operator call) on every step (full: every byte; sampled: about 1/32 of each buffer)",
      .parse = [](string_view v, Config* c) {
        auto m = EnumFromName<WatchMode>(kWatchModeNames, TrimBlanks(v));
        if (m) c->watch = *m;
@@ -228,11 +228,11 @@ constexpr Setting kSettings[] = {
      .implicit_value = "ops",
      .recapture = true,
      .default_text = "kernels",
-     .accepted = "kernels or ops (ops not with NUMTRACE_WATCH/--watch: watch mode digests kernel launches)",
+     .accepted = "kernels or ops (with NUMTRACE_WATCH/--watch, ops digests every operator call)",
      .help = "ops: one record per PyTorch operator call, measured by the hooks' dispatch mode (no CUDA or CUPTI needed); kernels: one per kernel launch (CUPTI)",
      .parse = [](string_view v, Config* c) {
        auto m = EnumFromName<CaptureLevel>(kCaptureLevelNames, TrimBlanks(v));
-       if (!m || (*m == CaptureLevel::kOps && c->watch != WatchMode::kOff)) return false;
+       if (!m) return false;
        c->level = *m;
        return true;
      }},

@@ -21,6 +21,8 @@ them (trace fields scope, op, phase). No edit to the job.
     (numtrace_op_before/after; OpMeasure below), which measures them and
     writes one record per op - no CUDA needed. Not in compiled code (the mode
     stays out of a job that compiled anything; one stderr line says so).
+    With --watch every step is armed (numtrace_step_captured answers 2) and
+    libnumtrace digests each op of the steps not captured in full.
   * phase: backward while autograd runs a graph task, optimizer inside
     optimizer.step(), forward otherwise; a module forward that runs during
     backward (activation checkpointing's recompute) is phase backward and

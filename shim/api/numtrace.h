@@ -99,8 +99,10 @@ int numtrace_annotate_kernel_ops(const char* name, const char* ops);
  * (the hooks count optimizer steps, which is what mark counts); 0 when it is
  * not selected, or numtrace is off or badly configured; 2 when steps are
  * delimited by something the caller cannot count (api, profiler, nvtx,
- * kernel, launches modes) and the step is not known to be excluded: a caller
- * that wants provenance then arms for every step. */
+ * kernel, launches modes) and the step is not known to be excluded, or at
+ * operator level in watch mode for a step not selected (every operator call
+ * is handed over to be digested): a caller that wants provenance then arms
+ * for every step. */
 int numtrace_step_captured(long long step);
 
 /* PyTorch's caching allocator, seen through its own trace. The allocator

@@ -66,20 +66,20 @@ uint64_t ElementsOf(const OpTensor& t) {
   return n;
 }
 
-BufferStats MeasureCpuTensor(const OpTensor& t) {
-  const uint64_t n = ElementsOf(t);
-  const uint64_t bytes = n * t.element_size;
-  if (bytes == 0 || IsContiguous(t)) {
-    return ReduceHost(reinterpret_cast<const void*>(t.data), bytes, t.dtype, HostReduceThreads());
-  }
+// The tensor's elements in element order: in place when contiguous, else
+// gathered into this thread's scratch (valid until the next call).
+const uint8_t* CpuBytes(const OpTensor& t, uint64_t bytes) {
+  const auto* base = reinterpret_cast<const uint8_t*>(t.data);
+  if (bytes == 0 || IsContiguous(t)) return base;
   thread_local OpScratch scratch;
   std::vector<uint8_t>& out = scratch.gathered;
+  if (out.capacity() > (64u << 20) && bytes <= (64u << 20)) std::vector<uint8_t>().swap(out);  // keep memory bounded
   out.resize(bytes);
   // Odometer over the shape: the element at index (i0..ik) lies at
   // sum(i_d * stride_d) elements from `data`.
   const size_t rank = t.shape.size();
   std::vector<int64_t> index(rank, 0);
-  const auto* base = reinterpret_cast<const uint8_t*>(t.data);
+  const uint64_t n = ElementsOf(t);
   int64_t at = 0;  // element offset of `index`
   for (uint64_t e = 0; e < n; ++e) {
     std::memcpy(out.data() + e * t.element_size, base + at * static_cast<int64_t>(t.element_size), t.element_size);
@@ -92,10 +92,15 @@ BufferStats MeasureCpuTensor(const OpTensor& t) {
       index[d] = 0;
     }
   }
-  BufferStats s = ReduceHost(out.data(), bytes, t.dtype, HostReduceThreads());
-  if (out.capacity() > (64u << 20)) std::vector<uint8_t>().swap(out);  // keep memory bounded
-  return s;
+  return out.data();
 }
+
+BufferStats MeasureCpuTensor(const OpTensor& t) {
+  const uint64_t bytes = ElementsOf(t) * t.element_size;
+  return ReduceHost(CpuBytes(t, bytes), bytes, t.dtype, HostReduceThreads());
+}
+
+bool NonFinite(const BufferStats& s) { return s.nan != 0 || s.inf != 0 || s.ninf != 0; }
 
 std::string OpDeviceName(const OpTensor& t) {
   switch (t.device) {
@@ -608,8 +613,9 @@ int64_t Engine::OnOpBefore(std::span<const OpTensor> tensors, uint64_t stream) {
   if (config_.level != CaptureLevel::kOps || shut_down_.load(std::memory_order_relaxed)) return -1;
   LaunchDecision d = tracker_.Decide(/*starts_step=*/false);
   if (!d.selected) {
-    tracker_.Count(d);
-    return -1;
+    const int64_t step = tracker_.Count(d).step;
+    // Watch mode digests the call at OnOpAfter; the token carries its step.
+    return watch_ && step >= 0 ? static_cast<int64_t>(kWatchOpToken | static_cast<uint64_t>(step)) : -1;
   }
   Pending p;
   p.op = std::make_unique<KernelRecord>();
@@ -633,6 +639,11 @@ int64_t Engine::OnOpBefore(std::span<const OpTensor> tensors, uint64_t stream) {
 
 void Engine::OnOpAfter(int64_t token, std::string_view name, std::span<const OpTensor> tensors, uint64_t stream) {
   if (token < 0 || shut_down_.load(std::memory_order_acquire)) return;
+  if (static_cast<uint64_t>(token) & kWatchOpToken) {
+    WatchOp(static_cast<int64_t>(static_cast<uint64_t>(token) & ~kWatchOpToken), name, tensors, stream);
+    return;
+  }
+  int64_t step;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (static_cast<uint64_t>(token) < base_ || static_cast<uint64_t>(token) >= base_ + pending_.size()) return;
@@ -641,8 +652,60 @@ void Engine::OnOpAfter(int64_t token, std::string_view name, std::span<const OpT
     p.op->name = std::string(name);
     std::move(p.provenance).ApplyTo(p.op.get());
     p.op->op = p.op->name;
+    step = p.decision.step;
   }
   MeasureOp(token, tensors, stream, /*before=*/false);
+  // A step captured in full is digested too, as at kernel level.
+  WatchOp(step, name, tensors, stream);
+}
+
+void Engine::WatchOp(int64_t step, std::string_view name, std::span<const OpTensor> tensors, uint64_t stream) {
+  if (!watch_ || step < 0) return;
+  // The op record's buffers in its order (MeasureOp): each tensor whole
+  // (`full`) or over its sample windows, CPU ones hashed here.
+  std::vector<uint64_t> hashes;
+  std::vector<uint32_t> device_at;
+  std::vector<MeasureItem> items;
+  bool nonfinite = false, lost = false;
+  Device* device = op_device_.load(std::memory_order_acquire);
+  for (const OpTensor& t : tensors) {
+    if (t.device == OpDevice::kOther) {
+      SayOpUnmeasured(OpDeviceName(t));
+      continue;
+    }
+    const uint64_t bytes = ElementsOf(t) * t.element_size;
+    if (t.device == OpDevice::kCpu) {
+      const uint8_t* data = CpuBytes(t, bytes);
+      const MeasureItem whole{reinterpret_cast<uint64_t>(data), bytes, t.dtype};
+      std::vector<MeasureItem> pieces;
+      watch_->Sample(std::span<const MeasureItem>(&whole, 1), &pieces);
+      for (const MeasureItem& m : pieces) {
+        const BufferStats s =
+            ReduceHost(reinterpret_cast<const void*>(m.address), m.bytes, m.dtype, HostReduceThreads());
+        hashes.push_back(s.hash);
+        nonfinite = nonfinite || NonFinite(s);
+      }
+    } else if (device != nullptr && IsContiguous(t)) {
+      const size_t first = items.size();
+      watch_->Sample(std::vector<MeasureItem>{{t.data, bytes, t.dtype}}, &items);
+      for (size_t i = first; i < items.size(); ++i) {
+        device_at.push_back(static_cast<uint32_t>(hashes.size()));
+        hashes.push_back(0);
+      }
+    } else {
+      // Its digest would be unknown: the whole call counts as lost (`lost`).
+      lost = true;
+      SayOpUnmeasured(OpDeviceName(t) + (device == nullptr ? " (CUDA was not started under numtrace" : " (non-contiguous") +
+                      "; watch mode counts their calls as lost)");
+    }
+  }
+  watch_->OnOp(step, name, std::move(hashes), nonfinite, lost, std::move(device_at), device, stream, items);
+}
+
+void Engine::SayOpUnmeasured(const std::string& what) {
+  if (op_unmeasured_said_.exchange(true)) return;
+  log::Warn("operator level: tensors on {} are not measured (left out of the records)", what);
+  PushNote(tracker_.launches(), "operator level: tensors on " + what + " are not measured (left out of the records)");
 }
 
 void Engine::MeasureOp(int64_t index, std::span<const OpTensor> tensors, uint64_t stream, bool before) {
@@ -682,10 +745,7 @@ void Engine::MeasureOp(int64_t index, std::span<const OpTensor> tensors, uint64_
     }
     measured.push_back(std::move(b));
   }
-  if (!unmeasured.empty() && !op_unmeasured_said_.exchange(true)) {
-    log::Warn("operator level: tensors on {} are not measured (left out of the records)", unmeasured);
-    PushNote(tracker_.launches(), "operator level: tensors on " + unmeasured + " are not measured (left out of the records)");
-  }
+  if (!unmeasured.empty()) SayOpUnmeasured(unmeasured);
   const bool queued =
       items.empty() || device->Enqueue(stream, items, static_cast<uint64_t>(index) * 2 + (before ? 0 : 1));
   std::lock_guard<std::mutex> lock(mu_);

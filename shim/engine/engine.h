@@ -88,7 +88,8 @@ class Engine : public EventSink {
   // Operator level (config.level == kOps; event_sink.h). CPU tensors are
   // measured at once by the host reduction on all cores; CUDA tensors are
   // queued on the op device (SetOpDevice) on the caller's stream, like a
-  // kernel's buffers; tensors elsewhere are left out, said once.
+  // kernel's buffers; tensors elsewhere are left out, said once. In watch
+  // mode every call of every step is also digested (WatchOp).
   int64_t OnOpBefore(std::span<const OpTensor> tensors, uint64_t stream) override;
   void OnOpAfter(int64_t token, std::string_view name, std::span<const OpTensor> tensors,
                  uint64_t stream) override;
@@ -136,6 +137,14 @@ class Engine : public EventSink {
   // Operator level: measures `tensors` (those `written` only when `before`)
   // into the pending op record `index`; CUDA ones are queued on the op device.
   void MeasureOp(int64_t index, std::span<const OpTensor> tensors, uint64_t stream, bool before);
+  // Watch mode at operator level: digests one call of step `step` (its
+  // tensors as the op record lists them) into the StepWatch.
+  void WatchOp(int64_t step, std::string_view name, std::span<const OpTensor> tensors, uint64_t stream);
+  // A tensor the operator level cannot measure: one stderr line and note a process.
+  void SayOpUnmeasured(const std::string& what);
+  // OnOpBefore's token for a call only digested (watch mode, step not
+  // selected): this bit and the step.
+  static constexpr uint64_t kWatchOpToken = uint64_t{1} << 62;
   void MarkDropped(int64_t index);
   // Watch mode: the digest of a launch that went through (EXIT).
   void Watch(const LaunchEvent& launch, int64_t step) {

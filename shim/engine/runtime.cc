@@ -286,7 +286,10 @@ int Runtime::StepCaptured(int64_t step) {
   if (!Configure()) return 0;
   // config_ is written once, under mu_, by the first Configure: stable now.
   if (config_.step_mode != StepMode::kMark) return 2;
-  return step >= 0 && config_.steps.Contains(step) ? 1 : 0;
+  if (step >= 0 && config_.steps.Contains(step)) return 1;
+  // Watch mode at operator level digests every op of every step: the hooks'
+  // dispatch mode must hand them over on all steps.
+  return step >= 0 && config_.level == CaptureLevel::kOps && config_.watch != WatchMode::kOff ? 2 : 0;
 }
 
 bool Runtime::Annotate(std::string_view kernel_name, std::string_view dtypes, std::string* error) {

@@ -34,9 +34,7 @@ void StepWatch::OnLaunch(const LaunchEvent& launch, const KernelInfo& kernel, in
   uint64_t index;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (size_ == ring_.size()) GrowLocked();
-    index = base_ + size_++;
-    At(index) = Slot{step, step, &kernel};
+    index = TakeSlotLocked(step, &kernel.symbol);
   }
   // Measuring into a capturing stream would add our work to the user's graph.
   bool queued = false;
@@ -47,11 +45,7 @@ void StepWatch::OnLaunch(const LaunchEvent& launch, const KernelInfo& kernel, in
     std::span<const MeasureItem> items = it.plan.items;
     if (mode_ == WatchMode::kSampled) {
       it.sampled.clear();
-      SampleWindow w[kSampleWindows];
-      for (const MeasureItem& m : it.plan.items) {
-        const uint32_t n = SampleWindows(m.bytes, w);
-        for (uint32_t i = 0; i < n; ++i) it.sampled.push_back({m.address + w[i].offset, w[i].bytes, m.dtype});
-      }
+      Sample(it.plan.items, &it.sampled);
       items = it.sampled;
     }
     if (items.empty()) {
@@ -62,6 +56,57 @@ void StepWatch::OnLaunch(const LaunchEvent& launch, const KernelInfo& kernel, in
     queued = device_->Enqueue(launch.stream, items, kTicketBit | index);
   }
   if (!queued) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (Live(index)) At(index).done = At(index).lost = true;
+  }
+}
+
+void StepWatch::Sample(std::span<const MeasureItem> items, std::vector<MeasureItem>* out) const {
+  if (mode_ != WatchMode::kSampled) {
+    out->insert(out->end(), items.begin(), items.end());
+    return;
+  }
+  SampleWindow w[kSampleWindows];
+  for (const MeasureItem& m : items) {
+    const uint32_t n = SampleWindows(m.bytes, w);
+    for (uint32_t i = 0; i < n; ++i) out->push_back({m.address + w[i].offset, w[i].bytes, m.dtype});
+  }
+}
+
+uint64_t StepWatch::TakeSlotLocked(int64_t step, const std::string* name) {
+  if (size_ == ring_.size()) GrowLocked();
+  const uint64_t index = base_ + size_++;
+  Slot& s = At(index);
+  s = Slot();
+  s.step = s.raw_step = step;
+  s.name = name;
+  return index;
+}
+
+void StepWatch::OnOp(int64_t step, std::string_view name, std::vector<uint64_t> hashes, bool nonfinite, bool lost,
+                     std::vector<uint32_t> device_at, Device* device, uint64_t stream,
+                     std::span<const MeasureItem> items) {
+  if (step < 0) return;
+  uint64_t index;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    index = TakeSlotLocked(step, &*op_names_.emplace(name).first);
+    Slot& s = At(index);
+    s.nonfinite = nonfinite;
+    if (lost) {
+      s.done = s.lost = true;
+      return;
+    }
+    s.op_hashes = std::move(hashes);
+    if (items.empty()) {
+      s.digest = KernelDigest(s.op_hashes);
+      s.done = true;
+      return;
+    }
+    s.device_at = std::move(device_at);
+  }
+  // Queued outside the lock, as a launch's; its result may come before we retake it.
+  if (!device->Enqueue(stream, items, kTicketBit | index)) {
     std::lock_guard<std::mutex> lock(mu_);
     if (Live(index)) At(index).done = At(index).lost = true;
   }
@@ -88,16 +133,26 @@ void StepWatch::OnResult(uint64_t ticket, std::span<const BufferStats> stats, bo
   const uint64_t index = ticket & ~kTicketBit;
   std::lock_guard<std::mutex> lock(mu_);
   if (!Live(index)) return;  // written off at exit
+  Slot& s = At(index);
   if (failed) {
-    At(index).done = At(index).lost = true;
+    s.done = s.lost = true;
     return;
   }
-  Finish(&At(index), stats);
+  if (!s.device_at.empty()) {  // an operator call: its device pieces in their places
+    for (size_t i = 0; i < stats.size() && i < s.device_at.size(); ++i) {
+      s.op_hashes[s.device_at[i]] = stats[i].hash;
+      s.nonfinite = s.nonfinite || stats[i].nan != 0 || stats[i].inf != 0 || stats[i].ninf != 0;
+    }
+    s.digest = KernelDigest(s.op_hashes);
+    s.done = true;
+    return;
+  }
+  Finish(&s, stats);
 }
 
 void StepWatch::GrowLocked() {
   std::vector<Slot> bigger(ring_.size() * 2);
-  for (uint64_t i = base_; i < base_ + size_; ++i) bigger[i & (bigger.size() - 1)] = At(i);
+  for (uint64_t i = base_; i < base_ + size_; ++i) bigger[i & (bigger.size() - 1)] = std::move(At(i));
   ring_.swap(bigger);
 }
 
@@ -112,11 +167,11 @@ void StepWatch::StepEnded(int64_t step, int64_t as) {
   }
 }
 
-uint64_t StepWatch::NameId(const KernelInfo* kernel) {
-  auto [it, inserted] = name_ids_.emplace(kernel, next_name_id_);
+uint64_t StepWatch::NameId(const std::string* name) {
+  auto [it, inserted] = name_ids_.emplace(name, next_name_id_);
   if (inserted) {
     ++next_name_id_;
-    sink_->Push(KernelNameRecord{it->second, kernel->symbol});
+    sink_->Push(KernelNameRecord{it->second, *name});
   }
   return it->second;
 }
@@ -141,14 +196,14 @@ void StepWatch::Collect(bool final) {
       if (auto it = renumbered_.find(current_raw_step_); it != renumbered_.end()) current_->step = it->second;
     }
     while (size_ != 0 && (At(base_).done || final)) {
-      Slot s = At(base_);
+      Slot s = std::move(At(base_));
       if (!s.done) s.lost = true;
       s.raw_step = s.step;
       if (!renumbered_.empty()) {
         renumbered_.erase(renumbered_.begin(), renumbered_.lower_bound(s.step));
         if (auto it = renumbered_.find(s.step); it != renumbered_.end()) s.step = it->second;
       }
-      ready.push_back(s);
+      ready.push_back(std::move(s));
       ++base_;
       --size_;
     }
@@ -165,7 +220,7 @@ void StepWatch::Collect(bool final) {
     if (s.nonfinite && !d.nonfinite) d.nonfinite = i;
     if (s.lost) ++d.lost;
     d.kernel_hashes.push_back(s.lost ? 0 : s.digest);
-    d.names.push_back(NameId(s.kernel));
+    d.names.push_back(NameId(s.name));
     digested_.fetch_add(1, std::memory_order_relaxed);
   }
   bool idle;

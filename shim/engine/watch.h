@@ -16,6 +16,10 @@
 // launch that cannot be measured (device refused, stream capturing into a
 // graph, parameters not decoded) counts as `lost` in its step's record.
 //
+// Operator level (NUMTRACE_LEVEL=ops): OnOp takes one operator call
+// instead, its CPU tensors already hashed by the engine's host reduction and
+// its CUDA ones queued here on the op device under the same watch tickets.
+//
 // Example:
 //   StepWatch watch(WatchMode::kFull, config, &device, &sink);
 //   watch.OnLaunch(launch, kernel_info, step, allocs, oracle);  // EXIT
@@ -31,7 +35,9 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "common/format/records.h"
@@ -59,6 +65,18 @@ class StepWatch {
   // step, not digested). Any thread.
   void OnLaunch(const LaunchEvent& launch, const KernelInfo& kernel, int64_t step,
                 const AllocMap& allocs, RangeOracle* ranges, const TensorMap* tensors = nullptr);
+  // Operator level: one operator call of step `step` (>= 0), in call order.
+  // `hashes`: one per measured piece in the op record's buffer order (each
+  // tensor whole, or its sample windows); the pieces at `device_at` are
+  // measured by `items` (same order) on `device`/`stream` and filled in
+  // when their results come. `lost`: the call could not be digested.
+  void OnOp(int64_t step, std::string_view name, std::vector<uint64_t> hashes, bool nonfinite, bool lost,
+            std::vector<uint32_t> device_at, Device* device, uint64_t stream, std::span<const MeasureItem> items);
+  // The sample windows of `items` in `sampled` mode (common/format/digest.h),
+  // appended to `out`; in `full` mode the items themselves.
+  void Sample(std::span<const MeasureItem> items, std::vector<MeasureItem>* out) const;
+  WatchMode mode() const { return mode_; }
+
   // A measurement with a watch ticket (the Pump's thread); `failed`: the
   // device reported an error for it (the launch counts as lost).
   void OnResult(uint64_t ticket, std::span<const BufferStats> stats, bool failed);
@@ -78,7 +96,10 @@ class StepWatch {
   struct Slot {
     int64_t step = 0;
     int64_t raw_step = 0;  // Collect: the number it was launched under (step: as recorded)
-    const KernelInfo* kernel = nullptr;
+    const std::string* name = nullptr;  // the kernel's symbol, or an interned op name
+    // Operator level: the pieces' hashes, those at device_at still to come.
+    std::vector<uint64_t> op_hashes;
+    std::vector<uint32_t> device_at;
     uint64_t digest = 0;
     bool done = false, lost = false, nonfinite = false;
   };
@@ -89,8 +110,9 @@ class StepWatch {
   Slot& At(uint64_t index) { return ring_[index & (ring_.size() - 1)]; }
   bool Live(uint64_t index) const { return index >= base_ && index < base_ + size_; }
   void GrowLocked();
+  uint64_t TakeSlotLocked(int64_t step, const std::string* name);
   void EmitCurrent();
-  uint64_t NameId(const KernelInfo* kernel);
+  uint64_t NameId(const std::string* name);
 
   const WatchMode mode_;
   const uint64_t min_bytes_;
@@ -105,13 +127,14 @@ class StepWatch {
   // Steps that end under another number than their launches carry (raw ->
   // as), until their launches are folded. Rare (a resumed job's first step).
   std::map<int64_t, int64_t> renumbered_;  // guarded by mu_
+  std::unordered_set<std::string> op_names_;  // mu_: stable addresses for Slot::name
   std::atomic<uint64_t> digested_{0};
 
   // Collect's thread only.
   std::optional<DigestRecord> current_;
   int64_t current_raw_step_ = 0;  // the number current_'s launches were counted under
   std::vector<Slot> ready_;  // reused by every Collect
-  std::unordered_map<const KernelInfo*, uint64_t> name_ids_;
+  std::unordered_map<const std::string*, uint64_t> name_ids_;
   uint64_t next_name_id_ = 0;
 };
 

@@ -1043,15 +1043,20 @@ def test_environment():
 OPS_MODEL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "ops_model.py")
 
 
-def run_ops(tmp, bug, ops=True, steps="0"):
-    """ops_model.py with BUG=bug under `numtrace run --ops --steps STEPS` (or plain python); (proc, run dir)."""
+def ops_env(bug):
     env = dict(os.environ, BUG=bug)
     for k in ("PYTHONPATH", "NUMTRACE_LIB", "NUMTRACE_LIB_PATH"):
         env.pop(k, None)
-    run_dir = os.path.join(tmp, "run-" + bug + ("-ops" if ops else "-plain"))
-    cmd = ([NUMTRACE, "run", "-o", run_dir, "--ops", "--steps", steps, "--"] if ops else []) + \
-          [sys.executable, OPS_MODEL]
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900, cwd=tmp)
+    return env
+
+
+def run_ops(tmp, bug, ops=True, steps="0", watch=None, label=""):
+    """ops_model.py with BUG=bug under `numtrace run --ops --steps STEPS [--watch=WATCH]` (or plain python);
+    (proc, run dir)."""
+    run_dir = os.path.join(tmp, "run-" + bug + label + ("-ops" if ops else "-plain") + ("-" + watch if watch else ""))
+    cmd = ([NUMTRACE, "run", "-o", run_dir, "--ops", "--steps", steps] + (["--watch=" + watch] if watch else []) +
+           ["--"] if ops else []) + [sys.executable, OPS_MODEL]
+    proc = subprocess.run(cmd, env=ops_env(bug), capture_output=True, text=True, timeout=900, cwd=tmp)
     return proc, run_dir
 
 
@@ -1116,6 +1121,82 @@ def test_ops_level():
         checks["a sub-tolerance change (scale * (1 + 2e-7)) raises no divergence"] = proc.returncode == 0
         proc, _ = ops_diff(tmp, base, runs["refactor"][1])
         checks["a same-math refactor (mm + add in B for addmm in A) raises no false divergence"] = proc.returncode == 0
+        for what, ok in checks.items():
+            report(f"{name}: {what}", "passed" if ok else "failed",
+                   "" if ok else details.get(what, base_proc.stderr.strip()[-300:]))
+
+
+def trace_of(run_dir):
+    """(header, records) of a run directory's rank 0 trace."""
+    lines = open(os.path.join(run_dir, "rank_0.ntrace.jsonl")).read().splitlines()
+    return json.loads(lines[0]), [json.loads(l) for l in lines[1:]]
+
+
+def test_ops_watch():
+    """Watch mode at operator level (issue 24): `numtrace run --ops --watch` digests every op of every step; the
+    same job twice is identical, a planted bug is named at its first differing step and op; `numtrace twice
+    --ops` runs at operator level, and `twice --ops --watch` captures the first differing step in full at
+    operator level."""
+    name = "operator level watch (--ops --watch)"
+    jobs = [("none", "", "full"), ("none", "-again", "full"), ("const", "", "full"), ("late", "", "full"),
+            ("none", "", "sampled"), ("const", "", "sampled")]
+    with tempfile.TemporaryDirectory() as tmp:
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            runs = list(pool.map(lambda j: run_ops(tmp, j[0], steps="1", watch=j[2], label=j[1]), jobs))
+        base_proc, base = runs[0]
+        if base_proc.returncode != 0:
+            report(name, "failed", f"rc={base_proc.returncode} {base_proc.stderr.strip()[-400:]}")
+            return
+        header, records = trace_of(base)
+        digests = [r for r in records if r.get("type") == "digest"]
+        names = {r["id"]: r["name"] for r in records if r.get("type") == "kernel_name"}
+        ops = [r for r in records if r.get("type") == "kernel"]
+        checks, details = {}, {}
+        checks["header capture.level ops, capture.watch full"] = \
+            (header["capture"].get("level"), header["capture"].get("watch")) == ("ops", "full")
+        checks["a digest per step (0-2), each of its ops, named by operator"] = \
+            [d["step"] for d in digests][:3] == [0, 1, 2] and all(d["kernels"] > 50 and not d.get("lost") for d in digests[:3]) \
+            and all("::" in names[i] for d in digests for i in d["names"]) and "aten::div" in {names[i] for i in digests[0]["names"]}
+        checks["step 1 also in full, as many op records as its digest has ops"] = \
+            {r.get("step") for r in ops} == {1} and len(ops) == digests[1]["kernels"]
+        details["a digest per step (0-2), each of its ops, named by operator"] = str([(d["step"], d["kernels"]) for d in digests])
+        proc, data = ops_diff(tmp, base, runs[1][1])
+        steps = (data.get("ranks") or [{}])[0].get("steps") or {}
+        checks["the same job twice is identical (diff exit 0, every step compared)"] = \
+            proc.returncode == 0 and "identical" in proc.stdout and steps.get("compared", 0) >= 3 and not steps.get("notes")
+        details["the same job twice is identical (diff exit 0, every step compared)"] = proc.stdout[-400:]
+        for (bug, watch, step, op), (_, b) in zip([("const", "full", 0, "aten::div"), ("late", "full", 2, None),
+                                                    ("const", "sampled", 0, "aten::div")], (runs[2], runs[3], runs[5])):
+            a = base if watch == "full" else runs[4][1]
+            proc, data = ops_diff(tmp, a, b)
+            steps = (data.get("ranks") or [{}])[0].get("steps") or {}
+            first = steps.get("first_kernel") or {}
+            what = f"{bug} ({watch}): first differing step {step}" + (f" at {op}" if op else "")
+            checks[what] = proc.returncode == 1 and steps.get("first_differing") == step and \
+                (op is None or (first.get("a_name"), first.get("b_name")) == (op, op))
+            details[what] = f"rc={proc.returncode} steps={steps}"
+        # numtrace twice --ops: both runs at operator level, concluded as at kernel level.
+        twice_dir = os.path.join(tmp, "twice")
+        proc = subprocess.run([NUMTRACE, "twice", "-o", twice_dir, "--ops", "--steps", "1", "--", sys.executable,
+                               OPS_MODEL], env=ops_env(""), capture_output=True, text=True, timeout=900, cwd=tmp)
+        levels = [trace_of(os.path.join(twice_dir, r))[0]["capture"].get("level")
+                  for r in ("run1", "run2") if os.path.isfile(os.path.join(twice_dir, r, "rank_0.ntrace.jsonl"))]
+        what = "twice --ops: both runs at operator level, bitwise identical (exit 0)"
+        checks[what] = proc.returncode == 0 and levels == ["ops", "ops"] and "bitwise identical" in proc.stdout
+        details[what] = f"rc={proc.returncode} levels={levels} {proc.stdout[-300:]} {proc.stderr[-300:]}"
+        # twice --ops --watch on a job that differs from run to run from step 1: the hunt names step 1 and
+        # captures it in full, still at operator level.
+        hunt_dir = os.path.join(tmp, "hunt")
+        proc = subprocess.run([NUMTRACE, "twice", "-o", hunt_dir, "--ops", "--watch", "--", sys.executable,
+                               OPS_MODEL], env=ops_env("flaky"), capture_output=True, text=True, timeout=900, cwd=tmp)
+        full = [trace_of(os.path.join(hunt_dir, "step1-" + r)) for r in ("run1", "run2")
+                if os.path.isfile(os.path.join(hunt_dir, "step1-" + r, "rank_0.ntrace.jsonl"))]
+        what = "twice --ops --watch: first differing step 1, captured in full at operator level"
+        checks[what] = proc.returncode == 1 and "first differing step: 1" in proc.stdout and \
+            "operator call " in proc.stdout.split("first differing step: 1")[-1].splitlines()[0] and len(full) == 2 and \
+            all(h["capture"].get("level") == "ops" and any(r.get("type") == "kernel" and r.get("step") == 1 for r in recs)
+                for h, recs in full)
+        details[what] = f"rc={proc.returncode} full={len(full)} {proc.stdout[-400:]} {proc.stderr[-300:]}"
         for what, ok in checks.items():
             report(f"{name}: {what}", "passed" if ok else "failed",
                    "" if ok else details.get(what, base_proc.stderr.strip()[-300:]))

@@ -62,6 +62,23 @@ class MemorySink : public RecordSink {
   uint64_t launches = 0, dropped = 0;
 };
 
+// A sink that keeps watch mode's records too.
+class WatchSink : public MemorySink {
+ public:
+  bool Push(KernelRecord r) override { return MemorySink::Push(std::move(r)); }
+  bool Push(NoteRecord n) override { return MemorySink::Push(std::move(n)); }
+  bool Push(DigestRecord d) override {
+    digests.push_back(std::move(d));
+    return true;
+  }
+  bool Push(KernelNameRecord n) override {
+    names.push_back(std::move(n));
+    return true;
+  }
+  std::vector<DigestRecord> digests;
+  std::vector<KernelNameRecord> names;
+};
+
 class LaunchBuilder {
  public:
   LaunchBuilder(std::string symbol, uint64_t function) : symbol_(std::move(symbol)) {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <vector>
 
+#include "common/format/digest.h"
 #include "shim/device/host_device.h"
 #include "shim/engine/engine.h"
 #include "shim/reduce/host_reduce.h"
@@ -17,7 +18,7 @@ namespace {
 
 using testing::ConfigFrom;
 using testing::LaunchBuilder;
-using testing::MemorySink;
+using testing::WatchSink;
 
 uint64_t Addr(const void* p) { return reinterpret_cast<uint64_t>(p); }
 
@@ -49,7 +50,7 @@ class OpLevelTest : public ::testing::Test {
   }
   Config config;
   HostDevice device;
-  MemorySink sink;
+  WatchSink sink;  // keeps watch mode's records too (OpWatchTest)
   std::unique_ptr<Engine> engine;
 };
 
@@ -166,8 +167,124 @@ TEST_F(OpLevelTest, CudaTensorsGoThroughTheOpDeviceAndOtherDevicesAreSaidOnce) {
   EXPECT_NE(sink.notes[0].msg.find("not measured"), std::string::npos) << sink.notes[0].msg;
 }
 
-TEST(OpLevelConfig, OpsIsRefusedWithWatch) {
-  EXPECT_THROW(ConfigFrom({{"NUMTRACE_LEVEL", "ops"}, {"NUMTRACE_WATCH", "full"}}), std::runtime_error);
+// Watch mode at operator level (`numtrace run --ops --watch`): every call
+// of every step digested as its op record's buffers, one digest per step.
+class OpWatchTest : public OpLevelTest {
+ protected:
+  // One step: y = x * 2 (aten::mul), then x += y (aten::add_), then a mark.
+  void Step(std::vector<float>& x, std::vector<float>& y, OpDevice on = OpDevice::kCpu) {
+    T in(x, {static_cast<int64_t>(x.size())}, 0, false, {}, on);
+    T out(y, {static_cast<int64_t>(y.size())}, 2, true, {}, on);
+    std::vector<OpTensor> mul = {in.t, out.t};
+    int64_t token = engine->OnOpBefore({}, 0);
+    for (size_t i = 0; i < x.size(); ++i) y[i] = x[i] * 2;
+    engine->OnOpAfter(token, "aten::mul", mul, 0);
+    T self(x, {static_cast<int64_t>(x.size())}, 0, true, {}, on);
+    T other(y, {static_cast<int64_t>(y.size())}, 1, false, {}, on);
+    std::vector<OpTensor> add = {self.t, other.t};
+    std::vector<OpTensor> written = {self.t};
+    token = engine->OnOpBefore(written, 0);
+    for (size_t i = 0; i < x.size(); ++i) x[i] += y[i];
+    engine->OnOpAfter(token, "aten::add_", add, 0);
+    engine->OnStepMark();
+    engine->Pump();
+  }
+};
+
+TEST_F(OpWatchTest, EveryStepIsDigestedPerOpAndDiffersWhereOneTensorDiffers) {
+  Make({{"NUMTRACE_WATCH", "full"}});
+  std::vector<float> x(256, 1.0f), y(256, 0.0f);
+  for (int step = 0; step < 3; ++step) {
+    std::vector<float> xs = x;  // every step starts from the same data...
+    if (step == 2) xs[7] = 5.0f;  // ...but one element in step 2
+    Step(xs, y);
+  }
+  engine->Shutdown();
+  EXPECT_TRUE(sink.kernels.empty());  // no step selected: digests only
+  ASSERT_EQ(sink.digests.size(), 3u);
+  ASSERT_EQ(sink.names.size(), 2u);
+  EXPECT_EQ(sink.names[0].name, "aten::mul");
+  EXPECT_EQ(sink.names[1].name, "aten::add_");
+  for (int step = 0; step < 3; ++step) {
+    const DigestRecord& d = sink.digests[step];
+    EXPECT_EQ(d.step, step);
+    EXPECT_EQ(d.kernels, 2u);
+    EXPECT_EQ(d.lost, 0u);
+    EXPECT_EQ(d.names, (std::vector<uint64_t>{0, 1}));
+    EXPECT_NE(d.kernel_hashes[0], 0u);
+  }
+  EXPECT_EQ(sink.digests[0].hash, sink.digests[1].hash);
+  EXPECT_EQ(sink.digests[0].kernel_hashes, sink.digests[1].kernel_hashes);
+  EXPECT_NE(sink.digests[2].hash, sink.digests[1].hash);
+  EXPECT_NE(sink.digests[2].kernel_hashes[0], sink.digests[1].kernel_hashes[0]);
+  // Each digest is KernelDigest of the op record's buffer hashes, in order.
+  std::vector<float> x0(256, 1.0f), y0(256, 2.0f);
+  const uint64_t mul[] = {ReduceHost(x0.data(), 1024, DType::kF32).hash, ReduceHost(y0.data(), 1024, DType::kF32).hash};
+  EXPECT_EQ(sink.digests[0].kernel_hashes[0], KernelDigest(mul));
+}
+
+TEST_F(OpWatchTest, ASelectedStepIsAlsoCapturedInFullAndAgreesWithItsDigests) {
+  Make({{"NUMTRACE_WATCH", "full"}, {"NUMTRACE_STEPS", "1"}});
+  std::vector<float> x(64, 1.5f), y(64, 0.0f);
+  for (int step = 0; step < 3; ++step) Step(x, y);
+  engine->Shutdown();
+  ASSERT_EQ(sink.digests.size(), 3u);
+  ASSERT_EQ(sink.kernels.size(), 2u);  // step 1's two op records
+  for (size_t i = 0; i < 2; ++i) {
+    const KernelRecord& r = sink.kernels[i];
+    EXPECT_EQ(r.step, 1);
+    std::vector<uint64_t> hashes;
+    for (const BufferRecord& b : r.buffers) hashes.push_back(b.stats.hash);
+    EXPECT_EQ(sink.digests[1].kernel_hashes[i], KernelDigest(hashes)) << r.name;
+  }
+}
+
+TEST_F(OpWatchTest, SampledDigestsReadTheDocumentedWindows) {
+  Make({{"NUMTRACE_WATCH", "sampled"}});
+  // 256 KiB: sampled over windows, not whole (common/format/digest.h).
+  std::vector<float> x(64 * 1024, 1.0f), y(64 * 1024, 0.0f);
+  SampleWindow w[kSampleWindows];
+  ASSERT_EQ(SampleWindows(x.size() * 4, w), kSampleWindows);
+  const size_t outside = (w[0].offset + w[0].bytes) / 4 + 1;  // between the head and the next window
+  ASSERT_LT(outside * 4, w[1].offset);
+  for (int step = 0; step < 3; ++step) {
+    std::vector<float> xs = x;
+    if (step == 1) xs[outside] = 9.0f;  // not sampled: same digest
+    if (step == 2) xs[0] = 9.0f;        // in the head window: differs
+    Step(xs, y);
+  }
+  engine->Shutdown();
+  ASSERT_EQ(sink.digests.size(), 3u);
+  EXPECT_EQ(sink.digests[0].hash, sink.digests[1].hash);
+  EXPECT_NE(sink.digests[0].hash, sink.digests[2].hash);
+}
+
+TEST_F(OpWatchTest, CudaTensorsAreDigestedOnTheOpDeviceOrCountedLost) {
+  Make({{"NUMTRACE_WATCH", "full"}});
+  std::vector<float> x(64, 1.0f), y(64, 0.0f);
+  std::vector<float> xs = x;
+  Step(xs, y, OpDevice::kCuda);  // step 0: no CUDA device yet: lost, said once
+  HostDevice cuda;               // stands in for CudaDevice
+  engine->SetOpDevice(&cuda);
+  xs = x;
+  Step(xs, y, OpDevice::kCuda);  // step 1: on the op device
+  xs = x;
+  Step(xs, y);                   // step 2: the same bytes on the CPU
+  engine->Shutdown();
+  ASSERT_EQ(sink.digests.size(), 3u);
+  EXPECT_EQ(sink.digests[0].lost, 2u);
+  EXPECT_EQ(sink.digests[0].kernel_hashes, (std::vector<uint64_t>{0, 0}));
+  EXPECT_EQ(sink.digests[1].lost, 0u);
+  EXPECT_GE(cuda.enqueued(), 2u);
+  EXPECT_EQ(sink.digests[1].kernel_hashes, sink.digests[2].kernel_hashes);
+  ASSERT_EQ(sink.notes.size(), 1u);
+  EXPECT_NE(sink.notes[0].msg.find("counts their calls as lost"), std::string::npos) << sink.notes[0].msg;
+}
+
+TEST(OpLevelConfig, OpsIsTakenWithWatch) {
+  const Config c = ConfigFrom({{"NUMTRACE_LEVEL", "ops"}, {"NUMTRACE_WATCH", "full"}});
+  EXPECT_EQ(c.level, CaptureLevel::kOps);
+  EXPECT_EQ(c.watch, WatchMode::kFull);
   EXPECT_THROW(ConfigFrom({{"NUMTRACE_LEVEL", "op"}}), std::runtime_error);
   EXPECT_EQ(ConfigFrom({{"NUMTRACE_LEVEL", " ops "}}).level, CaptureLevel::kOps);
   EXPECT_EQ(ConfigFrom({}).level, CaptureLevel::kKernels);

@@ -184,6 +184,20 @@ TEST(RuntimeTest, StepMarksBeforeStartAreReplayed) {
   std::filesystem::remove_all(dir);
 }
 
+// The hooks arm their dispatch mode on the steps this answers 1 or 2 for:
+// at operator level in watch mode every step's ops must reach the engine.
+TEST(RuntimeTest, StepCapturedArmsEveryStepAtOperatorLevelInWatchMode) {
+  Runtime ops_watch(MapEnv({{"NUMTRACE_LEVEL", "ops"}, {"NUMTRACE_WATCH", "full"}, {"NUMTRACE_STEPS", "3"}}));
+  EXPECT_EQ(ops_watch.StepCaptured(3), 1);
+  EXPECT_EQ(ops_watch.StepCaptured(0), 2);
+  EXPECT_EQ(ops_watch.StepCaptured(7), 2);
+  EXPECT_EQ(ops_watch.StepCaptured(-1), 0);
+  Runtime ops(MapEnv({{"NUMTRACE_LEVEL", "ops"}, {"NUMTRACE_STEPS", "3"}}));
+  EXPECT_EQ(ops.StepCaptured(0), 0);
+  Runtime kernels_watch(MapEnv({{"NUMTRACE_WATCH", "full"}, {"NUMTRACE_STEPS", "3"}}));
+  EXPECT_EQ(kernels_watch.StepCaptured(0), 0);  // kernel level: launches are digested without the hooks
+}
+
 TEST(RuntimeTest, ProcessThatNeverCapturesWritesNothing) {
   const std::string dir = TempDir("none");
   {

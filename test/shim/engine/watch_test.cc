@@ -17,24 +17,7 @@ namespace {
 
 using testing::ConfigFrom;
 using testing::LaunchBuilder;
-using testing::MemorySink;
-
-// A sink that keeps watch mode's records too.
-class WatchSink : public MemorySink {
- public:
-  bool Push(KernelRecord r) override { return MemorySink::Push(std::move(r)); }
-  bool Push(NoteRecord n) override { return MemorySink::Push(std::move(n)); }
-  bool Push(DigestRecord d) override {
-    digests.push_back(std::move(d));
-    return true;
-  }
-  bool Push(KernelNameRecord n) override {
-    names.push_back(std::move(n));
-    return true;
-  }
-  std::vector<DigestRecord> digests;
-  std::vector<KernelNameRecord> names;
-};
+using testing::WatchSink;
 
 struct WatchEngine {
   explicit WatchEngine(const char* mode) : config(ConfigFrom({{"NUMTRACE_WATCH", mode}})) {

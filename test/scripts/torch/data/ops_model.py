@@ -60,6 +60,10 @@ opt = torch.optim.SGD(model.parameters(), lr=1e-2, momentum=0.9)
 x = torch.randn(4, 8, 16); y = torch.randn(4, 8)
 losses = []
 for step in range(3):
+    if BUG == "late" and step == 2:  # a bug that begins at step 2 (watch mode names the step)
+        x = x * 1.5
+    if BUG == "flaky" and step == 1:  # differs from run to run, from step 1 on (numtrace twice --watch)
+        x = x + int.from_bytes(os.urandom(8), "little") / 2.0**64
     out = run(x)
     if BUG == "bcast":  # (4, 8) - (4, 1, 8) broadcasts silently to (4, 4, 8)
         loss = ((out - y.unsqueeze(1)) ** 2).mean()
