@@ -538,10 +538,6 @@ std::string StepsText(const std::vector<int64_t>& steps) {
   return out;
 }
 
-CaptureLevel LevelOf(const Trace& t) {
-  return t.header.capture && t.header.capture->level ? *t.header.capture->level : CaptureLevel::kKernels;
-}
-
 }  // namespace
 
 Alignment Align(const Trace& a, const Trace& b, const AlignOptions& options) {
@@ -556,7 +552,7 @@ Alignment Align(const Trace& a, const Trace& b, const AlignOptions& options) {
   }
   // An operator-level trace against a kernel-level one: operators and
   // kernels pair only where their names happen to agree. Said, never silent.
-  const CaptureLevel la = LevelOf(a), lb = LevelOf(b);
+  const CaptureLevel la = a.capture_level(), lb = b.capture_level();
   if (la != lb) {
     result.warnings.push_back(absl::StrCat("A was captured at ", std::string(CaptureLevelName(la)), " level, B at ",
                                            std::string(CaptureLevelName(lb)), " level (capture.level): operator records and kernel launches do not pair; "

@@ -202,6 +202,11 @@ struct Trace {
   std::string_view DisplayName(const Kernel& k) const {
     return k.level == RecordLevel::kOp ? Name(k) : Demangled(k);
   }
+  // What the capture recorded (header capture.level; kernels when unsaid):
+  // a watch trace's digests are of operator calls or of kernel launches.
+  CaptureLevel capture_level() const {
+    return header.capture && header.capture->level ? *header.capture->level : CaptureLevel::kKernels;
+  }
   // Whether a kernel left a NaN or Inf in some buffer it wrote.
   bool HasNonfiniteOutput(const Kernel& k) const {
     for (const Buffer& b : BuffersOf(k)) {

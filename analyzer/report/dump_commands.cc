@@ -29,6 +29,17 @@ std::string TraceDir(const Trace& t) {
 
 std::string DumpDir(const Trace& t, uint64_t seq) { return TraceDir(t) + "-dump-seq" + std::to_string(seq); }
 
+// A setting as its `numtrace run` option: `--opt VALUE`; for an option
+// whose value may be left out (--ops, --watch) the option alone when the
+// value is the one it implies, else `--opt=VALUE` (a separate word would be
+// read as the job's command).
+std::string OptionWords(const shim::Setting& s, const std::string& value) {
+  const std::string option(s.option.substr(s.option.rfind(',') + 1));
+  if (s.implicit_value.empty()) return option + " " + ShellQuote(value);
+  if (value == s.implicit_value) return option;
+  return ShellQuote(option + "=" + value);
+}
+
 // `numtrace run -o OUT --steps STEPS [options] [--label L]`. The header's
 // capture.settings (written by the shim from the settings table's
 // `recapture` entries) are repeated as `numtrace run` options, or as
@@ -45,19 +56,15 @@ std::string RunPrefix(const Trace& t, const std::string& out, std::string steps,
       const shim::Setting* s = shim::FindSetting(variable);
       if (s == nullptr || !s->recapture) continue;
       if (whole_step && s->narrows_step) {
-        if (left_out != nullptr) {
-          std::string_view option = s->option.substr(s->option.rfind(',') + 1);
-          *left_out += (left_out->empty() ? "" : " ") + std::string(option) + " " + ShellQuote(value);
-        }
+        if (left_out != nullptr) *left_out += (left_out->empty() ? "" : " ") + OptionWords(*s, value);
         continue;
       }
       if (variable == "NUMTRACE_STEPS") {
         own_steps = ShellQuote(value);
         continue;
       }
-      std::string_view option = s->option.substr(s->option.rfind(',') + 1);
       if (s->option.empty()) env += variable + "=" + ShellQuote(value) + " ";
-      else options += " " + std::string(option) + " " + ShellQuote(value);
+      else options += " " + OptionWords(*s, value);
     }
     if (own_steps.empty()) {
       for (int64_t s : t.header.capture->steps) own_steps += (own_steps.empty() ? "" : ",") + std::to_string(s);

@@ -94,14 +94,19 @@ std::string StepsTerminal(const RankDiff& rd, bool color) {
   auto c = [&](std::string_view code, std::string_view text) {
     return color ? std::string(code) + std::string(text) + "\033[0m" : std::string(text);
   };
+  // A step's digests are of kernel launches or, at operator level, of
+  // operator calls: the lines say which.
+  const bool ops = rd.a->capture_level() == CaptureLevel::kOps;
+  const std::string unit = ops ? "operator call" : "launch";
   std::string out = "  steps: " + std::to_string(s.compared) + " compared by digest";
   if (s.first_differing) {
     out += ", " + std::to_string(s.differing) + " differ; first differing step: " +
            c("\033[31m\033[1m", std::to_string(*s.first_differing)) + "\n";
     out += s.first_is_structure
-               ? "    the kernel sequences part there (count or names differ) at launch " +
+               ? std::string("    the ") + (ops ? "operator" : "kernel") +
+                     " sequences part there (count or names differ) at " + unit + " " +
                      std::to_string(s.first_index) + " of the step\n"
-               : "    first differing launch: index " + std::to_string(s.first_index) + " of the step\n";
+               : "    first differing " + unit + ": index " + std::to_string(s.first_index) + " of the step\n";
     out += "      A: " + Short(*rd.a, s.a_name) + "\n      B: " + Short(*rd.b, s.b_name) + "\n";
   } else if (s.compared != 0) {
     out += ", every one " + c("\033[32m", "identical") + "\n";
@@ -113,7 +118,7 @@ std::string StepsTerminal(const RankDiff& rd, bool color) {
     if (!n) continue;
     const Trace& t = side_a ? *rd.a : *rd.b;
     out += std::string("    first NaN/Inf step in ") + (side_a ? "A" : "B") + ": " +
-           c("\033[31m", std::to_string(n->step)) + ", launch " + std::to_string(n->index) + " " +
+           c("\033[31m", std::to_string(n->step)) + ", " + unit + " " + std::to_string(n->index) + " " +
            TerminalSafe(ShortName(t.strings.View(n->name))) + "\n";
   }
   for (const std::string& n : s.notes) out += "    " + c("\033[33m", "note: ") + TerminalSafe(n) + "\n";
@@ -126,7 +131,7 @@ std::string StepsTerminal(const RankDiff& rd, bool color) {
                  (cap.left_out_b.empty() ? "" : "B: " + cap.left_out_b);
     }
     if (!left_out.empty()) {
-      out += " (without " + TerminalSafe(left_out) + ": the digests cover every launch of the step)";
+      out += " (without " + TerminalSafe(left_out) + ": the digests cover every " + unit + " of the step)";
     }
     out += ", then diff:\n";
     out += "      " + TerminalSafe(cap.command_a) + "\n";

@@ -145,6 +145,42 @@ TEST(StepFinderTest, FindsTheFirstDifferingStepAndLaunch) {
   EXPECT_THAT(term, HasSubstr("numtrace diff runA-step6 runB-step6"));
 }
 
+// Issue 24: watch traces at operator level (run --ops --watch) digest
+// operator calls: the lines say "operator call", not "launch", and the
+// printed capture repeats the level as `--ops` alone (the value an option
+// implies) - a value other than the implied one is `--ops=VALUE`, never a
+// separate word the launcher would take for the job's command.
+TEST(StepFinderTest, OperatorLevelStepsAreSaidInOperatorCalls) {
+  auto with_level = [](std::string text, std::string_view level) {
+    Trace t = Read(text, "x/rank_0.ntrace.jsonl");
+    t.header.capture->level = level == "ops" ? CaptureLevel::kOps : CaptureLevel::kKernels;
+    t.header.capture->settings = {{"NUMTRACE_LEVEL", std::string(level)}};
+    return t;
+  };
+  auto b_steps = Job(10);
+  b_steps[6].hashes[2] = 1;
+  b_steps[7].nonfinite = 1;
+  for (std::string_view level : {"ops", "kernels"}) {
+    Trace a = with_level(WatchText(Job(10)), level), b = with_level(WatchText(b_steps, true, "full", "B"), level);
+    a.path = "runA/rank_0.ntrace.jsonl";
+    b.path = "runB/rank_0.ntrace.jsonl";
+    DiffResult r = Judge(a, b, Align(a, b));
+    r.steps = FindSteps(a, b);
+    r.verdict = Verdict::kDiverged;
+    DiffReport report{"runA", "runB", false, {{0, &a, &b, &r}}};
+    const std::string term = TerminalSummary(report, TerminalOptions{});
+    if (level == "ops") {
+      EXPECT_THAT(term, HasSubstr("first differing operator call: index 2 of the step"));
+      EXPECT_THAT(term, HasSubstr("first NaN/Inf step in B: 7, operator call 1 "));
+      EXPECT_THAT(term, HasSubstr("numtrace run -o runA-step6 --steps 6 --ops --label A --"));
+      EXPECT_THAT(term, Not(HasSubstr("launch")));
+    } else {
+      EXPECT_THAT(term, HasSubstr("first differing launch: index 2 of the step"));
+      EXPECT_THAT(term, HasSubstr("numtrace run -o runA-step6 --steps 6 --ops=kernels --label A --"));
+    }
+  }
+}
+
 TEST(StepFinderTest, DirectorySummariesRollUpTheRankThatDiffersFirst) {
   auto late = Job(10), early = Job(10);
   late[8].hashes[0] = 1;
