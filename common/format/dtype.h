@@ -14,26 +14,34 @@
 #define NUMTRACE_COMMON_FORMAT_DTYPE_H_
 
 #include <cstdint>
+#include <iterator>
 #include <string_view>
+
+#include "common/format/enum_list.h"
 
 namespace numtrace {
 
-// Order is part of nothing external (names are what is written); keep kRaw
-// last so loops can use kCount.
-enum class DType : uint8_t {
-  kF64, kF32, kF16, kBF16, kF8E4M3, kF8E5M2,
-  kI64, kI32, kI16, kI8, kU8, kBool,
-  kRaw,  // unknown element type: only `n` (bytes) and `hash` are measured
-};
+// ONE list: the enumerators and the words a trace writes (`dtype`). Order
+// is part of nothing external (names are what is written), except that the
+// floating types come first (IsFloat) and kRaw last (kDTypeCount).
+#define NUMTRACE_DTYPES(X)                                                                  \
+  X(kF64, "f64") X(kF32, "f32") X(kF16, "f16") X(kBF16, "bf16") X(kF8E4M3, "f8e4m3")         \
+  X(kF8E5M2, "f8e5m2") X(kI64, "i64") X(kI32, "i32") X(kI16, "i16") X(kI8, "i8") X(kU8, "u8") \
+  X(kBool, "bool")                                                                          \
+  X(kRaw, "raw") /* unknown element type: only `n` (bytes) and `hash` are measured */
+enum class DType : uint8_t { NUMTRACE_DTYPES(NUMTRACE_ENUMERATOR) };
+inline constexpr std::string_view kDTypeNames[] = {NUMTRACE_DTYPES(NUMTRACE_ENUM_NAME)};
 inline constexpr int kDTypeCount = static_cast<int>(DType::kRaw) + 1;
+static_assert(std::size(kDTypeNames) == kDTypeCount);
 
-// How the dtype was decided; written as `dtype_from`.
-enum class DTypeSource : uint8_t {
-  kName,       // "name": from the kernel name (template arguments, GEMM tokens)
-  kSignature,  // "signature": from a compiler signature or a user annotation
-  kSniffed,    // "sniffed": guessed from the bytes
-  kDefault,    // "default": nothing known
-};
+// How the dtype was decided; written as `dtype_from`. ONE list.
+#define NUMTRACE_DTYPE_SOURCES(X)                                                      \
+  X(kName, "name")           /* from the kernel name (template arguments, GEMM tokens) */ \
+  X(kSignature, "signature") /* from a compiler signature or a user annotation */       \
+  X(kSniffed, "sniffed")     /* guessed from the bytes */                                \
+  X(kDefault, "default")     /* nothing known */
+enum class DTypeSource : uint8_t { NUMTRACE_DTYPE_SOURCES(NUMTRACE_ENUMERATOR) };
+inline constexpr std::string_view kDTypeSourceNames[] = {NUMTRACE_DTYPE_SOURCES(NUMTRACE_ENUM_NAME)};
 
 // Bytes per element; 1 for kRaw (n counts bytes).
 constexpr int DTypeSize(DType t) {

@@ -17,11 +17,16 @@
 
 #include <cstddef>
 #include <optional>
-#include <span>
 #include <string_view>
 
 #define NUMTRACE_ENUMERATOR(id, ...) id,
 #define NUMTRACE_ENUM_NAME(id, name, ...) name,
+
+// The lists themselves also reach CUDA sources that nvcc compiles as C++17
+// (common/format/dtype.h in the reduction kernels); the way back from a word
+// is for C++20 code only.
+#if __cplusplus >= 202002L
+#include <span>
 
 namespace numtrace {
 
@@ -36,5 +41,7 @@ constexpr std::optional<E> EnumFromName(std::span<const std::string_view> names,
 }
 
 }  // namespace numtrace
+
+#endif  // __cplusplus >= 202002L
 
 #endif  // NUMTRACE_COMMON_FORMAT_ENUM_LIST_H_

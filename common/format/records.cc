@@ -2,14 +2,7 @@
 
 namespace numtrace {
 
-std::string_view RoleName(Role r) {
-  switch (r) {
-    case Role::kOut: return "out";
-    case Role::kIn: return "in";
-    case Role::kUnknown: break;
-  }
-  return "unknown";
-}
+std::string_view RoleName(Role r) { return kRoleNames[static_cast<int>(r)]; }
 
 std::string TraceFileName(int64_t rank, int64_t pid) {
   std::string name = "rank_" + std::to_string(rank);
@@ -18,11 +11,9 @@ std::string TraceFileName(int64_t rank, int64_t pid) {
 }
 
 bool ParseRole(std::string_view s, Role* out) {
-  if (s == "out") *out = Role::kOut;
-  else if (s == "in") *out = Role::kIn;
-  else if (s == "unknown") *out = Role::kUnknown;
-  else return false;
-  return true;
+  auto r = EnumFromName<Role>(kRoleNames, s);
+  if (r) *out = *r;
+  return r.has_value();
 }
 
 std::optional<uint64_t> FooterRecord::CounterValue(CaptureCounter c) const {

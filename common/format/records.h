@@ -31,12 +31,13 @@ inline constexpr std::string_view kTraceFormatName = "numtrace-trace";
 std::string TraceFileName(int64_t rank, int64_t pid = -1);
 inline constexpr int kTraceFormatVersion = 1;
 
-// `role` of a buffer: did the launch change its contents?
-enum class Role : uint8_t {
-  kOut,      // "out": contents changed
-  kIn,       // "in": contents unchanged
-  kUnknown,  // "unknown": not measured before the launch
-};
+// `role` of a buffer: did the launch change its contents? ONE list.
+#define NUMTRACE_ROLES(X)                                      \
+  X(kOut, "out")         /* contents changed */                \
+  X(kIn, "in")           /* contents unchanged */              \
+  X(kUnknown, "unknown") /* not measured before the launch */
+enum class Role : uint8_t { NUMTRACE_ROLES(NUMTRACE_ENUMERATOR) };
+inline constexpr std::string_view kRoleNames[] = {NUMTRACE_ROLES(NUMTRACE_ENUM_NAME)};
 std::string_view RoleName(Role r);
 [[nodiscard]] bool ParseRole(std::string_view s, Role* out);
 

@@ -76,18 +76,6 @@ std::optional<AllocatorMode> ParseAllocatorMode(std::string_view text) {
   return EnumFromName<AllocatorMode>(kAllocatorModeNames, TrimBlanks(text));
 }
 
-std::string_view StepModeName(StepMode m) {
-  switch (m) {
-    case StepMode::kMark: return "mark";
-    case StepMode::kApi: return "api";
-    case StepMode::kProfiler: return "profiler";
-    case StepMode::kNvtx: return "nvtx";
-    case StepMode::kKernel: return "kernel";
-    case StepMode::kLaunches: return "launches";
-  }
-  return "?";
-}
-
 std::optional<StepSet> StepSet::Parse(std::string_view text) {
   text = TrimBlanks(text);
   if (text == "all" || text == "*") return All();

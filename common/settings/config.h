@@ -32,16 +32,19 @@
 
 namespace numtrace::shim {
 
-// How launches are grouped into numbered steps (NUMTRACE_STEP_MODE).
-enum class StepMode : uint8_t {
-  kMark,      // "mark": numtrace_mark_step() ends the current step
-  kApi,       // "api": each numtrace_capture_begin()..end() range is one step
-  kProfiler,  // "profiler": each cudaProfilerStart()..Stop() range is one step
-  kNvtx,      // "nvtx:REGEX": each NVTX range whose name matches is one step
-  kKernel,    // "kernel:REGEX": each launch of a matching kernel starts a step
-  kLaunches,  // "launches:N": every N launches form one step
-};
-std::string_view StepModeName(StepMode m);
+// How launches are grouped into numbered steps (NUMTRACE_STEP_MODE). ONE
+// list: the setting's words (the last three take ":ARGUMENT") and the
+// capture's selector text.
+#define NUMTRACE_STEP_MODES(X)                                                     \
+  X(kMark, "mark")         /* numtrace_mark_step() ends the current step */          \
+  X(kApi, "api")           /* each numtrace_capture_begin()..end() range is one step */ \
+  X(kProfiler, "profiler") /* each cudaProfilerStart()..Stop() range is one step */  \
+  X(kNvtx, "nvtx")         /* nvtx:REGEX: each NVTX range whose name matches */      \
+  X(kKernel, "kernel")     /* kernel:REGEX: each launch of a matching kernel starts one */ \
+  X(kLaunches, "launches") /* launches:N: every N launches form one step */
+enum class StepMode : uint8_t { NUMTRACE_STEP_MODES(NUMTRACE_ENUMERATOR) };
+inline constexpr std::string_view kStepModeNames[] = {NUMTRACE_STEP_MODES(NUMTRACE_ENUM_NAME)};
+inline std::string_view StepModeName(StepMode m) { return kStepModeNames[static_cast<int>(m)]; }
 
 // A set of step numbers: "2", "2,5", "3-4", "1,3-4", "all".
 class StepSet {
@@ -71,10 +74,13 @@ struct NameFilter {
   bool Matches(std::string_view name) const;
 };
 
-enum class OutputsMode : uint8_t {
-  kChanged,  // "changed": measure before and after; roles out/in
-  kAll,      // "all": measure after only; roles unknown
-};
+// NUMTRACE_OUTPUTS and the header's capture.outputs. ONE list.
+#define NUMTRACE_OUTPUTS_MODES(X)                                   \
+  X(kChanged, "changed") /* measure before and after; roles out/in */ \
+  X(kAll, "all")         /* measure after only; roles unknown */
+enum class OutputsMode : uint8_t { NUMTRACE_OUTPUTS_MODES(NUMTRACE_ENUMERATOR) };
+inline constexpr std::string_view kOutputsModeNames[] = {NUMTRACE_OUTPUTS_MODES(NUMTRACE_ENUM_NAME)};
+inline std::string_view OutputsModeName(OutputsMode m) { return kOutputsModeNames[static_cast<int>(m)]; }
 
 // Watch mode (NUMTRACE_WATCH, watch.h): a digest of every launch on every
 // step. ONE list: the setting's words and the header's capture.watch.

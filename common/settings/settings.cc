@@ -26,24 +26,23 @@ bool ParseSwitch(string_view v, bool* out) {
 
 bool ParseStepMode(string_view v, Config* c) {
   string_view m = TrimBlanks(v);
-  if (m == "mark") c->step_mode = StepMode::kMark;
-  else if (m == "api") c->step_mode = StepMode::kApi;
-  else if (m == "profiler") c->step_mode = StepMode::kProfiler;
-  else if (m.starts_with("nvtx:") || m.starts_with("kernel:")) {
-    const bool nvtx = m.starts_with("nvtx:");
-    string_view re = m.substr(nvtx ? 5 : 7);
+  // The word (the list's), then for the last three ":ARGUMENT".
+  const size_t colon = m.find(':');
+  const std::optional<StepMode> mode = EnumFromName<StepMode>(kStepModeNames, m.substr(0, colon));
+  if (!mode) return false;
+  const bool takes_argument = *mode == StepMode::kNvtx || *mode == StepMode::kKernel || *mode == StepMode::kLaunches;
+  if (takes_argument != (colon != string_view::npos)) return false;
+  c->step_mode = *mode;
+  if (*mode == StepMode::kNvtx || *mode == StepMode::kKernel) {
+    string_view re = m.substr(colon + 1);
     auto compiled = CompileRegex(re);
     if (re.empty() || !compiled) return false;
-    c->step_mode = nvtx ? StepMode::kNvtx : StepMode::kKernel;
     c->step_regex_text = std::string(re);
     c->step_regex = std::move(*compiled);
-  } else if (m.starts_with("launches:")) {
-    auto n = ParseCount(m.substr(9));
+  } else if (*mode == StepMode::kLaunches) {
+    auto n = ParseCount(m.substr(colon + 1));
     if (!n || *n == 0) return false;
-    c->step_mode = StepMode::kLaunches;
     c->launches_per_step = *n;
-  } else {
-    return false;
   }
   // Range modes capture every range by default: the ranges are the selection.
   const bool range_mode = c->step_mode == StepMode::kApi || c->step_mode == StepMode::kProfiler ||
@@ -256,11 +255,9 @@ constexpr Setting kSettings[] = {
      .accepted = "changed or all",
      .help = "changed: measure before and after, roles out/in; all: after only, roles unknown",
      .parse = [](string_view v, Config* c) {
-       string_view m = TrimBlanks(v);
-       if (m == "changed") c->outputs = OutputsMode::kChanged;
-       else if (m == "all") c->outputs = OutputsMode::kAll;
-       else return false;
-       return true;
+       auto m = EnumFromName<OutputsMode>(kOutputsModeNames, TrimBlanks(v));
+       if (m) c->outputs = *m;
+       return m.has_value();
      }},
     {.variable = "NUMTRACE_DEVICE_MEMORY",
      .option = "--device-memory",

@@ -153,7 +153,7 @@ TraceHeader Runtime::MakeHeader(std::optional<DeviceInfo> info) const {
   h.device = std::move(info);
   CaptureInfo capture;
   capture.steps = config_.steps.Listed();
-  capture.outputs = config_.outputs == OutputsMode::kChanged ? "changed" : "all";
+  capture.outputs = std::string(OutputsModeName(config_.outputs));
   capture.selector = config_.SelectorText();
   capture.level = config_.level;
   if (config_.watch != WatchMode::kOff) capture.watch = std::string(WatchModeName(config_.watch));
