@@ -58,7 +58,7 @@ void PrintOrigins(const DiffSummaryView& s, std::ostream& out) {
     if (s.first_divergence) {
       out << "; the first divergence:\n";
       PrintKernel(s.first_divergence->rank, s.first_divergence->a_seq, s.first_divergence->a_name, out);
-      out << "  (" << analyzer::TerminalSafe(s.first_divergence->kind) << ")\n";
+      out << "  (" << PairStatusName(s.first_divergence->kind) << ")\n";
       PrintHint(s.first_divergence->a_name, out);
     } else {
       out << "\n";
@@ -72,7 +72,7 @@ void PrintOrigins(const DiffSummaryView& s, std::ostream& out) {
       out << "first divergence:";
       PrintKernel(s.first_divergence->rank, s.first_divergence->a_seq, s.first_divergence->a_name, out);
       out << "  (cause "
-          << (s.first_divergence->cause.empty() ? "unknown" : analyzer::TerminalSafe(s.first_divergence->cause))
+          << (s.first_divergence->cause ? CauseName(*s.first_divergence->cause) : "unknown")
           << ")\n";
     }
     return;

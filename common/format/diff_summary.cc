@@ -152,8 +152,14 @@ absl::StatusOr<DiffSummaryView> ParseDiffSummary(const std::string& json,
     f.a_name = Str(first, "a_name");
     f.b_seq = U64(first, "b_seq");
     f.b_name = Str(first, "b_name");
-    f.kind = Str(first, "kind");
-    f.cause = Str(first, "cause");
+    absl::StatusOr<PairStatus> kind = Word<PairStatus>(first, "kind", kPairStatusNames, path);
+    if (!kind.ok()) return kind.status();
+    f.kind = *kind;
+    if (first["cause"].error() != simdjson::NO_SUCH_FIELD) {
+      absl::StatusOr<Cause> cause = Word<Cause>(first, "cause", kCauseNames, path);
+      if (!cause.ok()) return cause.status();
+      f.cause = *cause;
+    }
     view.first_divergence = f;
   }
   if (absl::Status s = ReadSteps(root, path, &view); !s.ok()) return s;

@@ -9,8 +9,9 @@
 //
 // A summary written before `origins` existed reads fine: has_origins is
 // false and the caller says so. The words programs act on (`verdict`, an
-// origin's `status`, `steps.first_kind`) are read typed (summary_words.h): a summary without a
-// known verdict is an error naming the word.
+// origin's `status`, `steps.first_kind`, the first divergence's `kind` and
+// `cause`) are read typed (summary_words.h): a word outside its list is an
+// error naming it.
 //
 // Example:
 //   absl::StatusOr<DiffSummaryView> s = ReadDiffSummary("hunt/summary.json");
@@ -67,8 +68,8 @@ struct FirstDivergenceView {
   std::string a_name;
   uint64_t b_seq = 0;      // run B's side, for a dump of that launch
   std::string b_name;
-  std::string kind;        // values, nonfinite, layout
-  std::string cause;       // origin, born, inherited, unknown; empty when absent
+  PairStatus kind = PairStatus::kDiverged;  // a diverged status: values, nonfinite, layout
+  std::optional<Cause> cause;               // origin, born, inherited, unknown; absent in older summaries
 };
 
 // The summary's `steps` (watch mode, docs/format.md section 2).

@@ -11,6 +11,8 @@
 //   EnumFromName<Verdict>(kVerdictNames, "diverged");        // Verdict::kDiverged
 //   StepDifferenceName(StepDifference::kKernels);            // "kernels"
 //   ReplicaVerdictName(ReplicaVerdict::kConsistent);         // "consistent"
+//   PairStatusName(PairStatus::kDiverged);                   // "values" (a pair's `kind`)
+//   CauseName(Cause::kBorn);                                 // "born"
 #ifndef NUMTRACE_COMMON_FORMAT_SUMMARY_WORDS_H_
 #define NUMTRACE_COMMON_FORMAT_SUMMARY_WORDS_H_
 
@@ -31,6 +33,35 @@ enum class Verdict : uint8_t { NUMTRACE_VERDICTS(NUMTRACE_ENUMERATOR) };
 inline constexpr std::string_view kVerdictNames[] = {NUMTRACE_VERDICTS(NUMTRACE_ENUM_NAME)};
 inline constexpr int kVerdictCount = sizeof(kVerdictNames) / sizeof(kVerdictNames[0]);
 inline std::string_view VerdictName(Verdict v) { return kVerdictNames[static_cast<int>(v)]; }
+
+// Status of a pair: the worst over its compared output buffers (role
+// out/unknown). Order matters: worse statuses come later. The names of the
+// diverged statuses are the summary's `kind` words.
+#define NUMTRACE_PAIR_STATUSES(X)                                              \
+  X(kBitwiseEqual, "bitwise_equal")     /* same bytes (size and hash)      */ \
+  X(kWithinTolerance, "within_tolerance") /* stats differ, score <= 1      */ \
+  X(kDiverged, "values")                /* score > 1, or bytes differ      */ \
+  X(kNonfiniteMismatch, "nonfinite")    /* NaN/Inf counts differ           */ \
+  X(kLayoutMismatch, "layout")          /* corresponding outputs differ in size */
+
+enum class PairStatus : uint8_t { NUMTRACE_PAIR_STATUSES(NUMTRACE_ENUMERATOR) };
+inline constexpr std::string_view kPairStatusNames[] = {NUMTRACE_PAIR_STATUSES(NUMTRACE_ENUM_NAME)};
+inline constexpr int kPairStatusCount = sizeof(kPairStatusNames) / sizeof(kPairStatusNames[0]);
+inline std::string_view PairStatusName(PairStatus s) { return kPairStatusNames[static_cast<int>(s)]; }
+inline bool IsDiverged(PairStatus s) { return s >= PairStatus::kDiverged; }
+
+// Why a pair's outputs differ (docs/format.md, `cause`); set by origins.h.
+#define NUMTRACE_CAUSES(X)                                                        \
+  X(kNone, "none")           /* outputs bitwise equal: nothing to explain      */ \
+  X(kOrigin, "origin")       /* every input it read is bitwise equal           */ \
+  X(kInherited, "inherited") /* some input it read was beyond tolerance       */ \
+  X(kBorn, "born")           /* diverged, inputs differ but within tolerance (or from unpaired ops) */ \
+  X(kUnknown, "unknown")     /* inputs not comparable (structure, outputs=all) */
+
+enum class Cause : uint8_t { NUMTRACE_CAUSES(NUMTRACE_ENUMERATOR) };
+inline constexpr std::string_view kCauseNames[] = {NUMTRACE_CAUSES(NUMTRACE_ENUM_NAME)};
+inline constexpr int kCauseCount = sizeof(kCauseNames) / sizeof(kCauseNames[0]);
+inline std::string_view CauseName(Cause c) { return kCauseNames[static_cast<int>(c)]; }
 
 // Watch mode's `steps.first_kind`: how the first differing step differs.
 #define NUMTRACE_STEP_DIFFERENCES(X)                                                \

@@ -77,7 +77,7 @@ TEST(DiffSummary, PerRankOriginsKeepTheirRank) {
   ASSERT_TRUE(s.ok());
   ASSERT_EQ(s->origins.size(), 1u);
   EXPECT_EQ(s->origins[0].rank, 1);
-  EXPECT_EQ(s->first_divergence->cause, "origin");
+  EXPECT_EQ(s->first_divergence->cause, Cause::kOrigin);
   std::ostringstream out;
   PrintOrigins(*s, out);
   EXPECT_THAT(out.str(), HasSubstr("rank 1 seq 4  k"));
@@ -110,9 +110,10 @@ TEST(DiffSummary, ASummaryWithoutOriginsSaysSo) {
 }
 
 // The words `twice` acts on are read typed, from their one list
-// (common/format/summary_words.h): a verdict or step kind outside the list
+// (common/format/summary_words.h): a verdict, step kind, or first
+// divergence's kind or cause outside its list
 // is an error naming it, never a quiet "not identical".
-TEST(TwiceSummary, VerdictAndStepKindAreReadFromTheirLists) {
+TEST(TwiceSummary, VerdictStepKindAndDivergenceWordsAreReadFromTheirLists) {
   absl::StatusOr<DiffSummaryView> s = ParseDiffSummary(
       R"({"format":"numtrace-diff-summary","version":1,"verdict":"within_tolerance",
           "steps":{"compared":3,"first_differing":1,"first_kind":"kernels","first_kernel":{"index":2}}})", "s.json");
@@ -132,6 +133,20 @@ TEST(TwiceSummary, VerdictAndStepKindAreReadFromTheirLists) {
                             "origins":{"count":1,"top":[{"a_seq":3,"a_name":"k","status":"values"}]}})", "x.json");
   ASSERT_FALSE(odd.ok());
   EXPECT_THAT(std::string(odd.status().message()), HasSubstr("status \"values\" is not one of identical"));
+  // The first divergence's kind and cause, from the judge's lists.
+  s = ParseDiffSummary(R"({"format":"numtrace-diff-summary","version":1,"verdict":"diverged",
+      "first_divergence":{"a_seq":3,"a_name":"k","kind":"nonfinite","cause":"born"}})", "s.json");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->first_divergence->kind, PairStatus::kNonfiniteMismatch);
+  EXPECT_EQ(s->first_divergence->cause, Cause::kBorn);
+  odd = ParseDiffSummary(R"({"format":"numtrace-diff-summary","version":1,"verdict":"diverged",
+                            "first_divergence":{"a_seq":3,"a_name":"k","kind":"value"}})", "x.json");
+  ASSERT_FALSE(odd.ok());
+  EXPECT_THAT(std::string(odd.status().message()), HasSubstr("kind \"value\" is not one of bitwise_equal"));
+  odd = ParseDiffSummary(R"({"format":"numtrace-diff-summary","version":1,"verdict":"diverged",
+                            "first_divergence":{"a_seq":3,"a_name":"k","kind":"values","cause":"birth"}})", "x.json");
+  ASSERT_FALSE(odd.ok());
+  EXPECT_THAT(std::string(odd.status().message()), HasSubstr("cause \"birth\" is not one of none, origin"));
 }
 
 std::vector<std::string> SimCommand(bool nondeterministic) {

@@ -111,12 +111,12 @@ TEST_P(PlantedLayerTest, FirstDivergenceIsThePerturbedGemm) {
   EXPECT_EQ(d.b.kernels[pair.b].seq, ka.seq);
   // Everything launched before it is bitwise equal.
   for (uint32_t i = 0; i < *d.result.first_divergence; ++i) {
-    EXPECT_EQ(d.result.verdicts[i].status, analyzer::PairStatus::kBitwiseEqual) << "pair " << i;
+    EXPECT_EQ(d.result.verdicts[i].status, PairStatus::kBitwiseEqual) << "pair " << i;
   }
   // Real captured traces: the perturbed GEMM is where the difference is
   // born, the one origin, and every later divergence descends from it.
   const auto& r = d.result;
-  EXPECT_EQ(r.verdicts[*r.first_divergence].cause, analyzer::Cause::kOrigin);
+  EXPECT_EQ(r.verdicts[*r.first_divergence].cause, Cause::kOrigin);
   EXPECT_EQ(r.origins.count, 1u);
   ASSERT_TRUE(r.origins.first.has_value());
   EXPECT_EQ(*r.origins.first, *r.first_divergence);
@@ -155,7 +155,7 @@ TEST(SimDiffTest, PlantedChangeAfterNoiseIsTheOnlyRoot) {
   ASSERT_TRUE(r.first_divergence.has_value());
   const uint64_t planted = NthKernel(d.a, kForwardGemmName, 1);
   EXPECT_EQ(d.a.kernels[r.alignment.pairs[*r.first_divergence].a].seq, planted);
-  EXPECT_EQ(r.verdicts[*r.first_divergence].cause, analyzer::Cause::kBorn);
+  EXPECT_EQ(r.verdicts[*r.first_divergence].cause, Cause::kBorn);
   EXPECT_EQ(r.roots.count, 1u);
   ASSERT_TRUE(r.roots.first.has_value());
   EXPECT_EQ(d.a.kernels[r.alignment.pairs[*r.roots.first].a].seq, planted);
