@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "shim/engine/provenance.h"
-#include "sim/null_sink.h"
+#include "shim/engine/null_sink.h"
 #include "sim/sim_launcher.h"
 #include "sim/sim_memory.h"
 
@@ -405,7 +405,7 @@ class Mlp {
   SimLauncher launch_;
   Tensors t_{};
   // --dp: the other ranks' replicas (null at this rank's own index).
-  NullSink null_sink_;
+  shim::NullSink null_sink_;
   std::vector<std::unique_ptr<Mlp>> peers_;
 };
 
@@ -421,7 +421,7 @@ MlpResult TrainMlp(const MlpOptions& options, shim::EventSink* sink) {
     saved.resume_at = 0;
     saved.profile_step = -1;
     saved.kill_after_launches = -1;
-    NullSink unseen;
+    shim::NullSink unseen;
     Mlp before(saved, &unseen);
     before.Train();
     mlp.LoadWeights(before);

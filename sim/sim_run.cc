@@ -3,8 +3,8 @@
 #include <memory>
 
 #include "shim/device/host_device.h"
+#include "shim/engine/null_sink.h"
 #include "shim/engine/runtime.h"
-#include "sim/null_sink.h"
 
 namespace numtrace::sim {
 
@@ -22,7 +22,7 @@ SimRun RunSimulation(const MlpOptions& options, const shim::GetEnvFn& getenv) {
     runtime.AddEnvironment({{"torch.deterministic_algorithms", options.nondeterministic ? "false" : "true"}});
   }
   // Without a sink the loop still runs, untouched, as a job would.
-  NullSink null_sink;
+  shim::NullSink null_sink;
   run.result = TrainMlp(options, sink ? sink : &null_sink);
   runtime.Shutdown();
   run.trace_path = runtime.trace_path();

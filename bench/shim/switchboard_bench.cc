@@ -14,25 +14,15 @@
 #include <cuda.h>
 
 #include "shim/cupti/callback_switchboard.h"
+#include "shim/engine/null_sink.h"
 
 namespace numtrace::shim {
 namespace {
 
-class QuietSink : public EventSink {
+class QuietSink : public NullSink {
  public:
   void OnLaunch(const LaunchEvent&) override { ++launches; }
   bool Quiet() const override { return true; }
-  void OnAlloc(const AllocEvent&) override {}
-  void OnFree(const FreeEvent&) override {}
-  void OnGraphLaunch(const GraphLaunchEvent&) override {}
-  void OnStepMark() override {}
-  void OnCaptureBegin() override {}
-  void OnCaptureEnd() override {}
-  void OnProfilerStart() override {}
-  void OnProfilerStop() override {}
-  void OnRangePush(std::string_view) override {}
-  void OnRangePop() override {}
-  void Shutdown() override {}
   uint64_t launches = 0;
 };
 

@@ -27,6 +27,7 @@
 #include "shim/engine/alloc_map.h"
 #include "shim/engine/buffer_scan.h"
 #include "shim/engine/capture_counters.h"
+#include "shim/engine/null_sink.h"
 
 namespace numtrace::shim {
 namespace {
@@ -84,7 +85,7 @@ struct SeenLaunch {
   size_t slots;
 };
 
-class FakeSink : public EventSink {
+class FakeSink : public NullSink {
  public:
   void OnLaunchEnter(const LaunchEvent& e) override {
     enters.push_back(Copy(e));
@@ -97,14 +98,10 @@ class FakeSink : public EventSink {
   void OnGraphLaunch(const GraphLaunchEvent& g) override { graphs.push_back(g); }
   void OnPoolTrim() override { ++pool_trims; }
   int pool_trims = 0;
-  void OnStepMark() override {}
-  void OnCaptureBegin() override {}
-  void OnCaptureEnd() override {}
   void OnProfilerStart() override { ++profiler_starts; }
   void OnProfilerStop() override { ++profiler_stops; }
   void OnRangePush(std::string_view name) override { ranges.push_back("push " + std::string(name)); }
   void OnRangePop() override { ranges.push_back("pop"); }
-  void Shutdown() override {}
   bool Quiet() const override { return quiet; }
 
   static SeenLaunch Copy(const LaunchEvent& e) {
