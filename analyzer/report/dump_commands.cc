@@ -1,12 +1,12 @@
 #include "analyzer/report/dump_commands.h"
 
-#include "common/format/utf8.h"
+#include "common/text/utf8.h"
 
 #include <filesystem>
 #include <vector>
 
 #include "common/format/dump_record.h"
-#include "common/format/utf8.h"
+#include "common/text/utf8.h"
 #include "analyzer/report/terminal_text.h"
 #include "common/settings/settings.h"
 
@@ -100,7 +100,7 @@ std::string CommandTail(const Trace& t) {
   if (const std::string* job = JobCommandOf(t)) {
     cmd += " " + *job;
   } else if (t.header.run && !t.header.run->argv.empty()) {
-    // The bytes the process had (argv's escape, common/format/utf8.h), quoted so a paste passes them.
+    // The bytes the process had (argv's escape, common/text/utf8.h), quoted so a paste passes them.
     for (const std::string& arg : t.header.run->argv) cmd += " " + ShellQuote(BytesFromUtf8(arg));
   } else {
     cmd += " YOUR_COMMAND";  // the trace did not record one

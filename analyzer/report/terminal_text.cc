@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "common/format/utf8.h"
+#include "common/text/utf8.h"
 
 namespace numtrace::analyzer {
 namespace {

@@ -9,7 +9,7 @@
 #include "analyzer/tensors/npy_reader.h"
 #include "common/format/dump_record.h"
 #include "common/format/npy.h"
-#include "common/format/buffer_hash.h"
+#include "common/numeric/buffer_hash.h"
 #include "simdjson.h"
 
 namespace numtrace::analyzer {

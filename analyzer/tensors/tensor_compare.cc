@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "common/format/element_decode.h"
+#include "common/numeric/element_decode.h"
 
 namespace numtrace::analyzer {
 namespace {

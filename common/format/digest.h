@@ -5,7 +5,7 @@
 //
 // - A kernel's digest folds the 64-bit hashes of the buffers it touched,
 //   measured after it ran, in the order of its kernel record's `buffers`
-//   (the trace format's buffer hash, common/format/buffer_hash.h): a full capture of
+//   (the trace format's buffer hash, common/numeric/buffer_hash.h): a full capture of
 //   the same launch gives KernelDigest(hashes of its record's buffers).
 // - A step's hash folds its kernels' digests in launch order.
 // - In `sampled` mode each buffer is hashed over the windows SampleWindows
@@ -24,7 +24,7 @@
 #include <cstdint>
 #include <span>
 
-#include "common/format/buffer_hash.h"
+#include "common/numeric/buffer_hash.h"
 
 namespace numtrace {
 

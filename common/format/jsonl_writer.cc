@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "common/format/utf8.h"
+#include "common/text/utf8.h"
 
 namespace numtrace {
 namespace {

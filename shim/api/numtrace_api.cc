@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "common/format/element_decode.h"
+#include "common/numeric/element_decode.h"
 #include "common/version/version.h"
 #include "shim/cupti/measurement_pause.h"
 #include "shim/device/host_device.h"

@@ -10,7 +10,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "common/format/utf8.h"
+#include "common/text/utf8.h"
 #include "common/version/version.h"
 #include "shim/engine/annotations.h"
 #include "shim/engine/engine.h"
@@ -30,7 +30,7 @@ std::vector<std::string> ReadArgv() {
   while (start < all.size()) {
     size_t end = all.find('\0', start);
     if (end == std::string::npos) end = all.size();
-    // Any bytes, kept exactly through the JSON header (common/format/utf8.h).
+    // Any bytes, kept exactly through the JSON header (common/text/utf8.h).
     argv.push_back(Utf8FromBytes(std::string_view(all).substr(start, end - start)));
     start = end + 1;
   }

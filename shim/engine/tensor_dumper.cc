@@ -13,7 +13,7 @@
 #include "common/format/npy.h"
 #include "shim/engine/kernel_cache.h"
 #include "shim/log/log.h"
-#include "common/format/buffer_hash.h"
+#include "common/numeric/buffer_hash.h"
 #include "shim/writer/trace_file.h"
 
 namespace numtrace::shim {

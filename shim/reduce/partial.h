@@ -18,9 +18,9 @@
 
 #include "common/format/dtype.h"
 #include "common/format/stats.h"
-#include "common/format/element_decode.h"
-#include "common/format/buffer_hash.h"
-#include "common/format/hd.h"
+#include "common/numeric/element_decode.h"
+#include "common/numeric/buffer_hash.h"
+#include "common/numeric/hd.h"
 
 namespace numtrace::shim {
 

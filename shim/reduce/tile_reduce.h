@@ -25,9 +25,9 @@
 #include <cstdint>
 
 #include "common/format/dtype.h"
-#include "common/format/element_decode.h"
-#include "common/format/buffer_hash.h"
-#include "common/format/hd.h"
+#include "common/numeric/element_decode.h"
+#include "common/numeric/buffer_hash.h"
+#include "common/numeric/hd.h"
 #include "shim/reduce/partial.h"
 
 namespace numtrace::shim {

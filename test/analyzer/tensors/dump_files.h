@@ -13,7 +13,7 @@
 
 #include "common/format/dump_record.h"
 #include "common/format/npy.h"
-#include "common/format/buffer_hash.h"
+#include "common/numeric/buffer_hash.h"
 #include "test/util/scratch_dir.h"
 
 namespace numtrace::testing {

@@ -1,5 +1,5 @@
 #include "common/format/jsonl_writer.h"
-#include "common/format/utf8.h"
+#include "common/text/utf8.h"
 
 #include <gtest/gtest.h>
 

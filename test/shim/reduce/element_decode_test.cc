@@ -1,7 +1,7 @@
 // File: test/shim/reduce/element_decode_test.cc
 // Decoding of every bit pattern of the 8/16-bit floats against the ldexp
 // reference, and fixed points of every format.
-#include "common/format/element_decode.h"
+#include "common/numeric/element_decode.h"
 
 #include <cmath>
 #include <cstring>

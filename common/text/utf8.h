@@ -1,4 +1,4 @@
-// File: common/format/utf8.h
+// File: common/text/utf8.h
 //
 // One UTF-8 validity check for everything that writes strings taken from
 // input files: the JSON writers (invalid bytes become escapes, so output is
@@ -9,8 +9,8 @@
 // Example:
 //   Utf8SequenceLength("\xc3\xa9", 0);  // 2 (é)
 //   Utf8SequenceLength("\xc3(", 0);     // 0: bad continuation byte
-#ifndef NUMTRACE_COMMON_FORMAT_UTF8_H_
-#define NUMTRACE_COMMON_FORMAT_UTF8_H_
+#ifndef NUMTRACE_COMMON_TEXT_UTF8_H_
+#define NUMTRACE_COMMON_TEXT_UTF8_H_
 
 #include <cstddef>
 #include <string>
@@ -79,4 +79,4 @@ inline std::string BytesFromUtf8(std::string_view text) {
 
 }  // namespace numtrace
 
-#endif  // NUMTRACE_COMMON_FORMAT_UTF8_H_
+#endif  // NUMTRACE_COMMON_TEXT_UTF8_H_

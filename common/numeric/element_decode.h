@@ -1,4 +1,4 @@
-// File: common/format/element_decode.h
+// File: common/numeric/element_decode.h
 //
 // Decodes one element of any trace dtype from its raw little-endian bytes
 // into an exact double plus its class (NaN, +Inf, -Inf, zero, subnormal,
@@ -15,13 +15,13 @@
 // Example:
 //   uint8_t b[2] = {0x00, 0x3c};
 //   Element e = DecodeElement(b, DType::kF16);  // e.value == 1.0, e.cls == kNormal
-#ifndef NUMTRACE_COMMON_FORMAT_ELEMENT_DECODE_H_
-#define NUMTRACE_COMMON_FORMAT_ELEMENT_DECODE_H_
+#ifndef NUMTRACE_COMMON_NUMERIC_ELEMENT_DECODE_H_
+#define NUMTRACE_COMMON_NUMERIC_ELEMENT_DECODE_H_
 
 #include <cstdint>
 
 #include "common/format/dtype.h"
-#include "common/format/hd.h"
+#include "common/numeric/hd.h"
 
 namespace numtrace {
 
@@ -122,4 +122,4 @@ NT_HD inline Element DecodeElement(const uint8_t* p, DType t) {
 
 }  // namespace numtrace
 
-#endif  // NUMTRACE_COMMON_FORMAT_ELEMENT_DECODE_H_
+#endif  // NUMTRACE_COMMON_NUMERIC_ELEMENT_DECODE_H_

@@ -1,4 +1,4 @@
-// File: common/format/buffer_hash.h
+// File: common/numeric/buffer_hash.h
 //
 // The 64-bit buffer hash of trace format v1: over the raw bytes, independent
 // of dtype, and computable in any partition. The buffer is read as 8-byte
@@ -13,12 +13,12 @@
 //   uint64_t acc = 0;
 //   for (uint64_t i = 0; i < words; ++i) acc += HashWord(word[i], i);
 //   uint64_t h = FinalizeHash(acc, bytes);
-#ifndef NUMTRACE_COMMON_FORMAT_BUFFER_HASH_H_
-#define NUMTRACE_COMMON_FORMAT_BUFFER_HASH_H_
+#ifndef NUMTRACE_COMMON_NUMERIC_BUFFER_HASH_H_
+#define NUMTRACE_COMMON_NUMERIC_BUFFER_HASH_H_
 
 #include <cstdint>
 
-#include "common/format/hd.h"
+#include "common/numeric/hd.h"
 
 namespace numtrace {
 
@@ -53,4 +53,4 @@ NT_HD inline uint64_t FinalizeHash(uint64_t acc, uint64_t bytes) {
 
 }  // namespace numtrace
 
-#endif  // NUMTRACE_COMMON_FORMAT_BUFFER_HASH_H_
+#endif  // NUMTRACE_COMMON_NUMERIC_BUFFER_HASH_H_

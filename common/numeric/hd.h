@@ -1,4 +1,4 @@
-// File: common/format/hd.h
+// File: common/numeric/hd.h
 //
 // The few primitives the shared reduction headers need so that g++ (host
 // reference) and nvcc (device kernels) compile the SAME source and produce
@@ -8,8 +8,8 @@
 // Example:
 //   NT_HD inline double Square(double x) { return NtMul(x, x); }
 //   double d = NtBitsToDouble(0x3ff0000000000000ull);  // 1.0
-#ifndef NUMTRACE_COMMON_FORMAT_HD_H_
-#define NUMTRACE_COMMON_FORMAT_HD_H_
+#ifndef NUMTRACE_COMMON_NUMERIC_HD_H_
+#define NUMTRACE_COMMON_NUMERIC_HD_H_
 
 #include <cstdint>
 #include <cstring>
@@ -123,4 +123,4 @@ NT_HD inline double NtI64ToDouble(int64_t v) {
 
 }  // namespace numtrace
 
-#endif  // NUMTRACE_COMMON_FORMAT_HD_H_
+#endif  // NUMTRACE_COMMON_NUMERIC_HD_H_
