@@ -15,6 +15,11 @@
 #       buffer: a 2048x2048 bf16 weight), digests, digest_kernels, notes,
 #       note_tensor_map (the first note about the tensor map), dump_notes
 #       (notes about a tensor dump), note_dump (the first of them);
+#       operator level: level (the header's capture.level), op_records,
+#       op_buffers.cpu/.cuda (their buffers on that device) and
+#       op_measured.cpu/.cuda (those of them with stats), digests_lost (the
+#       digests' lost calls), note_op_unmeasured (the first note that
+#       tensors were not measured);
 #       footer_row "STATUS DETAIL" for the footer row (info with the
 #       unmeasured count and every non-zero counter; fail without a footer
 #       or when a context could not be prepared); provenance_eager and
@@ -85,6 +90,10 @@ def summary(path):
     nccl = [k for k in ks if NCCL.search(name(k))]
     tmap = [n for n in notes if n.startswith("tensor map")]
     dump = [n for n in notes if "tensor dump" in n]
+    unmeasured = [n for n in notes if n.startswith("operator level: tensors on")]
+    header = next((r for r in recs if r.get("type") == "header"), {})
+    ops = [k for k in ks if k.get("level") == "op"]
+    op_buffers = [b for k in ops for b in k.get("buffers") or []]
     out = collections.OrderedDict()
     out["footer"] = "yes" if f else "no"
     out["bad_lines"] = bad
@@ -109,6 +118,14 @@ def summary(path):
     out["note_tensor_map"] = tmap[0] if tmap else ""
     out["dump_notes"] = len(dump)
     out["note_dump"] = dump[0] if dump else ""
+    out["level"] = (header.get("capture") or {}).get("level", "kernels")
+    out["op_records"] = len(ops)
+    for dev in ("cpu", "cuda"):
+        on = [b for b in op_buffers if str(b.get("device", "")).split(":")[0] == dev]
+        out["op_buffers." + dev] = len(on)
+        out["op_measured." + dev] = sum(1 for b in on if b.get("stats"))
+    out["digests_lost"] = sum(int(d.get("lost") or 0) for d in digests)
+    out["note_op_unmeasured"] = unmeasured[0] if unmeasured else ""
     out["footer_row"] = footer_row(f)
     out["provenance_eager"] = provenance(ks, "eager")
     out["provenance_compile"] = provenance(ks, "compile")
