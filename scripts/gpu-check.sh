@@ -1022,11 +1022,15 @@ part4_watch_cost() {
   step watch-hunt "$nt" twice -o "$traces/watch-hunt" --watch -- "$bin/mlp_train" --steps 3 --nondeterministic
   rc=$?
   [ $rc -eq $NOT_RUN ] && { oot "numtrace twice --watch mlp_train --nondet" watch-hunt; return; }
-  local first; first=$(grep -A1 '^== first differing step' "$logs/watch-hunt.log" | tr '\n' ' ' | cut -c1-110)
-  if [ $rc -eq 1 ] && grep -A1 '^== first differing step' "$logs/watch-hunt.log" | grep weight_grad_atomic >/dev/null; then
-    row "numtrace twice --watch mlp_train --nondet" "pass" "exit 1: $first"
+  # twice's summary of the two watch runs: the first differing step and its first differing launch.
+  local sum="$traces/watch-hunt/summary.json" at first
+  at=$(jfind "$sum" steps.first_differing); first=$(jfind "$sum" steps.first_kernel.a_name)
+  if [ $rc -eq 1 ] && [[ "$first" == *weight_grad_atomic* ]]; then
+    row "numtrace twice --watch mlp_train --nondet" "pass" "exit 1: first differing step $at at ${first:0:80}"
+  elif [ -n "$at" ]; then
+    row "numtrace twice --watch mlp_train --nondet" "fail" "exit $rc: first differing step $at at ${first:0:80}, want weight_grad_atomic"
   else
-    row "numtrace twice --watch mlp_train --nondet" "fail" "exit $rc: ${first:-$(tail -2 "$logs/watch-hunt.log" | tr '\n' ' ' | cut -c1-100)}"
+    row "numtrace twice --watch mlp_train --nondet" "fail" "exit $rc: $(tail -2 "$logs/watch-hunt.log" | tr '\n' ' ' | cut -c1-100)"
   fi
 }
 

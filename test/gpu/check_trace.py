@@ -27,7 +27,8 @@
 #       phase, more than half with a scope; compile: every Triton kernel
 #       carries an op).
 #   check_trace.py find JSON KEY     the first value of KEY anywhere in the
-#       JSON document (depth first), JSON-encoded; nothing when absent.
+#       JSON document (depth first), JSON-encoded; nothing when absent. A
+#       dotted KEY (steps.first_kernel.a_name) is a path from the top.
 #   check_trace.py strings JSON      every string value in the document, one
 #       a line (to look for a word such as "suspect" in any note).
 #
@@ -177,6 +178,14 @@ def walk(doc):
 
 
 def find(path, key):
+    if "." in key:
+        node = load(path)
+        for part in key.split("."):
+            if not isinstance(node, dict) or part not in node:
+                return 0
+            node = node[part]
+        print(json.dumps(node))
+        return 0
     for node in walk(load(path)):
         if isinstance(node, dict) and key in node:
             print(json.dumps(node[key]))

@@ -185,7 +185,9 @@ grep -qx 'footer_row=fail no footer (the run was cut short)' "$tmp/cutsum" && gr
   bad "check_trace footer of a cut trace: $(grep '^footer' "$tmp/cutsum")"
 echo '{"verdict":"identical","first_divergence":{"a_name":"k1"},"warnings":[]}' >"$tmp/d.json"
 [ "$(python3 "$ct" find "$tmp/d.json" a_name)" = '"k1"' ] && [ "$(python3 "$ct" find "$tmp/d.json" warnings)" = '[]' ] &&
-  [ -z "$(python3 "$ct" find "$tmp/d.json" absent)" ] && ok || bad "check_trace find"
+  [ -z "$(python3 "$ct" find "$tmp/d.json" absent)" ] && [ "$(python3 "$ct" find "$tmp/d.json" first_divergence.a_name)" = '"k1"' ] &&
+  [ -z "$(python3 "$ct" find "$tmp/d.json" first_divergence.absent)" ] && [ -z "$(python3 "$ct" find "$tmp/d.json" verdict.a_name)" ] &&
+  ok || bad "check_trace find"
 python3 "$ct" summary "$tmp/none" >/dev/null 2>"$tmp/err"; r=$?
 [ $r -eq 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && ok || bad "check_trace on a missing file: exit $r"
 
