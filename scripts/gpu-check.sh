@@ -931,8 +931,9 @@ part3_tensor_map_fake() {
 # ============================================================================
 
 # Benchmarks run paused and pool trims reach numtrace: a max-autotune
-# compile benchmarks its choices with measurement paused (footer launches_paused > 0: the hooks' pause
-# reached Inductor's benchmarker or Triton's do_bench), and empty_cache
+# compile benchmarks its choices with measurement paused (footer
+# launches_paused > 0: the hooks' pause reached Inductor's benchmarker or
+# Triton's do_bench), and empty_cache
 # under cudaMallocAsync raises a pool-trim callback (pool_trims > 0: the
 # range cache is cleared) without faulting the job.
 part4_pause_trim() {

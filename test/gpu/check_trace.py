@@ -17,7 +17,8 @@
 #       (notes about a tensor dump), note_dump (the first of them);
 #       operator level: level (the header's capture.level), op_records,
 #       op_buffers.cpu/.cuda (their buffers on that device) and
-#       op_measured.cpu/.cuda (those of them with stats), digests_lost (the
+#       op_measured.cpu/.cuda (those of them whose stats have a hash and
+#       count every element of the tensor's shape), digests_lost (the
 #       digests' lost calls), note_op_unmeasured (the first note that
 #       tensors were not measured);
 #       footer_row "STATUS DETAIL" for the footer row (info with the
@@ -37,6 +38,7 @@
 # Exit 0, or 2 with one line on stderr when a file cannot be read.
 import collections
 import json
+import math
 import re
 import sys
 
@@ -73,6 +75,15 @@ def records(path):
 def footer_of(recs):
     footers = [r for r in recs if r.get("type") == "footer"]
     return footers[-1] if footers else None
+
+
+def measured(b):
+    """An op record's buffer whose stats cover the whole tensor: a hash, and
+    `n` its shape's element count (bytes for raw)."""
+    stats = b.get("stats") or {}
+    shape = b.get("shape")
+    want = b.get("bytes") if b.get("dtype") == "raw" or not isinstance(shape, list) else math.prod(shape)
+    return "hash" in stats and stats.get("n") == want
 
 
 def typed(k):
@@ -124,7 +135,7 @@ def summary(path):
     for dev in ("cpu", "cuda"):
         on = [b for b in op_buffers if str(b.get("device", "")).split(":")[0] == dev]
         out["op_buffers." + dev] = len(on)
-        out["op_measured." + dev] = sum(1 for b in on if b.get("stats"))
+        out["op_measured." + dev] = sum(1 for b in on if measured(b))
     out["digests_lost"] = sum(int(d.get("lost") or 0) for d in digests)
     out["note_op_unmeasured"] = unmeasured[0] if unmeasured else ""
     out["footer_row"] = footer_row(f)

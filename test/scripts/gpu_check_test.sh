@@ -162,11 +162,12 @@ grep -qx 'provenance_eager=fail kernels 3, with scope 0%, .*' "$tmp/sum" && ok |
 for kv in level=kernels op_records=0 op_buffers.cuda=0 digests_lost=0 note_op_unmeasured=; do
   grep -qxF "$kv" "$tmp/sum" && ok || bad "check_trace summary (kernel level): no '$kv'"
 done
-# Operator level: buffers per device, measured when they carry stats; the
+# Operator level: buffers per device, measured when their stats hash every
+# element of the shape (not n 0, not without a hash); the
 # digests' lost calls; the note of tensors left out.
 cat >"$tmp/ops.ntrace.jsonl" <<'EOF'
 {"type":"header","format":"numtrace-trace","version":1,"capture":{"level":"ops","watch":"full"}}
-{"type":"kernel","seq":0,"launch":0,"step":1,"level":"op","name":"aten::addmm","buffers":[{"arg":0,"bytes":64,"device":"cuda:0","stats":{"hash":"00000000000000aa"}},{"arg":1,"bytes":64,"device":"cuda:0"},{"arg":2,"bytes":8,"device":"cpu","stats":{"hash":"00000000000000bb"}}]}
+{"type":"kernel","seq":0,"launch":0,"step":1,"level":"op","name":"aten::addmm","buffers":[{"arg":0,"bytes":64,"dtype":"f32","shape":[4,4],"device":"cuda:0","stats":{"n":16,"hash":"00000000000000aa"}},{"arg":1,"bytes":64,"dtype":"f32","shape":[4,4],"device":"cuda:0","stats":{"n":0,"hash":"0000000000000000"}},{"arg":2,"bytes":8,"dtype":"f32","shape":[2],"device":"cpu","stats":{"n":2,"hash":"00000000000000bb"}},{"arg":3,"bytes":8,"dtype":"f32","shape":[2],"device":"cuda:0","stats":{"n":2}}]}
 {"type":"kernel","seq":1,"launch":1,"step":1,"name":"not_an_op","buffers":[{"arg":0,"bytes":4,"device":"cuda:1","stats":{}}]}
 {"type":"note","launch":1,"level":"warn","msg":"operator level: tensors on cuda:0 (non-contiguous) are not measured (left out of the records)"}
 {"type":"digest","step":0,"kernels":5,"hash":"0000000000000000","nonfinite":null,"lost":2}
@@ -174,7 +175,7 @@ cat >"$tmp/ops.ntrace.jsonl" <<'EOF'
 {"type":"footer","kernels":2,"launches":10,"dropped":0,"unmeasured":0,"counters":{},"status":"complete"}
 EOF
 python3 "$ct" summary "$tmp/ops.ntrace.jsonl" >"$tmp/opssum" 2>&1
-for kv in level=ops op_records=1 op_buffers.cuda=2 op_measured.cuda=1 op_buffers.cpu=1 op_measured.cpu=1 digests=2 \
+for kv in level=ops op_records=1 op_buffers.cuda=3 op_measured.cuda=1 op_buffers.cpu=1 op_measured.cpu=1 digests=2 \
           digest_kernels=10 digests_lost=2 \
           'note_op_unmeasured=operator level: tensors on cuda:0 (non-contiguous) are not measured (left out of the records)'; do
   grep -qxF "$kv" "$tmp/opssum" && ok || bad "check_trace summary (operator level): no '$kv' in: $(tr '\n' ' ' <"$tmp/opssum")"
