@@ -12,12 +12,12 @@
 # source tree for a dry run). Each part prints every row on stdout as it is
 # made - check, pass/fail/skip/info, reason or figure - and appends it to
 # RESULTS_DIR/gpu-check-partN.txt (default: $OUT, else ./gpu-check-out).
-# Logs, traces and reports go to a work folder outside RESULTS_DIR
-# ($NUMTRACE_CHECK_WORK, kept; else a new /tmp/numtrace-gpu-check.*, removed
-# at exit), packed into RESULTS_DIR/gpu-check-partN.tar.gz after each section
-# and on exit, TERM or INT (the traces only at the end, while the archive
-# stays under 15 MiB): RESULTS_DIR holds two files per part (the device tool
-# brings back 8).
+# Logs, traces and reports (logs/STEP.log, traces/STEP/, reports/) go to a
+# work folder outside RESULTS_DIR ($NUMTRACE_CHECK_WORK, kept; else a new
+# /tmp/numtrace-gpu-check.*, removed at exit), packed into
+# RESULTS_DIR/gpu-check-partN.tar.gz after each section and on exit, TERM or
+# INT (the traces only at the end, while the archive stays under 15 MiB):
+# RESULTS_DIR holds two files per part (the device tool brings back 8).
 #
 # Time: the part ends within NUMTRACE_CHECK_BUDGET_S (default 290), its
 # packing included. Every step runs under its own limit (the table below:
