@@ -602,7 +602,7 @@ part1_nosync() {
   [ $rc -eq 124 ] && { row "no-sync 20 steps, all captured" "fail" "timed out: backtraces in logs/nosync.log.bt"; return; }
   local u d s r0 r1 rg; u=$(val nosync counter.kernels_unmeasured); d=$(val nosync dropped); s=$(val nosync steps)
   read -r r0 r1 rg < <(rss_growth "$logs/nosync.log")
-  local fig="steps $s, kernels $(val nosync kernel_records), ring_bytes $(val nosync counter.ring_bytes), ring_full $(val nosync counter.ring_full), kernels_unmeasured $u, kernels_late $(val nosync counter.kernels_late), dropped $d, host RSS ${r1:-?} KB (+${rg:-?} KB from step 5)"
+  local fig; fig="steps $s, kernels $(val nosync kernel_records), ring_bytes $(val nosync counter.ring_bytes), ring_full $(val nosync counter.ring_full), kernels_unmeasured $u, kernels_late $(val nosync counter.kernels_late), dropped $d, host RSS ${r1:-?} KB (+${rg:-?} KB from step 5)"
   if [ $rc -eq 0 ] && [ "$u" = 0 ] && [ "$d" = 0 ] && [ "$(val nosync footer)" = yes ]; then
     row "no-sync 20 steps, all captured" "pass" "$fig"
   else
