@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# numtrace merge over N shard summaries (issue 27, docs/benchmarks.md
+# numtrace merge over N shard summaries (docs/benchmarks.md
 # "Merging shard summaries"). The shards are N copies of one real one-rank
 # shard (rank 1 of a 2-rank simulated run pair, diverged: first divergence,
 # origins and roots filled) with the rank renumbered 0..N-1 of N; they are

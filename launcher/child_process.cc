@@ -114,6 +114,39 @@ int ShellStatus(int status, int* signal) {
 
 void IgnoreSigpipe() { g_sigpipe_was_ignored = ::signal(SIGPIPE, SIG_IGN) == SIG_IGN; }
 
+pid_t StartChild(const ChildStart& start) {
+  // Built before fork: the child only calls what is safe after it (a
+  // multithreaded parent's child must not allocate).
+  std::vector<char*> args, envp;
+  for (const std::string& a : start.argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  for (const std::string& e : start.env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid != 0) return pid;
+  // Dispositions before the mask: a signal pending across fork must not run
+  // numtrace's handler in the child.
+  ::signal(SIGPIPE, g_sigpipe_was_ignored ? SIG_IGN : SIG_DFL);
+  for (const auto& [sig, handler] : start.signals) ::signal(sig, handler);
+  if (start.mask != nullptr) sigprocmask(SIG_SETMASK, start.mask, nullptr);
+  if (start.stdout_fd >= 0) dup2(start.stdout_fd, 1);
+  if (start.stderr_fd >= 0) dup2(start.stderr_fd, 2);
+  if (start.stdin_null) {
+    int devnull = open("/dev/null", O_RDONLY);
+    if (devnull >= 0) dup2(devnull, 0);
+  }
+  if (start.body) _exit(start.body());
+  execvpe(args[0], args.data(), envp.data());
+  const int e = errno;
+  if (start.exec_errno_fd >= 0) {
+    ssize_t ignored = write(start.exec_errno_fd, &e, sizeof e);
+    (void)ignored;
+  } else {
+    dprintf(2, "%s: %s\n", args[0], std::strerror(e));
+  }
+  _exit(e == ENOENT ? 127 : 126);
+}
+
 std::string DescribeExit(int exit_code, int signal) {
   if (signal == 0) return "exited with status " + std::to_string(exit_code);
   std::string name;
@@ -127,13 +160,6 @@ ChildResult RunChild(const std::vector<std::string>& argv, const Environment& en
     result.error = "no command given";
     return result;
   }
-  std::vector<std::string> env_strings = env.ToStrings();
-  std::vector<char*> args, envp;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  for (const std::string& e : env_strings) envp.push_back(const_cast<char*>(e.c_str()));
-  envp.push_back(nullptr);
-
   // exec failure travels back through a close-on-exec pipe: an errno, or EOF.
   int pipe_fds[2];
   if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
@@ -165,19 +191,16 @@ ChildResult RunChild(const std::vector<std::string>& argv, const Environment& en
     if (!ignored[i]) sigaction(kForwarded[i], &forward, nullptr);
   }
 
-  pid_t pid = fork();
-  if (pid == 0) {
-    // The job gets the signal handling and mask numtrace was started with.
-    for (size_t i = 0; i < std::size(kForwarded); ++i) ::signal(kForwarded[i], ignored[i] ? SIG_IGN : SIG_DFL);
-    ::signal(SIGPIPE, g_sigpipe_was_ignored ? SIG_IGN : SIG_DFL);
-    sigprocmask(SIG_SETMASK, &old_mask, nullptr);
-    close(pipe_fds[0]);
-    execvpe(args[0], args.data(), envp.data());
-    int e = errno;
-    ssize_t ignored = write(pipe_fds[1], &e, sizeof e);
-    (void)ignored;
-    _exit(e == ENOENT ? 127 : 126);
+  // The job gets the signal handling and mask numtrace was started with.
+  ChildStart start;
+  start.argv = argv;
+  start.env = env.ToStrings();
+  start.mask = &old_mask;
+  start.exec_errno_fd = pipe_fds[1];
+  for (size_t i = 0; i < std::size(kForwarded); ++i) {
+    start.signals.emplace_back(kForwarded[i], ignored[i] ? SIG_IGN : SIG_DFL);
   }
+  pid_t pid = StartChild(start);
   close(pipe_fds[1]);
   if (pid > 0) g_job.store(pid);
   sigprocmask(SIG_SETMASK, &old_mask, nullptr);
@@ -230,12 +253,6 @@ CapturedChild RunChildCaptured(const std::vector<std::string>& argv, const Envir
     c.result.error = "no command given";
     return c;
   }
-  std::vector<std::string> env_strings = env.ToStrings();
-  std::vector<char*> args, envp;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  for (const std::string& e : env_strings) envp.push_back(const_cast<char*>(e.c_str()));
-  envp.push_back(nullptr);
   int out_fds[2], err_fds[2];
   if (pipe2(out_fds, O_CLOEXEC) != 0) return c;
   if (pipe2(err_fds, O_CLOEXEC) != 0) {
@@ -243,17 +260,13 @@ CapturedChild RunChildCaptured(const std::vector<std::string>& argv, const Envir
     close(out_fds[1]);
     return c;
   }
-  pid_t pid = fork();
-  if (pid == 0) {
-    ::signal(SIGPIPE, g_sigpipe_was_ignored ? SIG_IGN : SIG_DFL);  // as numtrace was started
-    dup2(out_fds[1], 1);
-    dup2(err_fds[1], 2);
-    int devnull = open("/dev/null", O_RDONLY);
-    if (devnull >= 0) dup2(devnull, 0);
-    execvpe(args[0], args.data(), envp.data());
-    dprintf(2, "%s: %s\n", args[0], std::strerror(errno));
-    _exit(errno == ENOENT ? 127 : 126);
-  }
+  ChildStart start;
+  start.argv = argv;
+  start.env = env.ToStrings();
+  start.stdout_fd = out_fds[1];
+  start.stderr_fd = err_fds[1];
+  start.stdin_null = true;
+  pid_t pid = StartChild(start);
   close(out_fds[1]);
   close(err_fds[1]);
   if (pid < 0) {

@@ -26,7 +26,12 @@
 #ifndef NUMTRACE_LAUNCHER_CHILD_PROCESS_H_
 #define NUMTRACE_LAUNCHER_CHILD_PROCESS_H_
 
+#include <signal.h>
+#include <sys/types.h>
+
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "launcher/environment.h"
@@ -60,6 +65,29 @@ struct CapturedChild {
 };
 CapturedChild RunChildCaptured(const std::vector<std::string>& argv, const Environment& env,
                                int timeout_s);
+
+// How a forked child starts: the one path by which the launcher makes a
+// process (RunChild, RunChildCaptured, the doctor's library probe).
+struct ChildStart {
+  std::vector<std::string> argv;  // the command, argv[0] looked up on PATH ...
+  std::vector<std::string> env;   // ... with this whole environment
+  // Instead of a command: run in the forked child, its result the exit status.
+  std::function<int()> body;
+  // Dispositions the child sets, then the signal mask it gets (else inherited).
+  std::vector<std::pair<int, void (*)(int)>> signals;
+  const sigset_t* mask = nullptr;
+  // Put on the child's stdout / stderr when >= 0; stdin from /dev/null if set.
+  int stdout_fd = -1, stderr_fd = -1;
+  bool stdin_null = false;
+  // exec's errno is written there (a close-on-exec pipe: EOF means it ran);
+  // else "CMD: reason" goes to the child's stderr. Either way the child
+  // exits 127 (not found) or 126, as a shell.
+  int exec_errno_fd = -1;
+};
+// Forks a child that gets SIGPIPE as numtrace was started with, then
+// `start`'s dispositions, mask and descriptors, and execs (or runs `body`).
+// The child's pid; -1 with errno when fork failed.
+pid_t StartChild(const ChildStart& start);
 
 }  // namespace numtrace::launcher
 

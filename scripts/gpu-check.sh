@@ -4,7 +4,7 @@
 #
 #   gpu-bundle/gpu-check.sh --part 1 [RESULTS_DIR]   the hardware questions
 #   gpu-bundle/gpu-check.sh --part 2 [RESULTS_DIR]   figures, torch/compile, provenance, dump, watch
-#   gpu-bundle/gpu-check.sh --part 3 [RESULTS_DIR]   allocators, reduce-overhead, the tensor map's torch side
+#   gpu-bundle/gpu-check.sh --part 3 [RESULTS_DIR]   operator level on CUDA, allocators, reduce-overhead, the tensor map's torch side
 #   gpu-bundle/gpu-check.sh --part 4 [RESULTS_DIR]   pause/trim, watch cost, doctor, torch.profiler, 2 ranks
 #   gpu-bundle/gpu-check.sh --budget [--part N]      the step limits and their sums; runs nothing
 #
@@ -12,12 +12,12 @@
 # source tree for a dry run). Each part prints every row on stdout as it is
 # made - check, pass/fail/skip/info, reason or figure - and appends it to
 # RESULTS_DIR/gpu-check-partN.txt (default: $OUT, else ./gpu-check-out).
-# Logs, traces and reports go to a work folder outside RESULTS_DIR
-# ($NUMTRACE_CHECK_WORK, kept; else a new /tmp/numtrace-gpu-check.*, removed
-# at exit), packed into RESULTS_DIR/gpu-check-partN.tar.gz after each section
-# and on exit, TERM or INT (the traces only at the end, while the archive
-# stays under 15 MiB): RESULTS_DIR holds two files per part (the device tool
-# brings back 8).
+# Logs, traces and reports (logs/STEP.log, traces/STEP/, reports/) go to a
+# work folder outside RESULTS_DIR ($NUMTRACE_CHECK_WORK, kept; else a new
+# /tmp/numtrace-gpu-check.*, removed at exit), packed into
+# RESULTS_DIR/gpu-check-partN.tar.gz after each section and on exit, TERM or
+# INT (the traces only at the end, while the archive stays under 15 MiB):
+# RESULTS_DIR holds two files per part (the device tool brings back 8).
 #
 # Time: the part ends within NUMTRACE_CHECK_BUDGET_S (default 290), its
 # packing included. Every step runs under its own limit (the table below:
@@ -32,7 +32,8 @@
 #
 # Knobs: NUMTRACE_CHECK_BUDGET_S; NUMTRACE_CHECK_LIMITS="step=s step=s" (a
 # step's limit); NUMTRACE_CHECK_FORCE_GPU=1 (run the GPU rows without
-# nvidia-smi); NUMTRACE_CHECK_SIMULATE_HANG=step (the step sleeps instead:
+# nvidia-smi); NUMTRACE_CHECK_OPS_DEVICE=cpu (the operator-level rows on
+# the CPU); NUMTRACE_CHECK_SIMULATE_HANG=step (the step sleeps instead:
 # tests the budget and the packing). Exit 0, 1 when a row failed, 143 when
 # terminated, 2 on bad usage.
 set -uo pipefail
@@ -70,6 +71,7 @@ limits_table() {
 2  dump-vs-plain      5 numtrace-diff dump run vs eager run (<1 s)
 2  watch-full        45 numtrace run --watch=full --steps 2, 30 steps (20-30 s)
 2  watch-diff        10 numtrace-diff of the watch trace with itself (<3 s)
+3  ops-cuda         20 numtrace run --ops --watch --steps 1, small MLP 3 steps (torch 5-15 s)
 3  step-plain-async  25 bf16 train step, cudaMallocAsync, no numtrace
 3  step-async        40 the same under numtrace
 3  ro-async          60 compile reduce-overhead under cudaMallocAsync
@@ -266,6 +268,47 @@ footer() {
 }
 # jfind JSON KEY: the first value of KEY in a JSON report, JSON-encoded.
 jfind() { python3 "$ct" find "$1" "$2" 2>/dev/null; }
+# traced NAME CMD...: a capture. CMD (which writes its traces under
+# traces/NAME: NUMTRACE_OUTPUT_DIR or -o) runs as stepbt NAME in an emptied
+# traces/NAME; the largest trace there is then summarized as key NAME
+# (val NAME FIELD), whatever CMD's status. Status: CMD's, as stepbt's.
+traced() {
+  local name=$1; shift
+  rm -rf "${traces:?}/$name"
+  stepbt "$name" "$@"
+  local rc=$?
+  [ $rc -ne $NOT_RUN ] && summarize "$name" "$(main_trace "$traces/$name")"
+  return $rc
+}
+# ran CHECK NAME RC: true when step NAME (status RC) ran and exited 0; else
+# false after CHECK's row: skip "out of time" when it was not started, fail
+# with why otherwise.
+ran() {
+  case $3 in
+    0) return 0 ;;
+    "$NOT_RUN") oot "$1" "$2" ;;
+    *) row "$1" "fail" "$(why "$3" "$logs/$2.log")" ;;
+  esac
+  return 1
+}
+# verdict CHECK PASS FAIL TEST...: CHECK's row, pass with reason PASS when
+# the command TEST... succeeds, else fail with reason FAIL.
+verdict() {
+  local check=$1 pass=$2 fail=$3; shift 3
+  if "$@"; then row "$check" "pass" "$pass"; else row "$check" "fail" "$fail"; fi
+}
+# positive V...: every V is a whole number above 0 (not "?", not empty).
+positive() {
+  local v
+  for v; do [[ "$v" =~ ^[0-9]+$ ]] && [ "$v" -gt 0 ] || return 1; done
+}
+# same_bytes A B: file A is not empty and B holds the same bytes.
+same_bytes() { [ -s "$1" ] && cmp -s "$1" "$2"; }
+# clean KEY: summary KEY's trace has kernel records, none dropped and every
+# buffer range confirmed by the driver.
+clean() {
+  positive "$(val "$1" kernel_records)" && [ "$(val "$1" dropped)" = 0 ] && [ "$(val "$1" counter.ranges_unconfirmed)" = 0 ]
+}
 # rss_growth LOG: "first last growth" of the job's "rss step N KB" lines, from
 # step 5 on (after the warm-up), in KB.
 rss_growth() {
@@ -490,20 +533,18 @@ part1_pointer_probe() {
 # (NUMTRACE_CHECK_NO_MARK=1): with the hooks' mark too, every iteration
 # would be two steps and step 1 would hold no kernel.
 part1_train_step() {
-  local tc="$tdir/torch_checks.py" rc tr
+  local tc="$tdir/torch_checks.py" rc key=step-shim
   step step-plain python3 "$tc" train-step "$work/step-plain.sha"
   rc=$?
   [ $rc -eq $NOT_RUN ] && { oot "torch train step" step-plain; return; }
   [ $rc -eq 0 ] || row "torch train step (no numtrace)" "fail" "$(why $rc "$logs/step-plain.log")"
-  rm -rf "$traces/step"
-  stepbt step-shim env LD_PRELOAD="$lib" NUMTRACE_STEPS=1 NUMTRACE_OUTPUT_DIR="$traces/step" "${hooks_env[@]}" \
+  traced step-shim env LD_PRELOAD="$lib" NUMTRACE_STEPS=1 NUMTRACE_OUTPUT_DIR="$traces/step-shim" "${hooks_env[@]}" \
     python3 "$tc" train-step "$work/step-shim.sha"
   rc=$?
-  [ $rc -eq $NOT_RUN ] && { oot "torch train step under numtrace" step-shim; return; }
   if [ $rc -eq 124 ]; then
     row "torch train step under numtrace" "fail" "timed out: backtraces in logs/step-shim.log.bt"
-    rm -rf "$traces/step"
-    stepbt step-noact env LD_PRELOAD="$lib" NUMTRACE_STEPS=1 NUMTRACE_ACTIVITY=0 NUMTRACE_OUTPUT_DIR="$traces/step" \
+    key=step-noact
+    traced step-noact env LD_PRELOAD="$lib" NUMTRACE_STEPS=1 NUMTRACE_ACTIVITY=0 NUMTRACE_OUTPUT_DIR="$traces/step-noact" \
       "${hooks_env[@]}" python3 "$tc" train-step "$work/step-shim.sha"
     rc=$?
     case $rc in
@@ -512,44 +553,37 @@ part1_train_step() {
       *) row "torch train step, NUMTRACE_ACTIVITY=0" "fail" "exit $rc: the hang is elsewhere (see the .bt logs)"; return ;;
     esac
   fi
-  if [ $rc -ne 0 ]; then row "torch train step under numtrace" "fail" "$(why $rc "$logs/step-shim.log")"; return; fi
-  if [ -s "$work/step-plain.sha" ] && cmp -s "$work/step-plain.sha" "$work/step-shim.sha"; then
-    row "torch train step: params bitwise equal" "pass" "hidden 2048 bf16, caching allocator, with and without numtrace + hooks"
-  else
-    row "torch train step: params bitwise equal" "fail" "parameters differ after the step with numtrace (or the plain run failed)"
-  fi
-  tr=$(main_trace "$traces/step"); summarize step "$tr"
-  local k d u; k=$(val step kernel_records); d=$(val step dropped); u=$(val step counter.ranges_unconfirmed)
-  if [ -n "$tr" ] && [ "$k" != 0 ] && [ "$k" != "?" ] && [ "$d" = 0 ] && [ "$u" = 0 ]; then
-    row "torch train step: no drops, ranges confirmed" "pass" "$k kernels, ring_bytes $(val step counter.ring_bytes)"
-  else
-    row "torch train step: no drops, ranges confirmed" "fail" "kernels $k, dropped $d, ranges_unconfirmed $u, ring_full $(val step counter.ring_full)"
-  fi
-  local note te; note=$(val step note_tensor_map); te=$(val step counter.tensor_events)
-  if [[ "$note" == *attached* ]] && [[ "$note" != *"NOT attached"* ]] && [ "$te" != 0 ] && [ "$te" != "?" ]; then
-    row "tensor map: attached (caching allocator)" "pass" "tensor_events $te, pointers_outside_tensors $(val step counter.pointers_outside_tensors)"
+  ran "torch train step under numtrace" step-shim $rc || return
+  verdict "torch train step: params bitwise equal" "hidden 2048 bf16, caching allocator, with and without numtrace + hooks" \
+    "parameters differ after the step with numtrace (or the plain run failed)" \
+    same_bytes "$work/step-plain.sha" "$work/step-shim.sha"
+  local k; k=$(val $key kernel_records)
+  verdict "torch train step: no drops, ranges confirmed" "$k kernels, ring_bytes $(val $key counter.ring_bytes)" \
+    "kernels $k, dropped $(val $key dropped), ranges_unconfirmed $(val $key counter.ranges_unconfirmed), ring_full $(val $key counter.ring_full)" \
+    clean $key
+  local note te; note=$(val $key note_tensor_map); te=$(val $key counter.tensor_events)
+  if [[ "$note" == *attached* ]] && [[ "$note" != *"NOT attached"* ]] && positive "$te"; then
+    row "tensor map: attached (caching allocator)" "pass" "tensor_events $te, pointers_outside_tensors $(val $key counter.pointers_outside_tensors)"
   else
     row "tensor map: attached (caching allocator)" "fail" "${note:-no tensor map note}; tensor_events $te (a bridge build error is in logs/step-shim.log)"
   fi
-  local w; w=$(val step w8388608)
-  if [ "$w" != 0 ] && [ "$w" != "?" ]; then row "tensor map: buffers are tensors" "pass" "$w kernel records with a 2048x2048 bf16 weight buffer"
-  else row "tensor map: buffers are tensors" "fail" "no buffer of 8388608 bytes in $k kernel records: buffers are segments (see the footer row)"; fi
-  footer "torch train step" step
+  local w; w=$(val $key w8388608)
+  verdict "tensor map: buffers are tensors" "$w kernel records with a 2048x2048 bf16 weight buffer" \
+    "no buffer of 8388608 bytes in $k kernel records: buffers are segments (see the footer row)" positive "$w"
+  footer "torch train step" $key
 }
 
 # NCCL inside torch: world size 1, all_reduce; its kernel must carry buffers
 # (NCCL passes one 4 KiB argument block).
 part1_nccl() {
-  rm -rf "$traces/nccl"
-  stepbt nccl env LD_PRELOAD="$lib" NUMTRACE_STEPS=all NUMTRACE_OUTPUT_DIR="$traces/nccl" \
+  traced nccl env LD_PRELOAD="$lib" NUMTRACE_STEPS=all NUMTRACE_OUTPUT_DIR="$traces/nccl" \
     python3 "$tdir/torch_checks.py" nccl
   local rc=$?
   [ $rc -eq $NOT_RUN ] && { oot "NCCL all_reduce captured with buffers" nccl; return; }
-  summarize nccl "$(main_trace "$traces/nccl")"
   local n nb; n=$(val nccl nccl); nb=$(val nccl nccl_buffers)
   if [ $rc -eq 0 ] && [ "$n" = 0 ] && [ "$(val nccl counter.kernels_unmeasured)" = 0 ]; then
     row "NCCL all_reduce captured with buffers" "info" "no NCCL kernel ran on one rank (NCCL's single-rank shortcut?)"
-  elif [ $rc -eq 0 ] && [ "$nb" != 0 ] && [ "$nb" != "?" ]; then
+  elif [ $rc -eq 0 ] && positive "$nb"; then
     row "NCCL all_reduce captured with buffers" "pass" "$n NCCL kernel records, $nb with buffers; params_extra_short $(val nccl counter.params_extra_short)"
   else
     row "NCCL all_reduce captured with buffers" "fail" "exit $rc, $n NCCL kernel records, $nb with buffers, params_extra_short $(val nccl counter.params_extra_short), unmeasured $(val nccl counter.kernels_unmeasured)"
@@ -561,16 +595,14 @@ part1_nccl() {
 # the ring stay small (ring_bytes), do late activity records read as
 # unmeasured kernels (kernels_unmeasured), does host memory grow?
 part1_nosync() {
-  rm -rf "$traces/nosync"
-  stepbt nosync env LD_PRELOAD="$lib" NUMTRACE_STEPS=all NUMTRACE_OUTPUT_DIR="$traces/nosync" "${hooks_env[@]}" \
+  traced nosync env LD_PRELOAD="$lib" NUMTRACE_STEPS=all NUMTRACE_OUTPUT_DIR="$traces/nosync" "${hooks_env[@]}" \
     python3 "$tdir/torch_transformer.py" --mode eager --steps 20 --no-sync
   local rc=$?
   [ $rc -eq $NOT_RUN ] && { oot "no-sync 20 steps, all captured" nosync; return; }
   [ $rc -eq 124 ] && { row "no-sync 20 steps, all captured" "fail" "timed out: backtraces in logs/nosync.log.bt"; return; }
-  summarize nosync "$(main_trace "$traces/nosync")"
   local u d s r0 r1 rg; u=$(val nosync counter.kernels_unmeasured); d=$(val nosync dropped); s=$(val nosync steps)
   read -r r0 r1 rg < <(rss_growth "$logs/nosync.log")
-  local fig="steps $s, kernels $(val nosync kernel_records), ring_bytes $(val nosync counter.ring_bytes), ring_full $(val nosync counter.ring_full), kernels_unmeasured $u, kernels_late $(val nosync counter.kernels_late), dropped $d, host RSS ${r1:-?} KB (+${rg:-?} KB from step 5)"
+  local fig; fig="steps $s, kernels $(val nosync kernel_records), ring_bytes $(val nosync counter.ring_bytes), ring_full $(val nosync counter.ring_full), kernels_unmeasured $u, kernels_late $(val nosync counter.kernels_late), dropped $d, host RSS ${r1:-?} KB (+${rg:-?} KB from step 5)"
   if [ $rc -eq 0 ] && [ "$u" = 0 ] && [ "$d" = 0 ] && [ "$(val nosync footer)" = yes ]; then
     row "no-sync 20 steps, all captured" "pass" "$fig"
   else
@@ -582,21 +614,14 @@ part1_nosync() {
 # How the shim wakes up: CUDA_INJECTION64_PATH alone; CUPTI held by another subscriber.
 part1_inject_holder() {
   if [ $gpu -eq 1 ] && [ -x "$bin/mlp_train" ]; then
-    rm -rf "$traces/inject"
     # NUMTRACE_STEPS=all: mlp_train looks numtrace_mark_step up before its
     # first CUDA call, when the driver has not loaded the library yet.
-    step mlp-inject env CUDA_INJECTION64_PATH="$lib" NUMTRACE_STEPS=all NUMTRACE_OUTPUT_DIR="$traces/inject" \
+    traced mlp-inject env CUDA_INJECTION64_PATH="$lib" NUMTRACE_STEPS=all NUMTRACE_OUTPUT_DIR="$traces/mlp-inject" \
       "$bin/mlp_train" --steps 4
-    local rc=$?
-    if [ $rc -eq $NOT_RUN ]; then oot "CUDA_INJECTION64_PATH capture" mlp-inject
-    elif [ $rc -eq 0 ]; then
-      summarize inject "$(main_trace "$traces/inject")"
-      local k; k=$(val inject kernel_records)
-      if [ "$k" != 0 ] && [ "$k" != "?" ]; then row "CUDA_INJECTION64_PATH capture" "pass" "$k kernel records"
-      else row "CUDA_INJECTION64_PATH capture" "fail" "no kernel records"; fi
-      footer "mlp inject" inject
-    else
-      row "CUDA_INJECTION64_PATH capture" "fail" "mlp_train exit $rc: $(last "$logs/mlp-inject.log")"
+    if ran "CUDA_INJECTION64_PATH capture" mlp-inject $?; then
+      local k; k=$(val mlp-inject kernel_records)
+      verdict "CUDA_INJECTION64_PATH capture" "$k kernel records" "no kernel records" positive "$k"
+      footer "mlp inject" mlp-inject
     fi
   else
     row "CUDA_INJECTION64_PATH capture" "skip" "needs a GPU and bin/mlp_train"
@@ -644,9 +669,9 @@ fi
 part2_figures() {
   step device_bench "$bin/device_bench" 1024
   local rc=$? k v
-  if [ $rc -eq $NOT_RUN ]; then oot "bench device_bench" device_bench
-  elif [ $rc -eq 0 ]; then while read -r k v; do row "bench $k" "info" "$v"; done <"$logs/device_bench.log"
-  else row "bench device_bench" "fail" "$(why $rc "$logs/device_bench.log")"; fi
+  if ran "bench device_bench" device_bench $rc; then
+    while read -r k v; do row "bench $k" "info" "$v"; done <"$logs/device_bench.log"
+  fi
   # Per-launch overhead, capture off (NUMTRACE_STEPS names a step never reached).
   step empty-plain "$bin/empty_kernels" 100000; rc=$?
   if [ $rc -eq 0 ]; then
@@ -662,18 +687,13 @@ part2_figures() {
     row "bench launch overhead" "fail" "exit $rc: see logs/empty-*.log"
   fi
   # Capture step vs normal steps (mlp_train prints step times on stderr).
-  step mlp-capture env LD_PRELOAD="$lib" NUMTRACE_STEPS=2 NUMTRACE_OUTPUT_DIR="$traces/mlp" "$bin/mlp_train" --steps 6
-  rc=$?
-  if [ $rc -eq $NOT_RUN ]; then oot "bench mlp step_ms capture / normal" mlp-capture
-  elif [ $rc -eq 0 ]; then
+  traced mlp-capture env LD_PRELOAD="$lib" NUMTRACE_STEPS=2 NUMTRACE_OUTPUT_DIR="$traces/mlp-capture" "$bin/mlp_train" --steps 6
+  if ran "bench mlp step_ms capture / normal" mlp-capture $?; then
     local cap norm
     cap=$(awk '/step 2 time_ms/ {print $5}' "$logs/mlp-capture.log")
     norm=$(awk '/time_ms/ && $3 >= 3 {s += $5; n++} END {if (n) printf "%.3f", s / n}' "$logs/mlp-capture.log")
     row "bench mlp step_ms capture / normal" "info" "$cap / $norm"
-    summarize mlp "$(main_trace "$traces/mlp")"
-    footer "mlp capture" mlp
-  else
-    row "bench mlp capture step" "fail" "$(why $rc "$logs/mlp-capture.log")"
+    footer "mlp capture" mlp-capture
   fi
 }
 
@@ -682,42 +702,37 @@ part2_figures() {
 # ATen and Triton kernels, bf16 and typed buffers; the provenance the hooks
 # add (phase, scope, op; NUMTRACE_HOOKS_LOG); the diff of the two.
 part2_torch() {
-  local mode ok=1 rc status k
+  local mode t rc status k own kind what ok=1
   for mode in eager compile; do
-    rm -rf "$traces/$mode"
-    stepbt "torch-$mode" env LD_PRELOAD="$lib" NUMTRACE_STEPS=2 NUMTRACE_OUTPUT_DIR="$traces/$mode" NUMTRACE_LABEL="$mode" \
+    t="torch-$mode"
+    traced "$t" env LD_PRELOAD="$lib" NUMTRACE_STEPS=2 NUMTRACE_OUTPUT_DIR="$traces/$t" NUMTRACE_LABEL="$mode" \
       NUMTRACE_HOOKS_LOG="$logs/hooks-$mode.log" "${hooks_env[@]}" \
       python3 "$tdir/torch_transformer.py" --mode "$mode" --steps 4
     rc=$?
-    [ $rc -eq $NOT_RUN ] && { oot "torch $mode trace" "torch-$mode"; ok=0; continue; }
+    [ $rc -eq $NOT_RUN ] && { oot "torch $mode trace" "$t"; ok=0; continue; }
     if [ $rc -ne 0 ]; then
-      row "torch $mode run" "fail" "$(why $rc "$logs/torch-$mode.log")$([ $rc -eq 124 ] && echo ': backtraces in the .bt log')"
+      row "torch $mode run" "fail" "$(why $rc "$logs/$t.log")$([ $rc -eq 124 ] && echo ': backtraces in the .bt log')"
       ok=0; continue
     fi
-    local tr; tr=$(main_trace "$traces/$mode")
-    if [ -z "$tr" ]; then row "torch $mode trace" "fail" "no trace file"; ok=0; continue; fi
-    summarize "$mode" "$tr"
-    k=$(val "$mode" kernel_records)
+    if [ "$(val "$t" footer)" = "?" ]; then row "torch $mode trace" "fail" "no trace file"; ok=0; continue; fi
+    # Both modes: cuBLAS GEMMs and bf16 records; eager ATen's own kernels,
+    # compile Triton's, whose records must carry typed buffers (a buffer
+    # whose dtype is not raw), as eager's GEMMs must.
+    own=aten kind=cuBLAS what=gemm
+    [ "$mode" = compile ] && own=triton kind=Triton what=triton
+    k=$(val "$t" kernel_records)
     status=pass
-    [ "$k" != 0 ] && [ "$k" != "?" ] && [ "$(val "$mode" gemm)" != 0 ] && [ "$(val "$mode" bf16)" != 0 ] || status=fail
-    [ "$mode" = compile ] && [ "$(val "$mode" triton)" = 0 ] && status=fail
-    [ "$mode" = eager ] && [ "$(val "$mode" aten)" = 0 ] && status=fail
-    row "torch $mode trace" "$status" "kernels $k, cuBLAS $(val "$mode" gemm), ATen $(val "$mode" aten), Triton $(val "$mode" triton), bf16 records $(val "$mode" bf16), step $(step_ms "$logs/torch-$mode.log") ms"
-    # Buffers with dtypes, not only names: a record with a buffer whose dtype is not raw.
-    if [ "$mode" = eager ]; then
-      [ "$(val eager typed_gemm)" != 0 ] && row "cuBLAS kernels have typed buffers" "pass" "$(val eager typed_gemm) of $(val eager gemm)" ||
-        row "cuBLAS kernels have typed buffers" "fail" "0 of $(val eager gemm) GEMM records carry a typed buffer"
-    else
-      [ "$(val compile typed_triton)" != 0 ] && row "Triton kernels have typed buffers" "pass" "$(val compile typed_triton) of $(val compile triton)" ||
-        row "Triton kernels have typed buffers" "fail" "0 of $(val compile triton) Triton records carry a typed buffer"
-    fi
-    footer "torch $mode" "$mode"
-    local prov; prov=$(val "$mode" "provenance_$mode")
+    positive "$k" "$(val "$t" gemm)" "$(val "$t" bf16)" "$(val "$t" $own)" || status=fail
+    row "torch $mode trace" "$status" "kernels $k, cuBLAS $(val "$t" gemm), ATen $(val "$t" aten), Triton $(val "$t" triton), bf16 records $(val "$t" bf16), step $(step_ms "$logs/$t.log") ms"
+    verdict "$kind kernels have typed buffers" "$(val "$t" typed_$what) of $(val "$t" $what)" \
+      "0 of $(val "$t" $what) $kind records carry a typed buffer" positive "$(val "$t" typed_$what)"
+    footer "torch $mode" "$t"
+    local prov; prov=$(val "$t" "provenance_$mode")
     row "provenance $mode trace" "${prov%% *}" "$(echo "${prov#* }" | cut -c1-200)"
     row "provenance $mode hooks log" "info" "$(wc -l <"$logs/hooks-$mode.log" 2>/dev/null || echo 0) events, steps $(grep -o '^step=[0-9]*' "$logs/hooks-$mode.log" 2>/dev/null | sort -u | tr '\n' ' ')"
   done
   [ $ok -eq 1 ] || return
-  step torch-diff "$bin/numtrace-diff" "$(main_trace "$traces/eager")" "$(main_trace "$traces/compile")" \
+  step torch-diff "$bin/numtrace-diff" "$(main_trace "$traces/torch-eager")" "$(main_trace "$traces/torch-compile")" \
     --json "$reports/torch-diff.json" -o "$reports/torch-report.html" --force
   rc=$?
   [ $rc -eq $NOT_RUN ] && { oot "torch eager vs compile diff" torch-diff; return; }
@@ -733,19 +748,16 @@ part2_torch() {
 # --tensors checks again), and dumping must change nothing: the trace equals
 # the plain eager run's bit for bit, and so do the losses.
 part2_dump() {
-  local plain; plain=$(main_trace "$traces/eager")
+  local plain; plain=$(main_trace "$traces/torch-eager")
   if [ -z "$plain" ]; then row "tensor dumps (cuBLAS GEMM)" "skip" "needs the torch eager trace"; return; fi
-  rm -rf "$traces/dump"
-  stepbt torch-dump env LD_PRELOAD="$lib" NUMTRACE_STEPS=2 NUMTRACE_OUTPUT_DIR="$traces/dump" NUMTRACE_LABEL=eager \
+  traced torch-dump env LD_PRELOAD="$lib" NUMTRACE_STEPS=2 NUMTRACE_OUTPUT_DIR="$traces/torch-dump" NUMTRACE_LABEL=eager \
     NUMTRACE_DUMP='regex:gemm|cutlass|nvjet|sm90_xmma' NUMTRACE_DUMP_MAX_BYTES=256M "${hooks_env[@]}" \
     python3 "$tdir/torch_transformer.py" --mode eager --steps 4
-  local rc=$?
-  [ $rc -eq $NOT_RUN ] && { oot "dump of cuBLAS GEMM equals trace hash" torch-dump; return; }
-  if [ $rc -ne 0 ]; then row "dump of cuBLAS GEMM equals trace hash" "fail" "$(why $rc "$logs/torch-dump.log")"; return; fi
-  local tr n side; tr=$(main_trace "$traces/dump"); summarize dump "$tr"
-  n=$(find "$traces/dump" -name 'dump_*.json' | wc -l)
-  side=$(find "$traces/dump" -name 'dump_*.json' | sort | head -1)
-  if [ "$n" -gt 0 ] && [ "$(val dump dump_notes)" = 0 ]; then
+  ran "dump of cuBLAS GEMM equals trace hash" torch-dump $? || return
+  local rc tr n side; tr=$(main_trace "$traces/torch-dump")
+  n=$(find "$traces/torch-dump" -name 'dump_*.json' | wc -l)
+  side=$(find "$traces/torch-dump" -name 'dump_*.json' | sort | head -1)
+  if [ "$n" -gt 0 ] && [ "$(val torch-dump dump_notes)" = 0 ]; then
     step dump-self "$bin/numtrace-diff" --tensors "$side" "$side" --json "$reports/dump-self.json" --force
     rc=$?
     if [ $rc -eq $NOT_RUN ]; then oot "dump of cuBLAS GEMM equals trace hash" dump-self
@@ -755,7 +767,7 @@ part2_dump() {
       row "dump of cuBLAS GEMM equals trace hash" "fail" "numtrace-diff --tensors exit $rc, warnings $(jfind "$reports/dump-self.json" warnings | cut -c1-80)"
     fi
   else
-    row "dump of cuBLAS GEMM equals trace hash" "fail" "$n dumps, $(val dump dump_notes) dump notes: $(val dump note_dump | cut -c1-80)"
+    row "dump of cuBLAS GEMM equals trace hash" "fail" "$n dumps, $(val torch-dump dump_notes) dump notes: $(val torch-dump note_dump | cut -c1-80)"
   fi
   step dump-vs-plain "$bin/numtrace-diff" "$plain" "$tr" --json "$reports/dump-vs-plain.json" --force
   rc=$?
@@ -769,21 +781,17 @@ part2_dump() {
   fi
 }
 
-# Watch mode (issue 19) as `numtrace run --watch=full --steps 2` runs it: a
+# Watch mode as `numtrace run --watch=full --steps 2` runs it: a
 # digest per step, host memory flat after the warm-up (ids and records must
 # not pile up), and the digests of step 2 equal to its kernel records.
 part2_watch() {
   if [ ! -x "$nt" ]; then row "watch torch --watch=full" "fail" "bin/numtrace not in the bundle"; return; fi
-  rm -rf "$traces/watch-full"
-  stepbt watch-full env NUMTRACE_CHECK_NO_MARK=1 "$nt" run -o "$traces/watch-full" --watch=full --steps 2 -- \
+  traced watch-full env NUMTRACE_CHECK_NO_MARK=1 "$nt" run -o "$traces/watch-full" --watch=full --steps 2 -- \
     python3 "$tdir/torch_transformer.py" --mode eager --steps 30
-  local rc=$?
-  [ $rc -eq $NOT_RUN ] && { oot "watch torch --watch=full" watch-full; return; }
-  if [ $rc -ne 0 ]; then row "watch torch --watch=full" "fail" "$(why $rc "$logs/watch-full.log")"; return; fi
-  local tr; tr=$(main_trace "$traces/watch-full"); summarize watch "$tr"
-  local d; d=$(val watch digests)
-  local status=pass; { [ "$d" != "?" ] && [ "$d" -ge 30 ]; } || status=fail
-  row "watch torch --watch=full" "$status" "$d digests for $(val watch digest_kernels) launches, $(stat -c %s "$tr" 2>/dev/null || echo 0) B, step $(step_ms "$logs/watch-full.log") ms"
+  ran "watch torch --watch=full" watch-full $? || return
+  local rc d status=pass; d=$(val watch-full digests)
+  { positive "$d" && [ "$d" -ge 30 ]; } || status=fail
+  row "watch torch --watch=full" "$status" "$d digests for $(val watch-full digest_kernels) launches, $(stat -c %s "$(main_trace "$traces/watch-full")" 2>/dev/null || echo 0) B, step $(step_ms "$logs/watch-full.log") ms"
   local r0 r1 rg; read -r r0 r1 rg < <(rss_growth "$logs/watch-full.log")
   row "watch host RSS growth" "info" "${rg:-?} KB from step 5 to 29 (${r0:-?} -> ${r1:-?} KB); watch ids/records must not pile up"
   step watch-diff "$bin/numtrace-diff" "$traces/watch-full" "$traces/watch-full" --json "$reports/watch-diff.json" --force --quiet
@@ -810,9 +818,43 @@ if [ "$part" = 2 ]; then
 fi
 
 # ============================================================================
-# PART 3: the allocators - the train step under cudaMallocAsync,
-# reduce-overhead under both allocators, the tensor map's PyTorch side
+# PART 3: operator level on CUDA; the allocators - the train step under
+# cudaMallocAsync, reduce-overhead under both allocators, the tensor map's
+# PyTorch side
 # ============================================================================
+
+# Operator level on CUDA as `numtrace run --ops --watch --steps 1` runs it
+# (the hooks' dispatch mode, no CUPTI): a small MLP's 3 SGD steps on the GPU
+# (NUMTRACE_CHECK_OPS_DEVICE=cpu: on the CPU, to check these rows without
+# one). Step 1 in full: its op records' tensors on the device all measured
+# (stats), none dropped, none left out (a note); every step digested per
+# operator call, no call lost (a tensor numtrace could not measure).
+part3_ops() {
+  local dev=${NUMTRACE_CHECK_OPS_DEVICE:-cuda}
+  local ops="--ops: $dev tensors measured" digested="--ops --watch: $dev calls digested"
+  if [ ! -x "$nt" ]; then row "$ops" "fail" "bin/numtrace not in the bundle"; return; fi
+  traced ops-cuda env NUMTRACE_CHECK_NO_MARK=1 "$nt" run -o "$traces/ops-cuda" --ops --watch --steps 1 -- \
+    python3 "$tdir/torch_checks.py" ops "$dev"
+  local rc=$?
+  # 77: torch_checks.py found no CUDA (numtrace's own line comes last in the log).
+  [ $rc -eq 77 ] && { row "$ops" "fail" "exit 77: python3's torch has no CUDA here, nothing ran on $dev"; return; }
+  ran "$ops" ops-cuda $rc || return
+  local n m d lost left k
+  n=$(val ops-cuda "op_buffers.$dev"); m=$(val ops-cuda "op_measured.$dev")
+  left=$(val ops-cuda note_op_unmeasured); [ "$left" = "?" ] && left=""  # no such note
+  if [ "$(val ops-cuda level)" = ops ] && positive "$n" && [ "$m" = "$n" ] && [ "$(val ops-cuda dropped)" = 0 ] && [ -z "$left" ]; then
+    row "$ops" "pass" "$(val ops-cuda op_records) op records in step 1, all $n $dev tensors measured"
+  else
+    row "$ops" "fail" "level $(val ops-cuda level), $m of $n $dev tensors measured in $(val ops-cuda op_records) op records, dropped $(val ops-cuda dropped)${left:+; $left}"
+  fi
+  d=$(val ops-cuda digests); k=$(val ops-cuda digest_kernels); lost=$(val ops-cuda digests_lost)
+  if positive "$d" "$k" && [ "$d" -ge 3 ] && [ "$lost" = 0 ]; then
+    row "$digested" "pass" "$d step digests of $k operator calls, none lost"
+  else
+    row "$digested" "fail" "$d step digests (3 steps ran) of $k operator calls, $lost lost${left:+; $left}"
+  fi
+  footer "operator level" ops-cuda
+}
 
 # The train step under cudaMallocAsync (`numtrace run --allocator async`).
 part3_async_step() {
@@ -820,54 +862,39 @@ part3_async_step() {
   step step-plain-async env PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync python3 "$tc" train-step "$work/step-plain-async.sha"
   rc=$?
   [ $rc -eq $NOT_RUN ] && { oot "torch train step (async): params bitwise equal" step-plain-async; return; }
-  rm -rf "$traces/step-async"
-  stepbt step-async env LD_PRELOAD="$lib" NUMTRACE_STEPS=1 PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync \
+  traced step-async env LD_PRELOAD="$lib" NUMTRACE_STEPS=1 PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync \
     NUMTRACE_OUTPUT_DIR="$traces/step-async" python3 "$tc" train-step "$work/step-async.sha"
   rc=$?
   [ $rc -eq $NOT_RUN ] && { oot "torch train step (async): params bitwise equal" step-async; return; }
-  if [ $rc -ne 0 ]; then row "torch train step (async) under numtrace" "fail" "$(why $rc "$logs/step-async.log")"; return; fi
-  if [ -s "$work/step-plain-async.sha" ] && cmp -s "$work/step-plain-async.sha" "$work/step-async.sha"; then
-    row "torch train step (async): params bitwise equal" "pass" "cudaMallocAsync, with and without numtrace"
-  else
-    row "torch train step (async): params bitwise equal" "fail" "parameters differ (or the plain run failed)"
-  fi
-  summarize async "$(main_trace "$traces/step-async")"
-  if [ "$(val async dropped)" = 0 ] && [ "$(val async counter.ranges_unconfirmed)" = 0 ] && [ "$(val async kernel_records)" != 0 ]; then
-    row "torch train step (async): no drops, ranges confirmed" "pass" "$(val async kernel_records) kernels"
-  else
-    row "torch train step (async): no drops, ranges confirmed" "fail" "kernels $(val async kernel_records), dropped $(val async dropped), ranges_unconfirmed $(val async counter.ranges_unconfirmed)"
-  fi
+  ran "torch train step (async) under numtrace" step-async $rc || return
+  verdict "torch train step (async): params bitwise equal" "cudaMallocAsync, with and without numtrace" \
+    "parameters differ (or the plain run failed)" same_bytes "$work/step-plain-async.sha" "$work/step-async.sha"
+  verdict "torch train step (async): no drops, ranges confirmed" "$(val step-async kernel_records) kernels" \
+    "kernels $(val step-async kernel_records), dropped $(val step-async dropped), ranges_unconfirmed $(val step-async counter.ranges_unconfirmed)" \
+    clean step-async
 }
 
 # torch.compile(mode="reduce-overhead"): under cudaMallocAsync PyTorch is
 # expected to refuse CUDA graph trees (the row says what it did); under the
 # caching allocator with the hooks it must run, the map attached.
 part3_reduce_overhead() {
-  local tc="$tdir/torch_checks.py" rc tr
-  rm -rf "$traces/ro-async"
-  stepbt ro-async env LD_PRELOAD="$lib" NUMTRACE_STEPS=all PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync \
+  local tc="$tdir/torch_checks.py"
+  traced ro-async env LD_PRELOAD="$lib" NUMTRACE_STEPS=all PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync \
     NUMTRACE_OUTPUT_DIR="$traces/ro-async" python3 "$tc" reduce-overhead
-  rc=$?
-  if [ $rc -eq $NOT_RUN ]; then oot "compile reduce-overhead (cudaMallocAsync)" ro-async
-  else
-    summarize ro-async "$(main_trace "$traces/ro-async")"
-    if [ $rc -eq 0 ]; then
-      row "compile reduce-overhead (cudaMallocAsync)" "info" "ran; graph_launches $(val ro-async counter.graph_launches), kernels_in_graphs $(val ro-async counter.kernels_in_graphs)"
-    else
-      row "compile reduce-overhead (cudaMallocAsync)" "fail" "exit $rc: $(grep -m1 -iE 'error|not supported|cudaMallocAsync' "$logs/ro-async.log" | cut -c1-100)"
-    fi
-  fi
-  rm -rf "$traces/ro-caching"
-  stepbt ro-caching env LD_PRELOAD="$lib" NUMTRACE_STEPS=all NUMTRACE_OUTPUT_DIR="$traces/ro-caching" "${hooks_env[@]}" \
+  ro_row ro-async $? "compile reduce-overhead (cudaMallocAsync)" info kernels_in_graphs 'error|not supported|cudaMallocAsync'
+  traced ro-caching env LD_PRELOAD="$lib" NUMTRACE_STEPS=all NUMTRACE_OUTPUT_DIR="$traces/ro-caching" "${hooks_env[@]}" \
     python3 "$tc" reduce-overhead
-  rc=$?
-  [ $rc -eq $NOT_RUN ] && { oot "compile reduce-overhead (caching, map)" ro-caching; return; }
-  summarize ro-caching "$(main_trace "$traces/ro-caching")"
-  if [ $rc -eq 0 ]; then
-    row "compile reduce-overhead (caching, map)" "pass" "ran; graph_launches $(val ro-caching counter.graph_launches), tensor_events $(val ro-caching counter.tensor_events)"
-  else
-    row "compile reduce-overhead (caching, map)" "fail" "exit $rc: $(grep -m1 -iE 'error' "$logs/ro-caching.log" | cut -c1-100)"
-  fi
+  ro_row ro-caching $? "compile reduce-overhead (caching, map)" pass tensor_events 'error'
+}
+# ro_row NAME RC CHECK STATUS COUNTER PATTERN: the row of reduce-overhead
+# step NAME (status RC): STATUS when it ran, with the trace's graph launches
+# and COUNTER; else fail with the first line of its log matching PATTERN.
+ro_row() {
+  case $2 in
+    "$NOT_RUN") oot "$3" "$1" ;;
+    0) row "$3" "$4" "ran; graph_launches $(val "$1" counter.graph_launches), $5 $(val "$1" "counter.$5")" ;;
+    *) row "$3" "fail" "exit $2: $(grep -m1 -iE "$6" "$logs/$1.log" | cut -c1-100)" ;;
+  esac
 }
 
 # The tensor map's PyTorch side with the fake libnumtrace (bin/libfake_numtrace.so
@@ -903,13 +930,14 @@ part3_tensor_map_fake() {
 # PART 4: pause and trim, watch cost, the numtrace command
 # ============================================================================
 
-# Review findings 7 and 10: a max-autotune compile benchmarks its choices
-# with measurement paused (footer launches_paused > 0: the hooks' pause
-# reached Inductor's benchmarker or Triton's do_bench), and empty_cache
+# Benchmarks run paused and pool trims reach numtrace: a max-autotune
+# compile benchmarks its choices with measurement paused (footer
+# launches_paused > 0: the hooks' pause reached Inductor's benchmarker or
+# Triton's do_bench), and empty_cache
 # under cudaMallocAsync raises a pool-trim callback (pool_trims > 0: the
 # range cache is cleared) without faulting the job.
 part4_pause_trim() {
-  local rc py="$work/pause_trim.py"
+  local py="$work/pause_trim.py"
   cat >"$py" <<'PY'
 import torch
 x = torch.randn(1024, 1024, device="cuda")
@@ -922,28 +950,24 @@ del z
 torch.cuda.empty_cache()  # cudaMemPoolTrimTo under cudaMallocAsync
 print("sum", float((y * 2).sum()))
 PY
-  rm -rf "$traces/pause-trim"
-  stepbt pause-trim env LD_PRELOAD="$lib" NUMTRACE_STEPS=all PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync \
+  traced pause-trim env LD_PRELOAD="$lib" NUMTRACE_STEPS=all PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync \
     NUMTRACE_OUTPUT_DIR="$traces/pause-trim" "${hooks_env[@]}" python3 "$py"
-  rc=$?
-  [ $rc -eq $NOT_RUN ] && { oot "autotune benchmarks paused" pause-trim; return; }
-  if [ $rc -ne 0 ]; then row "autotune benchmarks paused" "fail" "$(why $rc "$logs/pause-trim.log")"; return; fi
-  summarize pausetrim "$(main_trace "$traces/pause-trim")"
-  local p t; p=$(val pausetrim counter.launches_paused); t=$(val pausetrim counter.pool_trims)
-  [ "$p" != 0 ] && [ "$p" != "?" ] && row "autotune benchmarks paused" "pass" "launches_paused $p, kernels $(val pausetrim kernel_records)" ||
-    row "autotune benchmarks paused" "fail" "launches_paused $p: no benchmark ran paused (the hook points of scripts/hooks/numtrace_bench_pause.py for this torch)"
-  [ "$t" != 0 ] && [ "$t" != "?" ] && row "pool trim clears the range cache" "pass" "pool_trims $t, ranges_unconfirmed $(val pausetrim counter.ranges_unconfirmed)" ||
-    row "pool trim clears the range cache" "fail" "pool_trims $t: neither cuMemPoolTrimTo nor cudaMemPoolTrimTo raised a callback"
-  footer "pause and trim" pausetrim
+  ran "autotune benchmarks paused" pause-trim $? || return
+  local p t; p=$(val pause-trim counter.launches_paused); t=$(val pause-trim counter.pool_trims)
+  verdict "autotune benchmarks paused" "launches_paused $p, kernels $(val pause-trim kernel_records)" \
+    "launches_paused $p: no benchmark ran paused (the hook points of scripts/hooks/numtrace_bench_pause.py for this torch)" \
+    positive "$p"
+  verdict "pool trim clears the range cache" "pool_trims $t, ranges_unconfirmed $(val pause-trim counter.ranges_unconfirmed)" \
+    "pool_trims $t: neither cuMemPoolTrimTo nor cudaMemPoolTrimTo raised a callback" positive "$t"
+  footer "pause and trim" pause-trim
 }
 
-# Review finding 13: torch.profiler (kineto) started in a job numtrace
-# captures. Read in kineto's source: the profile still gets its kernels
+# torch.profiler (kineto) started in a job numtrace captures. Read in kineto's source: the profile still gets its kernels
 # (the Activity API needs no subscriber), and kineto's buffer callbacks
 # replace numtrace's, which numtrace must say (one line, "stopped reaching
 # numtrace", activity_unavailable = 1). The rows say what really happens.
 part4_profiler() {
-  local rc py="$work/profiler_check.py"
+  local py="$work/profiler_check.py"
   cat >"$py" <<'PY'
 import sys
 import torch
@@ -968,18 +992,14 @@ print("profiler_own_kernels", sum("numtrace" in e.name for e in kernels))
 for _ in range(20):
     step()
 PY
-  rm -rf "$traces/profiler"
-  stepbt profiler env LD_PRELOAD="$lib" NUMTRACE_STEPS=all NUMTRACE_OUTPUT_DIR="$traces/profiler" \
+  traced profiler env LD_PRELOAD="$lib" NUMTRACE_STEPS=all NUMTRACE_OUTPUT_DIR="$traces/profiler" \
     python3 "$py" "$tdir"
-  rc=$?
-  [ $rc -eq $NOT_RUN ] && { oot "torch.profiler under numtrace" profiler; return; }
-  if [ $rc -ne 0 ]; then row "torch.profiler under numtrace" "fail" "$(why $rc "$logs/profiler.log")"; return; fi
-  summarize profiler "$(main_trace "$traces/profiler")"
+  ran "torch.profiler under numtrace" profiler $? || return
   local k own said
   k=$(awk '$1 == "profiler_kernels" { print $2 }' "$logs/profiler.log")
   own=$(awk '$1 == "profiler_own_kernels" { print $2 }' "$logs/profiler.log")
-  [ "${k:-0}" -gt 0 ] && row "torch.profiler under numtrace" "pass" "the profile has ${k} GPU kernels (${own:-?} of numtrace's reductions)" ||
-    row "torch.profiler under numtrace" "fail" "the profile has no GPU kernel (numtrace kept CUPTI's activity buffers?)"
+  verdict "torch.profiler under numtrace" "the profile has ${k} GPU kernels (${own:-?} of numtrace's reductions)" \
+    "the profile has no GPU kernel (numtrace kept CUPTI's activity buffers?)" positive "$k"
   said=$(grep -m1 -oE 'stopped reaching numtrace|did not allocate' "$logs/profiler.log")
   if [ -n "$said" ]; then
     row "numtrace says the profiler took its records" "pass" "'$said'; activity_unavailable $(val profiler counter.activity_unavailable), activity_kernels $(val profiler counter.activity_kernels)"
@@ -992,28 +1012,26 @@ PY
 # Watch cost: 30 eager steps plain and under --watch (sampled), per-step time.
 part4_watch_cost() {
   step watch-plain python3 "$tdir/torch_transformer.py" --mode eager --steps 30
-  local rc=$?
-  [ $rc -eq $NOT_RUN ] && { oot "watch torch plain" watch-plain; return; }
-  [ $rc -eq 0 ] || { row "watch torch plain" "fail" "$(why $rc "$logs/watch-plain.log")"; return; }
+  ran "watch torch plain" watch-plain $? || return
   row "watch torch plain" "info" "step $(step_ms "$logs/watch-plain.log") ms (median from step 3)"
-  rm -rf "$traces/watch-sampled"
-  stepbt watch-sampled env NUMTRACE_CHECK_NO_MARK=1 "$nt" run -o "$traces/watch-sampled" --watch -- \
+  traced watch-sampled env NUMTRACE_CHECK_NO_MARK=1 "$nt" run -o "$traces/watch-sampled" --watch -- \
     python3 "$tdir/torch_transformer.py" --mode eager --steps 30
-  rc=$?
-  [ $rc -eq $NOT_RUN ] && { oot "watch torch --watch (sampled)" watch-sampled; return; }
-  [ $rc -eq 0 ] || { row "watch torch --watch (sampled)" "fail" "$(why $rc "$logs/watch-sampled.log")"; return; }
-  summarize sampled "$(main_trace "$traces/watch-sampled")"
-  local r0 r1 rg; read -r r0 r1 rg < <(rss_growth "$logs/watch-sampled.log")
-  row "watch torch --watch (sampled)" "info" "$(val sampled digests) digests, step $(step_ms "$logs/watch-sampled.log") ms, host RSS +${rg:-?} KB from step 5"
+  ran "watch torch --watch (sampled)" watch-sampled $? || return
+  local rc r0 r1 rg; read -r r0 r1 rg < <(rss_growth "$logs/watch-sampled.log")
+  row "watch torch --watch (sampled)" "info" "$(val watch-sampled digests) digests, step $(step_ms "$logs/watch-sampled.log") ms, host RSS +${rg:-?} KB from step 5"
   rm -rf "$traces/watch-hunt"
   step watch-hunt "$nt" twice -o "$traces/watch-hunt" --watch -- "$bin/mlp_train" --steps 3 --nondeterministic
   rc=$?
   [ $rc -eq $NOT_RUN ] && { oot "numtrace twice --watch mlp_train --nondet" watch-hunt; return; }
-  local first; first=$(grep -A1 '^== first differing step' "$logs/watch-hunt.log" | tr '\n' ' ' | cut -c1-110)
-  if [ $rc -eq 1 ] && grep -A1 '^== first differing step' "$logs/watch-hunt.log" | grep weight_grad_atomic >/dev/null; then
-    row "numtrace twice --watch mlp_train --nondet" "pass" "exit 1: $first"
+  # twice's summary of the two watch runs: the first differing step and its first differing launch.
+  local sum="$traces/watch-hunt/summary.json" at first
+  at=$(jfind "$sum" steps.first_differing); first=$(jfind "$sum" steps.first_kernel.a_name)
+  if [ $rc -eq 1 ] && [[ "$first" == *weight_grad_atomic* ]]; then
+    row "numtrace twice --watch mlp_train --nondet" "pass" "exit 1: first differing step $at at ${first:0:80}"
+  elif [ -n "$at" ]; then
+    row "numtrace twice --watch mlp_train --nondet" "fail" "exit $rc: first differing step $at at ${first:0:80}, want weight_grad_atomic"
   else
-    row "numtrace twice --watch mlp_train --nondet" "fail" "exit $rc: ${first:-$(tail -2 "$logs/watch-hunt.log" | tr '\n' ' ' | cut -c1-100)}"
+    row "numtrace twice --watch mlp_train --nondet" "fail" "exit $rc: $(tail -2 "$logs/watch-hunt.log" | tr '\n' ' ' | cut -c1-100)"
   fi
 }
 
@@ -1027,13 +1045,10 @@ part4_command() {
   else
     row "numtrace doctor" "fail" "exit $rc: $(grep -E 'FAIL|cannot' "$logs/doctor.log" | head -2 | tr -s ' ' | tr '\n' ' ' | cut -c1-110)"
   fi
-  rm -rf "$traces/ranks"
-  step ranks-run "$nt" run -o "$traces/ranks" --steps all -- \
+  traced ranks-run "$nt" run -o "$traces/ranks-run" --steps all -- \
     python3 -m torch.distributed.run --nproc-per-node 2 "$tdir/replica_train.py"
-  rc=$?
-  [ $rc -eq $NOT_RUN ] && { oot "torchrun 2 ranks --across-ranks" ranks-run; return; }
-  [ $rc -eq 0 ] || { row "torchrun 2 ranks --across-ranks" "fail" "run exit $rc: $(last "$logs/ranks-run.log")"; return; }
-  step ranks-diff "$bin/numtrace-diff" --across-ranks "$traces/ranks" --json "$reports/ranks.json" -o "$reports/ranks.html" --force
+  ran "torchrun 2 ranks --across-ranks" ranks-run $? || return
+  step ranks-diff "$bin/numtrace-diff" --across-ranks "$traces/ranks-run" --json "$reports/ranks.json" -o "$reports/ranks.html" --force
   rc=$?
   [ $rc -eq $NOT_RUN ] && { oot "torchrun 2 ranks --across-ranks" ranks-diff; return; }
   if [ $rc -eq 0 ]; then
@@ -1045,6 +1060,7 @@ part4_command() {
 
 if [ "$part" = 3 ]; then
   if [ $gpu -eq 1 ] && [ $python_torch -eq 1 ]; then
+    part3_ops; section_end
     part3_async_step; section_end
     part3_reduce_overhead; section_end
     part3_tensor_map_fake

@@ -2,7 +2,7 @@
 //
 // The top level of a directory summary, rolled up from its per-rank entries
 // - by JsonSummary for a diff of two directories and by `numtrace merge`
-// (issue 27) for shard summaries (`numtrace diff A B --ranks LIST`, marked
+// for shard summaries (`numtrace diff A B --ranks LIST`, marked
 // `shard`): one roll-up, so a merge of shards is by construction the summary
 // one diff of the whole run writes. Only entries are read: every rank's
 // entry of `ranks` is the full diff's entry for that rank. The rules (those

@@ -275,7 +275,7 @@ DoctorReport RunDoctorChecks(SystemProbe& probe, const DoctorInputs& in) {
                       ""});
     }
     // Most launches without a parameter layout: kernels are listed with no
-    // buffers, a trace of names only (issue 18). Loud, and it stops capture.
+    // buffers, a trace of names only. Loud, and it stops capture.
     if (!sub.ran || sub.held || !sub.layouts_known || sub.launches_seen == 0) {
       rows.push_back({"parameter layouts", CheckStatus::kSkip,
                       "the CUDA child's trace said nothing about its launches", "", false});

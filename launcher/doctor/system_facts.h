@@ -49,7 +49,7 @@ struct SubscriberFacts {
   bool held = false;        // another CUPTI client held the process
   std::string message;      // the library's own line, or why the child failed
   // From the footer of the child's trace (it launches a small kernel 4
-  // times): how many launches had no parameter layout (issue 18).
+  // times): how many launches had no parameter layout (then no buffers).
   bool layouts_known = false;
   uint64_t launches_seen = 0, launches_no_layout = 0;
 };

@@ -42,7 +42,8 @@ using CuCtxSynchronize = int (*)();
 
 // A kernel for the doctor's CUDA child to launch under the library, so the
 // trace's footer tells whether the driver gave parameter layouts
-// (launches_no_layout, issue 18). PTX, JIT-compiled for the GPU there.
+// (launches_no_layout: without them kernels carry no buffers). PTX,
+// JIT-compiled for the GPU there.
 constexpr char kDoctorKernelPtx[] = R"(.version 8.0
 .target sm_75
 .address_size 64
@@ -142,8 +143,8 @@ LibraryFacts MachineProbe::Library(const InstallLayout& layout) {
     facts.error = "pipe failed";
     return facts;
   }
-  pid_t pid = fork();
-  if (pid == 0) {
+  ChildStart start;
+  start.body = [&]() {
     close(fds[0]);
     setenv("NUMTRACE_ENABLE", "0", 1);
     std::string msg;
@@ -157,8 +158,9 @@ LibraryFacts MachineProbe::Library(const InstallLayout& layout) {
     }
     ssize_t ignored = write(fds[1], msg.data(), msg.size());
     (void)ignored;
-    _exit(0);
-  }
+    return 0;
+  };
+  pid_t pid = StartChild(start);
   close(fds[1]);
   std::string got;
   char buf[512];

@@ -15,6 +15,12 @@
 #       buffer: a 2048x2048 bf16 weight), digests, digest_kernels, notes,
 #       note_tensor_map (the first note about the tensor map), dump_notes
 #       (notes about a tensor dump), note_dump (the first of them);
+#       operator level: level (the header's capture.level), op_records,
+#       op_buffers.cpu/.cuda (their buffers on that device) and
+#       op_measured.cpu/.cuda (those of them whose stats have a hash and
+#       count every element of the tensor's shape), digests_lost (the
+#       digests' lost calls), note_op_unmeasured (the first note that
+#       tensors were not measured);
 #       footer_row "STATUS DETAIL" for the footer row (info with the
 #       unmeasured count and every non-zero counter; fail without a footer
 #       or when a context could not be prepared); provenance_eager and
@@ -22,7 +28,8 @@
 #       phase, more than half with a scope; compile: every Triton kernel
 #       carries an op).
 #   check_trace.py find JSON KEY     the first value of KEY anywhere in the
-#       JSON document (depth first), JSON-encoded; nothing when absent.
+#       JSON document (depth first), JSON-encoded; nothing when absent. A
+#       dotted KEY (steps.first_kernel.a_name) is a path from the top.
 #   check_trace.py strings JSON      every string value in the document, one
 #       a line (to look for a word such as "suspect" in any note).
 #
@@ -31,6 +38,7 @@
 # Exit 0, or 2 with one line on stderr when a file cannot be read.
 import collections
 import json
+import math
 import re
 import sys
 
@@ -69,6 +77,15 @@ def footer_of(recs):
     return footers[-1] if footers else None
 
 
+def measured(b):
+    """An op record's buffer whose stats cover the whole tensor: a hash, and
+    `n` its shape's element count (bytes for raw)."""
+    stats = b.get("stats") or {}
+    shape = b.get("shape")
+    want = b.get("bytes") if b.get("dtype") == "raw" or not isinstance(shape, list) else math.prod(shape)
+    return "hash" in stats and stats.get("n") == want
+
+
 def typed(k):
     return any(b.get("dtype") not in (None, "raw") for b in k.get("buffers") or [])
 
@@ -85,6 +102,10 @@ def summary(path):
     nccl = [k for k in ks if NCCL.search(name(k))]
     tmap = [n for n in notes if n.startswith("tensor map")]
     dump = [n for n in notes if "tensor dump" in n]
+    unmeasured = [n for n in notes if n.startswith("operator level: tensors on")]
+    header = next((r for r in recs if r.get("type") == "header"), {})
+    ops = [k for k in ks if k.get("level") == "op"]
+    op_buffers = [b for k in ops for b in k.get("buffers") or []]
     out = collections.OrderedDict()
     out["footer"] = "yes" if f else "no"
     out["bad_lines"] = bad
@@ -109,6 +130,14 @@ def summary(path):
     out["note_tensor_map"] = tmap[0] if tmap else ""
     out["dump_notes"] = len(dump)
     out["note_dump"] = dump[0] if dump else ""
+    out["level"] = (header.get("capture") or {}).get("level", "kernels")
+    out["op_records"] = len(ops)
+    for dev in ("cpu", "cuda"):
+        on = [b for b in op_buffers if str(b.get("device", "")).split(":")[0] == dev]
+        out["op_buffers." + dev] = len(on)
+        out["op_measured." + dev] = sum(1 for b in on if measured(b))
+    out["digests_lost"] = sum(int(d.get("lost") or 0) for d in digests)
+    out["note_op_unmeasured"] = unmeasured[0] if unmeasured else ""
     out["footer_row"] = footer_row(f)
     out["provenance_eager"] = provenance(ks, "eager")
     out["provenance_compile"] = provenance(ks, "compile")
@@ -160,6 +189,14 @@ def walk(doc):
 
 
 def find(path, key):
+    if "." in key:
+        node = load(path)
+        for part in key.split("."):
+            if not isinstance(node, dict) or part not in node:
+                return 0
+            node = node[part]
+        print(json.dumps(node))
+        return 0
     for node in walk(load(path)):
         if isinstance(node, dict) and key in node:
             print(json.dumps(node[key]))

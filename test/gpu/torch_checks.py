@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 # File: test/gpu/torch_checks.py
 #
-# The PyTorch rows of scripts/gpu-check.sh (issue 18), one subcommand each,
-# every one printing "result KEY VALUE" lines the check script reads. None of
-# this has run on a GPU yet. Exit 77: no CUDA here.
+# The PyTorch rows of scripts/gpu-check.sh, one subcommand each, every one
+# printing "result KEY VALUE" lines the check script reads. None of this has
+# run on a GPU yet. Exit 77: no CUDA here (`ops cpu` needs none).
 #
 #   train-step OUT.txt   a few layers of hidden size 2048 in bf16, eager, one
 #                        optimizer step; writes a hash of every parameter's
@@ -14,6 +14,10 @@
 #                        environment chose; prints whether it ran.
 #   nccl                 init_process_group("nccl") with world size 1 and an
 #                        all_reduce; the check script looks for the NCCL kernel.
+#   ops [DEVICE]         a small MLP (Linear, GELU, LayerNorm) trained 3 steps
+#                        with SGD on DEVICE (cuda, or cpu for a check without
+#                        a GPU), as `numtrace run --ops` captures it: every
+#                        operator call's tensors on DEVICE.
 #
 # Every subcommand marks a step after each iteration (numtrace_mark_step,
 # a no-op without the shim) unless NUMTRACE_CHECK_NO_MARK=1: set it under the
@@ -108,24 +112,44 @@ def nccl():
     dist.destroy_process_group()
 
 
+def ops(device):
+    import torch
+    torch.manual_seed(0)
+    m = torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.GELU(), torch.nn.LayerNorm(128),
+                            torch.nn.Linear(128, 1)).to(device)
+    opt = torch.optim.SGD(m.parameters(), lr=1e-2, momentum=0.9)
+    x = torch.randn(32, 64, device=device)
+    y = torch.randn(32, 1, device=device)
+    for step in range(3):
+        loss = torch.nn.functional.mse_loss(m(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        mark_step()
+        print(f"step {step} loss {loss.item():.9g}")
+    print("result device", x.device)
+
+
 def main():
+    cmd = sys.argv[1] if len(sys.argv) > 1 else ""
     try:
         import torch
-        if not torch.cuda.is_available():
+        if not (cmd == "ops" and sys.argv[2:] == ["cpu"]) and not torch.cuda.is_available():
             print("no CUDA", file=sys.stderr)
             return 77
     except ImportError as e:
         print(f"no torch: {e}", file=sys.stderr)
         return 77
-    cmd = sys.argv[1] if len(sys.argv) > 1 else ""
     if cmd == "train-step" and len(sys.argv) == 3:
         train_step(sys.argv[2])
     elif cmd == "reduce-overhead":
         reduce_overhead()
     elif cmd == "nccl":
         nccl()
+    elif cmd == "ops" and len(sys.argv) <= 3:
+        ops(sys.argv[2] if len(sys.argv) == 3 else "cuda")
     else:
-        print(__doc__ if __doc__ else "usage: torch_checks.py train-step OUT | reduce-overhead | nccl",
+        print(__doc__ if __doc__ else "usage: torch_checks.py train-step OUT | reduce-overhead | nccl | ops [DEVICE]",
               file=sys.stderr)
         return 2
     return 0

@@ -58,7 +58,7 @@ done
 env -i PATH=/usr/bin:/bin bash "$check" --part 9 /dev/null >/dev/null 2>&1; r=$?
 [ $r -eq 2 ] && ok || bad "--part 9: exit $r, want 2"
 # Every step the script runs has a limit in the table ...
-for s in $(grep -oE '^ *(STEP_ERR="[^"]*" )?step(bt)? [a-z][a-z0-9_-]*' "$check" | awk '{print $NF}' | sort -u); do
+for s in $(grep -oE '^ *(STEP_ERR="[^"]*" )?(step|stepbt|traced) [a-z][a-z0-9_-]*' "$check" | awk '{print $NF}' | sort -u); do
   grep -qE "^[0-9c]+ +$s +[0-9]+ " <(table_text) && ok || bad "step $s has no limit"
 done
 # ... counted in the part whose functions (partN_*) run it.
@@ -66,7 +66,7 @@ while read -r p s; do
   table_text | awk -v p="$p" -v s="$s" '$2 == s && index($1, p) { f = 1 } END { exit !f }' && ok ||
     bad "step $s runs in part $p, but the table counts it in part(s) $(table_text | awk -v s="$s" '$2 == s { print $1 }')"
 done < <(awk '/^part[0-9]_[a-z0-9_]*\(\) \{/ { p = substr($1, 5, 1) } /^}/ { p = "" }
-  p != "" && match($0, /(^ *|then |; |&& )(STEP_ERR="[^"]*" )?(step|stepbt|gtest_rows) [a-z][a-z0-9_-]*/) {
+  p != "" && match($0, /(^ *|then |; |&& )(STEP_ERR="[^"]*" )?(step|stepbt|traced|gtest_rows) [a-z][a-z0-9_-]*/) {
     n = split(substr($0, RSTART, RLENGTH), w, " "); print p, w[n] }' "$check" | sort -u)
 
 # --- the dry runs -------------------------------------------------------------
@@ -159,13 +159,36 @@ done
 f=$(grep '^footer_row=' "$tmp/sum")
 [ "$f" = "footer_row=info unmeasured=1 ring_bytes=67108864 kernels_unmeasured=1" ] && ok || bad "check_trace footer: '$f'"
 grep -qx 'provenance_eager=fail kernels 3, with scope 0%, .*' "$tmp/sum" && ok || bad "check_trace provenance: $(grep '^provenance' "$tmp/sum")"
+for kv in level=kernels op_records=0 op_buffers.cuda=0 digests_lost=0 note_op_unmeasured=; do
+  grep -qxF "$kv" "$tmp/sum" && ok || bad "check_trace summary (kernel level): no '$kv'"
+done
+# Operator level: buffers per device, measured when their stats hash every
+# element of the shape (not n 0, not without a hash); the
+# digests' lost calls; the note of tensors left out.
+cat >"$tmp/ops.ntrace.jsonl" <<'EOF'
+{"type":"header","format":"numtrace-trace","version":1,"capture":{"level":"ops","watch":"full"}}
+{"type":"kernel","seq":0,"launch":0,"step":1,"level":"op","name":"aten::addmm","buffers":[{"arg":0,"bytes":64,"dtype":"f32","shape":[4,4],"device":"cuda:0","stats":{"n":16,"hash":"00000000000000aa"}},{"arg":1,"bytes":64,"dtype":"f32","shape":[4,4],"device":"cuda:0","stats":{"n":0,"hash":"0000000000000000"}},{"arg":2,"bytes":8,"dtype":"f32","shape":[2],"device":"cpu","stats":{"n":2,"hash":"00000000000000bb"}},{"arg":3,"bytes":8,"dtype":"f32","shape":[2],"device":"cuda:0","stats":{"n":2}}]}
+{"type":"kernel","seq":1,"launch":1,"step":1,"name":"not_an_op","buffers":[{"arg":0,"bytes":4,"device":"cuda:1","stats":{}}]}
+{"type":"note","launch":1,"level":"warn","msg":"operator level: tensors on cuda:0 (non-contiguous) are not measured (left out of the records)"}
+{"type":"digest","step":0,"kernels":5,"hash":"0000000000000000","nonfinite":null,"lost":2}
+{"type":"digest","step":1,"kernels":5,"hash":"0000000000000000","nonfinite":null}
+{"type":"footer","kernels":2,"launches":10,"dropped":0,"unmeasured":0,"counters":{},"status":"complete"}
+EOF
+python3 "$ct" summary "$tmp/ops.ntrace.jsonl" >"$tmp/opssum" 2>&1
+for kv in level=ops op_records=1 op_buffers.cuda=3 op_measured.cuda=1 op_buffers.cpu=1 op_measured.cpu=1 digests=2 \
+          digest_kernels=10 digests_lost=2 \
+          'note_op_unmeasured=operator level: tensors on cuda:0 (non-contiguous) are not measured (left out of the records)'; do
+  grep -qxF "$kv" "$tmp/opssum" && ok || bad "check_trace summary (operator level): no '$kv' in: $(tr '\n' ' ' <"$tmp/opssum")"
+done
 head -3 "$tmp/t.ntrace.jsonl" >"$tmp/cut.ntrace.jsonl"
 python3 "$ct" summary "$tmp/cut.ntrace.jsonl" >"$tmp/cutsum"
 grep -qx 'footer_row=fail no footer (the run was cut short)' "$tmp/cutsum" && grep -qx footer=no "$tmp/cutsum" && ok ||
   bad "check_trace footer of a cut trace: $(grep '^footer' "$tmp/cutsum")"
 echo '{"verdict":"identical","first_divergence":{"a_name":"k1"},"warnings":[]}' >"$tmp/d.json"
 [ "$(python3 "$ct" find "$tmp/d.json" a_name)" = '"k1"' ] && [ "$(python3 "$ct" find "$tmp/d.json" warnings)" = '[]' ] &&
-  [ -z "$(python3 "$ct" find "$tmp/d.json" absent)" ] && ok || bad "check_trace find"
+  [ -z "$(python3 "$ct" find "$tmp/d.json" absent)" ] && [ "$(python3 "$ct" find "$tmp/d.json" first_divergence.a_name)" = '"k1"' ] &&
+  [ -z "$(python3 "$ct" find "$tmp/d.json" first_divergence.absent)" ] && [ -z "$(python3 "$ct" find "$tmp/d.json" verdict.a_name)" ] &&
+  ok || bad "check_trace find"
 python3 "$ct" summary "$tmp/none" >/dev/null 2>"$tmp/err"; r=$?
 [ $r -eq 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && ok || bad "check_trace on a missing file: exit $r"
 

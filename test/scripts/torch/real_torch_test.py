@@ -30,6 +30,9 @@ Cases:
     raise no divergence; under torch.compile the job is
     unchanged (losses, no graph break or graph added) and one line says
     compiled code is not captured;
+  * scripts/gpu-check.sh part 3's operator-level rows from a bundle laid out
+    here, on the CPU (NUMTRACE_CHECK_OPS_DEVICE=cpu): both pass; asked for
+    cuda without CUDA, the row fails and says why;
   * the numerics gate: step 0 of ops_model.py against the golden
     test/data/ops_golden (docs/walkthroughs.md, 7) passes, a wrong constant fails;
   * environment: the settings torch reports (versions, TF32, determinism,
@@ -54,6 +57,8 @@ failed. Prints one line per case and a closing 'N passed, N failed, N skipped'.
 """
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -1270,6 +1275,65 @@ def test_ops_level_compiled():
         }
         for what, ok in checks.items():
             report(f"{name}: {what}", "passed" if ok else "failed", "" if ok else proc.stderr.strip()[-400:])
+
+
+def test_gpu_check_ops_rows():
+    """scripts/gpu-check.sh part 3's operator-level rows, from a bundle laid out as gpu-bundle.sh makes it, on the
+    CPU (NUMTRACE_CHECK_OPS_DEVICE=cpu, NUMTRACE_CHECK_FORCE_GPU=1; the part's other steps read out of time): both
+    rows pass with the real torch and libnumtrace.so; asked for cuda where torch has none, the first row fails and
+    says why."""
+    name = "gpu-check operator-level rows"
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    build = os.path.dirname(os.path.dirname(NUMTRACE))
+    with tempfile.TemporaryDirectory() as tmp:
+        bundle = os.path.join(tmp, "bundle")
+        for d in ("bin", "lib", "test", "scripts"):
+            os.makedirs(os.path.join(bundle, d))
+        os.symlink(NUMTRACE, os.path.join(bundle, "bin", "numtrace"))
+        os.symlink(os.path.join(build, "lib", "libnumtrace.so"), os.path.join(bundle, "lib", "libnumtrace.so"))
+        os.symlink(HOOKS, os.path.join(bundle, "scripts", "hooks"))
+        for f in ("torch_checks.py", "check_trace.py"):
+            shutil.copy(os.path.join(root, "test", "gpu", f), os.path.join(bundle, "test"))
+        shutil.copy(os.path.join(root, "scripts", "gpu-check.sh"), bundle)
+        with open(os.path.join(bundle, "COMMIT"), "w") as f:
+            f.write("real_torch_test\n")
+        others = ("step-plain-async", "step-async", "ro-async", "ro-caching", "tmap-plain", "tmap-eager", "tmap-expandable")
+        env = dict(os.environ, PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "/usr/bin:/bin"),
+                   NUMTRACE_CHECK_FORCE_GPU="1", NUMTRACE_CHECK_BUDGET_S="400",
+                   NUMTRACE_CHECK_LIMITS=" ".join(["ops-cuda=300"] + [s + "=999" for s in others]))
+        for k in ("PYTHONPATH", "NUMTRACE_LIB", "NUMTRACE_LIB_PATH", "NUMTRACE_CHECK_WORK", "OUT"):
+            env.pop(k, None)
+
+        def part3(device):
+            out = os.path.join(tmp, "out-" + device)
+            proc = subprocess.run(["bash", os.path.join(bundle, "gpu-check.sh"), "--part", "3", out],
+                                  env=dict(env, NUMTRACE_CHECK_OPS_DEVICE=device), capture_output=True, text=True,
+                                  timeout=600)
+            # The table's columns: check (padded to 44), status, reason.
+            rows = {m.group(1).rstrip(): (m.group(2), m.group(3)) for m in
+                    (re.match(r"^(.{44,}?) (pass|fail|skip|info) +(.*)$", line) for line in proc.stdout.splitlines())
+                    if m}
+            return proc, rows
+
+        cpu, rows = part3("cpu")
+        checks = {
+            "cpu: tensors measured (pass)": rows.get("--ops: cpu tensors measured", ("", ""))[0] == "pass",
+            "cpu: calls digested (pass)": rows.get("--ops --watch: cpu calls digested", ("", ""))[0] == "pass",
+            "cpu: the footer row": rows.get("footer operator level", ("", ""))[0] == "info",
+            "cpu: exit 0, the other steps out of time": cpu.returncode == 0 and
+                "out of time" in rows.get("torch train step (async): params bitwise equal", ("", ""))[1],
+        }
+        cuda, cuda_rows = part3("cuda")
+        import torch
+        if torch.cuda.is_available():
+            report(name + ": cuda", "skipped", "this machine has CUDA: the cuda rows are the GPU session's")
+        else:
+            status, why = cuda_rows.get("--ops: cuda tensors measured", ("", ""))
+            checks["cuda without CUDA: fails saying so (exit 1)"] = \
+                cuda.returncode == 1 and status == "fail" and "has no CUDA" in why
+        for what, ok in checks.items():
+            report(f"{name}: {what}", "passed" if ok else "failed",
+                   "" if ok else (cpu.stdout + cpu.stderr + cuda.stdout)[-900:])
 
 
 # minute each here: the tensor map under torch.compile, its compile
