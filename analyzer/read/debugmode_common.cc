@@ -37,30 +37,12 @@ void FinishDebugModeTrace(Trace* trace) {
   AssignUpdateChains(trace);
 }
 
-Buffer LoggedBuffer(uint32_t arg, Role role, DType dtype, uint64_t numel, uint64_t addr, uint8_t fingerprint) {
-  Buffer b;
-  b.arg = arg;
-  b.role = role;
-  b.dtype = dtype;
-  b.dtype_from = dtype == DType::kRaw ? DTypeSource::kDefault : DTypeSource::kSignature;
-  b.stats.n = numel;
-  b.bytes = numel * DTypeSize(dtype);
-  b.addr = addr;
-  b.fingerprint = fingerprint;
-  return b;
-}
-
 DebugModeRecord::DebugModeRecord(Trace* trace, RecordLevel level, StringId name, StringId demangled)
     : trace_(trace) {
   kernel_.level = level;
   kernel_.name = name;
   kernel_.demangled = demangled;
   kernel_.first_buffer = static_cast<uint32_t>(trace->buffers.size());
-}
-
-void DebugModeRecord::Add(const Buffer& buffer, const PrintedStats& printed) {
-  trace_->buffers.push_back(buffer);
-  trace_->printed.push_back(printed);
 }
 
 void DebugModeRecord::Push(const DebugModeOrigin& origin) {

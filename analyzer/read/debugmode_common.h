@@ -52,7 +52,19 @@ struct DebugModeOrigin {
 
 // A buffer of a tensor the log shows: dtype kRaw and numel 0 when the log
 // does not say (then no size either).
-Buffer LoggedBuffer(uint32_t arg, Role role, DType dtype, uint64_t numel, uint64_t addr, uint8_t fingerprint);
+// (Inline, as Add below: once per buffer, in the readers' hot loops.)
+inline Buffer LoggedBuffer(uint32_t arg, Role role, DType dtype, uint64_t numel, uint64_t addr, uint8_t fingerprint) {
+  Buffer b;
+  b.arg = arg;
+  b.role = role;
+  b.dtype = dtype;
+  b.dtype_from = dtype == DType::kRaw ? DTypeSource::kDefault : DTypeSource::kSignature;
+  b.stats.n = numel;
+  b.bytes = numel * DTypeSize(dtype);
+  b.addr = addr;
+  b.fingerprint = fingerprint;
+  return b;
+}
 
 // One record being appended: construct, Add its buffers, Push it.
 class DebugModeRecord {
@@ -60,7 +72,10 @@ class DebugModeRecord {
   DebugModeRecord(Trace* trace, RecordLevel level, StringId name, StringId demangled);
   // The addr of this record's outputs: 1 + its index in trace->kernels.
   uint64_t OutputAddr() const { return trace_->kernels.size() + 1; }
-  void Add(const Buffer& buffer, const PrintedStats& printed);
+  void Add(const Buffer& buffer, const PrintedStats& printed) {
+    trace_->buffers.push_back(buffer);
+    trace_->printed.push_back(printed);
+  }
   // Appends the record (seq = its index) with its provenance.
   void Push(const DebugModeOrigin& origin);
 
