@@ -27,6 +27,7 @@ struct Block {
   std::vector<double> l1, l2, min, max, mean, out_hash;
   std::vector<std::optional<double>> in_hashes;
   std::vector<std::string> in_producers;  // keys, positional with in_hashes ("" when none)
+  std::string location;                   // "common/attention.py:534": provenance src
   uint32_t keys_seen = 0;     // DebugModeStat bits
   bool blank_after = false;   // a blank line followed its last line
   Phase phase = Phase::kForward;  // the tracer writes "Phase:" only when not forward
@@ -39,6 +40,7 @@ struct Block {
     l1.clear(); l2.clear(); min.clear(); max.clear(); mean.clear(); out_hash.clear();
     in_hashes.clear();
     in_producers.clear();
+    location.clear();
     keys_seen = 0;
     blank_after = false;
     phase = Phase::kForward;
@@ -317,7 +319,7 @@ void AppendKernel(const Block& b, std::vector<uint32_t>* kernel_of_name, Trace* 
     rec.Add(buf, l);
   }
   const DebugModeProvenance dm = DebugModeProvenanceOf(b.key);
-  rec.Push({.scope = dm.scope, .op = dm.op, .phase = b.phase, .src = {}});
+  rec.Push({.scope = dm.scope, .op = dm.op, .phase = b.phase, .src = b.location});
 }
 
 void AddDtypes(std::string_view list, std::vector<DType>* out) {
@@ -374,7 +376,8 @@ absl::Status ApplyStat(const DebugModeLogLine& line, Block* b) {
       // "backward" (the tracer omits forward); anything else is not a phase we know.
       if (!ParsePhase(Trim(value), &b->phase)) b->phase = Phase::kOther;
       return absl::OkStatus();
-    default: return absl::OkStatus();  // Location, later additions
+    case kStatLocation: b->location.assign(value); return absl::OkStatus();
+    default: return absl::OkStatus();  // later additions
   }
 }
 

@@ -50,7 +50,7 @@
 // - Ops outside every module and not in backward (the optimizer's) are
 //   grouped into update chains by their hashes (AssignUpdateChains,
 //   read/debugmode_common.h, which both DebugMode readers share).
-// - Location is not kept (KernelProvenance::src could hold it; not yet).
+// - Location is the provenance's src (reports print "at FILE:LINE").
 // - The log records no environment and no launches (Trace::records_*).
 //
 // A log cut short (the job was killed, the disk filled) is read up to its
