@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "analyzer/read/line_reader.h"
 #include "analyzer/read/debugmode_common.h"
 #include "analyzer/read/debugmode_log_line.h"
+#include "analyzer/read/line_reader.h"
 #include "analyzer/read/text_util.h"
 
 namespace numtrace::analyzer {
@@ -492,11 +492,8 @@ class BlockParser {
                            "\"Key: value\" line");
         }
         // The preamble; lines it has that this reader does not know are skipped.
-        if (line.kind == L::kTotal) {
-          saw_preamble_ = true;
-          if (line.total) declared_total_ = line.total;
-        }
-        if (line.kind == L::kExcluded) saw_preamble_ = true;
+        saw_preamble_ |= line.kind != L::kText;
+        if (line.total) declared_total_ = line.total;
         return absl::OkStatus();
     }
     return absl::OkStatus();
