@@ -160,7 +160,7 @@ struct Trace {
   // their first op; every other op 0. Comparable across traces: the aligner
   // pairs these ops by it, not by their "<none>/op_N" counter, which other
   // ops without a module (compiled backward ops) shift. Found by
-  // AssignUpdateChains (read/debugmode_reader.h).
+  // AssignUpdateChains (read/debugmode_common.h).
   std::vector<uint64_t> update_chain;
 
   // Watch mode: one entry per `digest` record, in file order.

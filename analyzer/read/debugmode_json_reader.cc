@@ -9,9 +9,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "analyzer/read/debugmode_reader.h"
+#include "analyzer/read/debugmode_common.h"
 #include "analyzer/read/text_util.h"
-#include "analyzer/read/trace_file_name.h"
 #include "simdjson.h"
 
 namespace numtrace::analyzer {
@@ -221,17 +220,11 @@ class JsonLogReader {
     return true;
   }
 
-  void AddBuffer(const Value& v, uint32_t arg, Role role, const TensorText* t) {
-    Buffer b;
-    b.arg = arg;
-    b.role = role;
-    if (t != nullptr) {
-      b.dtype = t->dtype;
-      b.dtype_from = t->dtype == DType::kRaw ? DTypeSource::kDefault : DTypeSource::kSignature;
-      b.stats.n = t->numel;
-      b.bytes = t->numel * DTypeSize(t->dtype);
-    }
-    b.fingerprint = (v.norm ? kPrintedStats : 0) | (v.hash ? kHashTensor : 0);
+  static void AddBuffer(DebugModeRecord* rec, const Value& v, uint32_t arg, Role role, const TensorText* t) {
+    // Outputs are at their record's addr; inputs are linked by hash.
+    Buffer b = LoggedBuffer(arg, role, t != nullptr ? t->dtype : DType::kRaw, t != nullptr ? t->numel : 0,
+                            role == Role::kIn ? 0 : rec->OutputAddr(),
+                            (v.norm ? kPrintedStats : 0) | (v.hash ? kHashTensor : 0));
     PrintedStats p;
     p.digits = kReprDigits;
     if (v.norm) {
@@ -242,30 +235,27 @@ class JsonLogReader {
       else if (std::isinf(*v.norm)) b.stats.inf = 1;
     }
     b.stats.hash = v.hash ? *v.hash : std::bit_cast<uint64_t>(*v.norm);
-    // Outputs are at 1 + their kernel's index; inputs are linked by hash.
-    b.addr = role == Role::kIn ? 0 : trace_->kernels.size() + 1;
-    trace_->buffers.push_back(b);
-    trace_->printed.push_back(p);
+    rec->Add(b, p);
   }
 
-  void AddValues(const std::vector<Value>& values, const std::vector<TensorText>& texts, Role role) {
+  static void AddValues(DebugModeRecord* rec, const std::vector<Value>& values, const std::vector<TensorText>& texts,
+                        Role role) {
     size_t tensor = 0;
     for (size_t i = 0; i < values.size(); ++i) {
       if (!values[i].tensor()) continue;
-      AddBuffer(values[i], static_cast<uint32_t>(i), role, tensor < texts.size() ? &texts[tensor] : nullptr);
+      AddBuffer(rec, values[i], static_cast<uint32_t>(i), role, tensor < texts.size() ? &texts[tensor] : nullptr);
       ++tensor;
     }
   }
 
-  void Push(Kernel k, std::string_view op) {
-    k.seq = trace_->kernels.size();
-    k.buffer_count = static_cast<uint32_t>(trace_->buffers.size() - k.first_buffer);
-    trace_->kernels.push_back(k);
-    KernelProvenance prov;
-    if (!Module().empty()) prov.scope = trace_->strings.Intern(CapUtf8(WithoutRootClass(Module())));
-    if (!modules_.empty()) prov.phase = modules_.back().phase;
-    if (!op.empty()) prov.op = trace_->strings.Intern(CapUtf8(op));
-    trace_->SetProvenance(trace_->kernels.size() - 1, prov);
+  // Where the record is: the innermost module entered, the phase of the
+  // region it is in.
+  DebugModeOrigin Origin(std::string_view op) const {
+    DebugModeOrigin o;
+    if (!Module().empty()) o.scope = WithoutRootClass(Module());
+    if (!modules_.empty()) o.phase = modules_.back().phase;
+    o.op = op;
+    return o;
   }
 
   bool Op(dom::object r) {
@@ -275,22 +265,21 @@ class JsonLogReader {
     if (r["output_str"].get_string().get(output)) output = {};
     std::vector<Value> out, in;
     if (!Hashes(r, &out, &in)) return false;
-    Kernel k;
-    k.level = RecordLevel::kOp;
     const std::string_view module = Module();
-    k.name = trace_->strings.Intern(CapUtf8(Cat(module.empty() ? "<none>" : WithoutRootClass(module), "/", op_name)));
-    k.demangled = trace_->strings.Intern(CapUtf8(op_name));
-    k.first_buffer = static_cast<uint32_t>(trace_->buffers.size());
+    DebugModeRecord rec(
+        trace_, RecordLevel::kOp,
+        trace_->strings.Intern(CapUtf8(Cat(module.empty() ? "<none>" : WithoutRootClass(module), "/", op_name))),
+        trace_->strings.Intern(CapUtf8(op_name)));
     texts_.clear();
     TensorsIn(output, &texts_);
-    AddValues(out, texts_, Role::kOut);
+    AddValues(&rec, out, texts_, Role::kOut);
     texts_.clear();
     TensorsIn(args, &texts_);
     TensorsIn(kwargs, &texts_);
-    AddValues(in, texts_, Role::kIn);
+    AddValues(&rec, in, texts_, Role::kIn);
     // "aten::sum.dim_IntList" -> "aten::sum", the op as provenance names it.
     const size_t dot = op_name.find('.', op_name.find("::") == std::string_view::npos ? 0 : op_name.find("::"));
-    Push(k, op_name.substr(0, dot));
+    rec.Push(Origin(op_name.substr(0, dot)));
     return true;
   }
 
@@ -320,9 +309,8 @@ class JsonLogReader {
     if (r["kwargs_str"].get_string().get(kwargs)) kwargs = {};
     std::vector<std::pair<std::string_view, Value>> pre, post;
     if (!NamedValues(r, "pre_hashes", &pre) || !NamedValues(r, "post_hashes", &post)) return false;
-    Kernel k;
-    k.name = k.demangled = trace_->strings.Intern(CapUtf8(name));
-    k.first_buffer = static_cast<uint32_t>(trace_->buffers.size());
+    const StringId id = trace_->strings.Intern(CapUtf8(name));
+    DebugModeRecord rec(trace_, RecordLevel::kKernel, id, id);
     // The tensors of "in_ptr0=t: f32[8], out_ptr0=t: f32[8], xnumel=8" by
     // argument name: split at the commas outside brackets.
     texts_.clear();
@@ -357,9 +345,9 @@ class JsonLogReader {
       // Unchanged by the launch: only read. Changed: written (what it held
       // before, an output buffer's old contents, is not an input).
       const bool written = before == nullptr || before->norm != after.norm || before->hash != after.hash;
-      AddBuffer(after, static_cast<uint32_t>(i), written ? Role::kOut : Role::kIn, text_of(arg));
+      AddBuffer(&rec, after, static_cast<uint32_t>(i), written ? Role::kOut : Role::kIn, text_of(arg));
     }
-    Push(k, {});
+    rec.Push(Origin({}));
     return true;
   }
 
@@ -392,14 +380,7 @@ absl::StatusOr<Trace> ReadDebugModeJson(LineReader& reader) {
   const std::string_view path = reader.path();
   std::string text;
   if (absl::Status s = reader.ReadRest(&text); !s.ok()) return s;
-  Trace trace;
-  trace.path = std::string(path);
-  trace.header.producer = "torch DebugMode";
-  trace.records_environment = false;
-  trace.records_launches = false;
-  trace.flow = FlowKey::kHashChain;
-  trace.label = std::string(FileStem(path));
-  trace.rank = RankFromFileName(path).value_or(0);
+  Trace trace = StartDebugModeTrace(path, "torch DebugMode");
 
   dom::parser parser;
   dom::element root;
@@ -424,7 +405,7 @@ absl::StatusOr<Trace> ReadDebugModeJson(LineReader& reader) {
   if (top["logs"].get_array().get(logs)) {
     return absl::InvalidArgumentError(Cat(path, ": no \"logs\" list"));
   }
-  ReserveForSize(&trace, logs.size(), logs.size() * 3);
+  ReserveDebugModeTrace(&trace, logs.size(), logs.size() * 3);
   JsonLogReader records(&trace);
   uint64_t index = 0;
   for (dom::element r : logs) {
@@ -440,8 +421,7 @@ absl::StatusOr<Trace> ReadDebugModeJson(LineReader& reader) {
     }
     ++index;
   }
-  ReleaseUnusedReserve(&trace);
-  AssignUpdateChains(&trace);
+  FinishDebugModeTrace(&trace);
   return trace;
 }
 

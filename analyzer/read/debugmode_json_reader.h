@@ -29,7 +29,7 @@
 // - The log has no addresses (FlowKey::kHashChain: an input is the last
 //   output with its hash), no environment and no launches to dump. The
 //   optimizer's ops are grouped into update chains (AssignUpdateChains,
-//   read/debugmode_reader.h).
+//   read/debugmode_common.h).
 //
 // Not fatal, counted (Trace::skipped): records of types that carry no tensor
 // values (redistribute, output_placement, other annotations), records of a

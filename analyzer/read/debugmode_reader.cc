@@ -7,10 +7,10 @@
 #include <optional>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "analyzer/read/debugmode_common.h"
+#include "analyzer/read/debugmode_log_line.h"
 #include "analyzer/read/line_reader.h"
-#include "analyzer/read/trace_file_name.h"
 #include "analyzer/read/text_util.h"
 
 namespace numtrace::analyzer {
@@ -27,7 +27,8 @@ struct Block {
   std::vector<double> l1, l2, min, max, mean, out_hash;
   std::vector<std::optional<double>> in_hashes;
   std::vector<std::string> in_producers;  // keys, positional with in_hashes ("" when none)
-  uint32_t keys_seen = 0;     // bit per StatKey
+  std::string location;                   // "common/attention.py:534": provenance src
+  uint32_t keys_seen = 0;     // DebugModeStat bits
   bool blank_after = false;   // a blank line followed its last line
   Phase phase = Phase::kForward;  // the tracer writes "Phase:" only when not forward
 
@@ -39,23 +40,17 @@ struct Block {
     l1.clear(); l2.clear(); min.clear(); max.clear(); mean.clear(); out_hash.clear();
     in_hashes.clear();
     in_producers.clear();
+    location.clear();
     keys_seen = 0;
     blank_after = false;
     phase = Phase::kForward;
   }
 };
 
-// The "Key:" lines a block may hold; the bits of Block::keys_seen.
-enum StatKey : uint32_t {
-  kShape = 1, kDtype = 2, kL1 = 4, kL2 = 8, kMin = 16, kMax = 32, kMean = 64,
-  kOutputHash = 128, kInputHashes = 256, kLocation = 512, kPhase = 1024, kOtherKey = 2048,
-  kInputProducers = 4096,
-};
-
 // The keys that make a full block's statistics, and those a hash-only block
 // (an in-place op, a tensor below the tracer's min_numel) is made of.
-constexpr uint32_t kStatKeys = kShape | kL1 | kL2 | kMin | kMax | kMean;
-constexpr uint32_t kHashKeys = kOutputHash | kInputHashes;
+constexpr uint32_t kStatKeys = kStatShape | kStatL1 | kStatL2 | kStatMin | kStatMax | kStatMean;
+constexpr uint32_t kHashKeys = kStatOutputHash | kStatInputHashes;
 
 enum class NumberResult { kOk, kNotANumber, kOutOfRange };
 
@@ -288,65 +283,43 @@ PrintedStats Printed(const Block& b, size_t i) {
 
 // kernel_of_name: by StringId of a block's key, its kernel index (keys are
 // unique in a log); producers are looked up there.
-void AppendKernel(const Block& b, uint64_t seq, std::vector<uint32_t>* kernel_of_name, Trace* trace) {
-  Kernel k;
-  k.seq = seq;
-  k.name = trace->strings.Intern(b.key);
-  if (kernel_of_name->size() <= k.name) kernel_of_name->resize(k.name + 1, UINT32_MAX);
-  (*kernel_of_name)[k.name] = static_cast<uint32_t>(trace->kernels.size());
-  k.demangled = trace->strings.Intern(DebugModeOpName(b.key));
-  k.level = RecordLevel::kOp;
-  k.first_buffer = static_cast<uint32_t>(trace->buffers.size());
+void AppendKernel(const Block& b, std::vector<uint32_t>* kernel_of_name, Trace* trace) {
+  const StringId name = trace->strings.Intern(b.key);
+  if (kernel_of_name->size() <= name) kernel_of_name->resize(name + 1, UINT32_MAX);
+  (*kernel_of_name)[name] = static_cast<uint32_t>(trace->kernels.size());
+  DebugModeRecord rec(trace, RecordLevel::kOp, name, trace->strings.Intern(DebugModeOpName(b.key)));
   // A hash-only block has exactly the outputs it has hashes for (none for
   // an in-place op that returned nothing); a full block at least one.
-  const bool hash_only = !(b.keys_seen & kShape);
+  const bool hash_only = !(b.keys_seen & kStatShape);
   size_t outputs = hash_only ? b.out_hash.size() : std::max<size_t>({b.out_hash.size(), b.numel.size(), size_t{1}});
-  // Buffer addresses stand for tensors: an output is at 1 + its kernel's
-  // index, an input at its logged producer's (0: no producer logged), so
-  // data_flow.h follows the log's own producer links.
-  const uint64_t own_addr = trace->kernels.size() + 1;
   for (size_t i = 0; i < outputs; ++i) {
-    Buffer buf;
-    buf.arg = static_cast<uint32_t>(i);
-    buf.role = Role::kOut;
-    buf.dtype = i < b.dtypes.size() ? b.dtypes[i] : b.dtypes.empty() ? DType::kRaw : b.dtypes[0];
-    buf.dtype_from = buf.dtype == DType::kRaw ? DTypeSource::kDefault : DTypeSource::kSignature;
-    uint64_t n = i < b.numel.size() ? b.numel[i] : 0;
-    buf.bytes = n * DTypeSize(buf.dtype);
+    const DType dtype = i < b.dtypes.size() ? b.dtypes[i] : b.dtypes.empty() ? DType::kRaw : b.dtypes[0];
+    const uint64_t n = i < b.numel.size() ? b.numel[i] : 0;
+    Buffer buf = LoggedBuffer(static_cast<uint32_t>(i), Role::kOut, dtype, n, rec.OutputAddr(), kPrintedStats);
     buf.stats = OutputStats(b, i, n);
-    buf.addr = own_addr;
-    buf.fingerprint = kPrintedStats;
-    trace->buffers.push_back(buf);
-    trace->printed.push_back(Printed(b, i));
+    rec.Add(buf, Printed(b, i));
   }
+  // An input is at its logged producer's addr (0: no producer logged; its
+  // hash links it), so data_flow.h follows the log's own producer links.
   for (size_t i = 0; i < b.in_hashes.size(); ++i) {
     if (!b.in_hashes[i]) continue;
-    Buffer buf;
-    buf.arg = static_cast<uint32_t>(i);
-    buf.role = Role::kIn;
-    buf.stats.l1 = *b.in_hashes[i];
-    buf.stats.hash = std::bit_cast<uint64_t>(*b.in_hashes[i]);
+    uint64_t producer = 0;
     if (i < b.in_producers.size() && !b.in_producers[i].empty()) {
       const std::optional<StringId> id = trace->strings.Find(b.in_producers[i]);
       if (id && *id < kernel_of_name->size() && (*kernel_of_name)[*id] != UINT32_MAX) {
-        buf.addr = uint64_t{(*kernel_of_name)[*id]} + 1;
+        producer = uint64_t{(*kernel_of_name)[*id]} + 1;
       }
     }
-    buf.fingerprint = kPrintedStats;
-    trace->buffers.push_back(buf);
+    Buffer buf = LoggedBuffer(static_cast<uint32_t>(i), Role::kIn, DType::kRaw, 0, producer, kPrintedStats);
+    buf.stats.l1 = *b.in_hashes[i];
+    buf.stats.hash = std::bit_cast<uint64_t>(*b.in_hashes[i]);
     PrintedStats l;
     l.l1 = *b.in_hashes[i];
     l.has = PrintedStats::kL1;
-    trace->printed.push_back(l);
+    rec.Add(buf, l);
   }
-  k.buffer_count = static_cast<uint32_t>(trace->buffers.size() - k.first_buffer);
-  trace->kernels.push_back(k);
   const DebugModeProvenance dm = DebugModeProvenanceOf(b.key);
-  KernelProvenance prov;
-  if (dm.scope) prov.scope = trace->strings.Intern(CapUtf8(*dm.scope));
-  if (!dm.op.empty()) prov.op = trace->strings.Intern(CapUtf8(dm.op));
-  prov.phase = b.phase;
-  trace->SetProvenance(trace->kernels.size() - 1, prov);
+  rec.Push({.scope = dm.scope, .op = dm.op, .phase = b.phase, .src = b.location});
 }
 
 void AddDtypes(std::string_view list, std::vector<DType>* out) {
@@ -362,47 +335,33 @@ void AddDtypes(std::string_view list, std::vector<DType>* out) {
   }
 }
 
-StatKey KeyOf(std::string_view key) {
-  // By length first: one comparison per line instead of up to eleven.
-  switch (key.size()) {
-    case 3: return key == "Min" ? kMin : key == "Max" ? kMax : kOtherKey;
-    case 4: return key == "Mean" ? kMean : kOtherKey;
-    case 5: return key == "Shape" ? kShape : key == "Dtype" ? kDtype : key == "Phase" ? kPhase : kOtherKey;
-    case 7: return key == "L2 norm" ? kL2 : key == "L1 norm" ? kL1 : kOtherKey;
-    case 8: return key == "Location" ? kLocation : kOtherKey;
-    case 11: return key == "Output hash" ? kOutputHash : kOtherKey;
-    case 12: return key == "Input hashes" ? kInputHashes : kOtherKey;
-    case 15: return key == "Input producers" ? kInputProducers : kOtherKey;
-    default: return kOtherKey;
-  }
-}
-
 // Applies one "Key: value" line to the block.
-absl::Status ApplyStat(std::string_view key_text, std::string_view value, Block* b) {
-  const StatKey key = KeyOf(key_text);
-  b->keys_seen |= key;
-  switch (key) {
-    case kShape: {
+absl::Status ApplyStat(const DebugModeLogLine& line, Block* b) {
+  const std::string_view key_text = line.key;
+  std::string_view value = line.value;
+  b->keys_seen |= line.stat;
+  switch (line.stat) {
+    case kStatShape: {
       // The tracer writes "Shape: torch.Size([..]), Dtype: torch.bfloat16".
       size_t dt = value.find("Dtype:");
       if (dt != std::string_view::npos) {
-        b->keys_seen |= kDtype;
+        b->keys_seen |= kStatDtype;
         AddDtypes(value.substr(dt + 6), &b->dtypes);
         value = value.substr(0, dt);
       }
       return ParseShapes(value, &b->numel);
     }
-    case kDtype: AddDtypes(value, &b->dtypes); return absl::OkStatus();
-    case kL1: return ParseNumbers(key_text, value, &b->l1);
-    case kL2: return ParseNumbers(key_text, value, &b->l2);
-    case kMin: return ParseNumbers(key_text, value, &b->min);
-    case kMax: return ParseNumbers(key_text, value, &b->max);
-    case kMean: return ParseNumbers(key_text, value, &b->mean);
-    case kOutputHash:
+    case kStatDtype: AddDtypes(value, &b->dtypes); return absl::OkStatus();
+    case kStatL1: return ParseNumbers(key_text, value, &b->l1);
+    case kStatL2: return ParseNumbers(key_text, value, &b->l2);
+    case kStatMin: return ParseNumbers(key_text, value, &b->min);
+    case kStatMax: return ParseNumbers(key_text, value, &b->max);
+    case kStatMean: return ParseNumbers(key_text, value, &b->mean);
+    case kStatOutputHash:
       if (Trim(value).empty()) return absl::OkStatus();  // in-place op
       return ParseNumbers(key_text, value, &b->out_hash);
-    case kInputHashes: ParseOptionalNumbers(value, &b->in_hashes); return absl::OkStatus();
-    case kInputProducers: {
+    case kStatInputHashes: ParseOptionalNumbers(value, &b->in_hashes); return absl::OkStatus();
+    case kStatInputProducers: {
       // "key;key;;" positional with the input hashes (';': keys hold commas
       // never, but the hash list does).
       while (true) {
@@ -413,11 +372,12 @@ absl::Status ApplyStat(std::string_view key_text, std::string_view value, Block*
       }
       return absl::OkStatus();
     }
-    case kPhase:
+    case kStatPhase:
       // "backward" (the tracer omits forward); anything else is not a phase we know.
       if (!ParsePhase(Trim(value), &b->phase)) b->phase = Phase::kOther;
       return absl::OkStatus();
-    default: return absl::OkStatus();  // Location, later additions
+    case kStatLocation: b->location.assign(value); return absl::OkStatus();
+    default: return absl::OkStatus();  // later additions
   }
 }
 
@@ -451,92 +411,142 @@ DebugModeProvenance DebugModeProvenanceOf(std::string_view key) {
   return out;
 }
 
-void AssignUpdateChains(Trace* trace) {
-  // A hash that identifies a value: not absent, not zero (+0.0 or -0.0 as a
-  // printed norm, 0 as hash_tensor).
-  auto linkable = [](const Buffer& b) { return b.stats.hash != 0 && !(b.Has(kPrintedStats) && b.stats.l1 == 0); };
-  absl::flat_hash_map<uint64_t, uint32_t> chain_of_output;  // output hash -> chain
-  std::vector<uint32_t> length;                              // ops so far, by chain
-  std::vector<uint64_t> keys(trace->kernels.size(), 0);
-  for (size_t i = 0; i < trace->kernels.size(); ++i) {
-    const Kernel& k = trace->kernels[i];
-    // Outside every module, in forward (the text log's phase of everything
-    // not backward) or the optimizer: not backward, nor a JSON log's ops of
-    // no phase (backward's, the loss's).
-    const Phase phase = trace->PhaseOf(k);
-    if (k.level != RecordLevel::kOp || trace->Scope(k) || (phase != Phase::kForward && phase != Phase::kOptimizer)) {
-      continue;
-    }
-    std::optional<uint32_t> chain;
-    for (const Buffer& b : trace->BuffersOf(k)) {
-      if (b.role != Role::kIn || !linkable(b)) continue;
-      if (auto it = chain_of_output.find(b.stats.hash); it != chain_of_output.end()) {
-        chain = it->second;
-        break;
-      }
-    }
-    if (!chain) {
-      const std::optional<std::string_view> op = trace->Op(k);
-      if (!op || !op->ends_with('_')) continue;
-      chain = static_cast<uint32_t>(length.size());
-      length.push_back(0);
-    }
-    keys[i] = (uint64_t{*chain} + 1) << 32 | length[*chain]++;
-    for (const Buffer& b : trace->BuffersOf(k)) {
-      if (b.IsOutput() && linkable(b)) chain_of_output[b.stats.hash] = *chain;
-    }
-  }
-  if (!length.empty()) trace->update_chain = std::move(keys);
-}
+namespace {
 
-std::string_view WithoutRootClass(std::string_view fqn) {
-  // ModTracker's names start with the root module's class ("Llama3Model",
-  // "FSDPLlama3Model"); PyTorch FQNs (named_modules) do not. A first
-  // component starting with an upper-case letter is that class name.
-  const size_t dot = fqn.find('.');
-  const std::string_view first = fqn.substr(0, dot);
-  if (!first.empty() && first[0] >= 'A' && first[0] <= 'Z') {
-    return dot == std::string_view::npos ? std::string_view() : fqn.substr(dot + 1);
+// What a complete block looks like in this log, learnt from the blocks
+// before the last one: the keys every one of them had, and whether each was
+// followed by a blank line (the tracer's style). Full blocks and hash-only
+// blocks are learnt apart: a hash-only block lacks the statistics by design,
+// not because it was cut.
+class BlockStyle {
+ public:
+  void Learn(const Block& b) {
+    ++blocks_;
+    if (b.keys_seen & kStatShape) keys_of_full_ &= b.keys_seen;
+    else keys_of_hash_only_ &= b.keys_seen;
+    all_blank_after_ &= b.blank_after;
   }
-  return fqn;
-}
+
+  // Whether the last block of a log is whole, though the log may have been
+  // cut inside it: in the middle of one of its lines (`cut_in_block`),
+  // before the blank line every earlier block had, or before a key every
+  // earlier block of its form had. A lone block is judged by what the
+  // tracer always writes. A block with no statistic and no hash is cut
+  // whatever came before.
+  bool Complete(const Block& b, bool cut_in_block) const {
+    // What the tracer always writes: Location for both forms.
+    constexpr uint32_t kTracerKeys =
+        kStatShape | kStatL2 | kStatMin | kStatMax | kStatMean | kStatOutputHash | kStatLocation;
+    const bool full = b.keys_seen & kStatShape;
+    const uint32_t keys_of_all = full ? keys_of_full_ : keys_of_hash_only_;
+    const bool learnt = blocks_ > 0 && keys_of_all != ~0u;
+    const bool has_content = full ? (b.keys_seen & kStatKeys) != 0 : (b.keys_seen & kHashKeys) != 0;
+    const bool blank_ok = blocks_ > 0 && all_blank_after_ ? b.blank_after : true;
+    if (cut_in_block || !has_content || !blank_ok) return false;
+    if (b.blank_after) return true;
+    return learnt ? (b.keys_seen & keys_of_all) == keys_of_all
+                  : full ? (b.keys_seen & kTracerKeys) == kTracerKeys : (b.keys_seen & kStatLocation) != 0;
+  }
+
+ private:
+  uint64_t blocks_ = 0;
+  uint32_t keys_of_full_ = ~0u, keys_of_hash_only_ = ~0u;
+  bool all_blank_after_ = true;
+};
+
+// The block parser: tokenized lines in, the trace out. Knows where it stands
+// (preamble, inside a block) and so what each line means there.
+class BlockParser {
+ public:
+  BlockParser(Trace* trace, std::string_view path) : trace_(trace), path_(path) {}
+
+  absl::Status Line(const DebugModeLogLine& line, uint64_t number) {
+    using L = DebugModeLogLine;
+    if (line.kind != L::kBlank) any_text_ = true;
+    switch (line.kind) {
+      case L::kBlank:
+        if (in_block_) block_.blank_after = true;
+        return absl::OkStatus();
+      case L::kBadHeader: return LineError(path_, number, "block header must be \"[module/op_N_name]\"");
+      case L::kHeader:
+        if (in_block_) FinishBlock();
+        block_.Reset(number, line.key);
+        in_block_ = true;
+        return absl::OkStatus();
+      case L::kStat:
+        if (!in_block_) return OutsideBlock(number);
+        block_.blank_after = false;
+        if (absl::Status s = ApplyStat(line, &block_); !s.ok()) return LineError(path_, number, Message(s));
+        return absl::OkStatus();
+      case L::kIndentedText:
+        if (!in_block_) return OutsideBlock(number);
+        return LineError(path_, number, "expected \"Key: value\"");
+      case L::kRule:
+        return absl::OkStatus();  // the preamble's end; also accepted between blocks
+      case L::kTotal:
+      case L::kExcluded:
+      case L::kText:
+        if (in_block_) {
+          return LineError(path_, number,
+                           "expected a \"[module/op_N_name]\" block header or an indented "
+                           "\"Key: value\" line");
+        }
+        // The preamble; lines it has that this reader does not know are skipped.
+        saw_preamble_ |= line.kind != L::kText;
+        if (line.total) declared_total_ = line.total;
+        return absl::OkStatus();
+    }
+    return absl::OkStatus();
+  }
+
+  // After the last line. `cut_mid_line`: the log ended inside a line (not
+  // given to Line: a number cut to fewer digits parses as a wrong value);
+  // `cut_in_block`: that line belonged to the open block.
+  absl::Status End(bool cut_mid_line, bool cut_in_block) {
+    if (!any_text_ && !cut_mid_line) return absl::InvalidArgumentError(Cat(path_, ": empty trace"));
+    bool cut = cut_mid_line;
+    if (in_block_) {
+      if (style_.Complete(block_, cut_in_block)) FinishBlock();
+      else cut = true;
+    }
+    // No block at all is not a log, unless the log says blocks were to come
+    // (cut after its preamble) or one was cut.
+    if (trace_->kernels.empty() && !cut && !(saw_preamble_ && declared_total_.value_or(0) > 0)) {
+      return absl::InvalidArgumentError(Cat(path_, ": no [module/op_N_name] blocks: not an activation log"));
+    }
+    trace_->truncated = cut || (declared_total_ && *declared_total_ > trace_->kernels.size());
+    return absl::OkStatus();
+  }
+
+ private:
+  absl::Status OutsideBlock(uint64_t number) const {
+    return LineError(path_, number, "a \"Key: value\" line outside any [block]");
+  }
+
+  void FinishBlock() {
+    style_.Learn(block_);
+    AppendKernel(block_, &kernel_of_name_, trace_);
+  }
+
+  Trace* trace_;
+  std::string_view path_;
+  Block block_;
+  bool in_block_ = false;
+  BlockStyle style_;
+  std::vector<uint32_t> kernel_of_name_;  // StringId of a key -> kernel index, for producers
+  std::optional<uint64_t> declared_total_;
+  bool saw_preamble_ = false, any_text_ = false;
+};
+
+}  // namespace
 
 absl::StatusOr<Trace> ReadDebugModeLines(LineReader& reader) {
-  const std::string_view path = reader.path();
-  Trace trace;
-  trace.path = std::string(path);
-  trace.header.producer = "torchtitan activation log";
-  trace.records_environment = false;
-  trace.records_launches = false;
-  trace.flow = FlowKey::kHashChain;
+  Trace trace = StartDebugModeTrace(reader.path(), "torchtitan activation log");
   trace.truncated_how = "cut short inside a block: read to its last complete block";
   // ~330 bytes and ~3 buffers per block in the tracer's shape: estimates a
   // little high, so a whole log fits without a regrowth (a copy and faults).
-  ReserveForSize(&trace, reader.size_hint() / 280, reader.size_hint() / 90);
-  try {
-    trace.printed.reserve(trace.buffers.capacity());
-  } catch (const std::bad_alloc&) {
-    // Estimates only: the vectors grow as needed.
-  }
-  std::optional<uint64_t> declared_total;
-  bool saw_preamble = false, any_text = false;
-  Block block;
-  bool in_block = false;
-  // What a complete block looks like in this log, learnt from the blocks
-  // before the last one: the keys every one of them had, and whether each
-  // was followed by a blank line (the tracer's style).
-  // Full blocks and hash-only blocks are learnt apart: a hash-only block
-  // lacks the statistics by design, not because it was cut.
-  uint32_t keys_of_full = ~0u, keys_of_hash_only = ~0u;
-  bool all_blank_after = true;
-  uint64_t seq = 0;
-  std::vector<uint32_t> kernel_of_name;  // StringId of a key -> kernel index, for producers
-  auto finish_block = [&] {
-    if (block.keys_seen & kShape) keys_of_full &= block.keys_seen;
-    else keys_of_hash_only &= block.keys_seen;
-    all_blank_after &= block.blank_after;
-    AppendKernel(block, seq++, &kernel_of_name, &trace);
-  };
+  ReserveDebugModeTrace(&trace, reader.size_hint() / 280, reader.size_hint() / 90);
+  BlockParser parser(&trace, reader.path());
   LineReader::Line raw;
   bool cut_mid_line = false, cut_in_block = false;
   while (true) {
@@ -545,90 +555,16 @@ absl::StatusOr<Trace> ReadDebugModeLines(LineReader& reader) {
     if (!*more) break;
     if (!raw.terminated) {
       // The writer was cut short in this line: it and its block are not
-      // trusted (a number cut to fewer digits parses as a wrong value).
+      // trusted. An indented line belongs to the open block; anything else
+      // (a cut "[key" header) starts the next one and leaves the open block whole.
       cut_mid_line = true;
-      // An indented line belongs to the open block; anything else (a cut
-      // "[key" header) starts the next one and leaves the open block whole.
       cut_in_block = IsSpace(raw.text[0]);
       break;
     }
-    std::string_view line = raw.text;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    std::string_view trimmed = Trim(line);
-    if (trimmed.empty()) {
-      if (in_block) block.blank_after = true;
-      continue;
-    }
-    any_text = true;
-    const bool indented = IsSpace(line[0]);
-    if (!indented && trimmed.front() == '[') {
-      if (trimmed.back() != ']' || trimmed.size() < 3) {
-        return LineError(path, raw.number, "block header must be \"[module/op_N_name]\"");
-      }
-      if (in_block) finish_block();
-      block.Reset(raw.number, trimmed.substr(1, trimmed.size() - 2));
-      in_block = true;
-      continue;
-    }
-    if (!indented) {
-      if (!in_block) {  // the preamble
-        std::string_view rest = trimmed;
-        uint64_t total;
-        if (ConsumePrefix(&rest, "Total captured activations:")) {
-          saw_preamble = true;
-          if (ParseUint(Trim(rest), &total)) declared_total = total;
-        } else if (ConsumePrefix(&rest, "Excluded ops dispatched:")) {
-          saw_preamble = true;
-        }
-        continue;
-      }
-      if (trimmed.find_first_not_of('=') == std::string_view::npos) continue;
-      return LineError(path, raw.number,
-                       "expected a \"[module/op_N_name]\" block header or an indented "
-                       "\"Key: value\" line");
-    }
-    if (!in_block) return LineError(path, raw.number, "a \"Key: value\" line outside any [block]");
-    size_t colon = trimmed.find(':');
-    if (colon == std::string_view::npos) {
-      return LineError(path, raw.number, "expected \"Key: value\"");
-    }
-    block.blank_after = false;
-    absl::Status s = ApplyStat(Trim(trimmed.substr(0, colon)), Trim(trimmed.substr(colon + 1)), &block);
-    if (!s.ok()) return LineError(path, raw.number, Message(s));
+    if (absl::Status s = parser.Line(TokenizeDebugModeLine(raw.text), raw.number); !s.ok()) return s;
   }
-  if (!any_text && !cut_mid_line) return absl::InvalidArgumentError(Cat(path, ": empty trace"));
-  bool cut = cut_mid_line;
-  if (in_block) {
-    // The last block is complete unless the log was cut inside it: in the
-    // middle of a line, before the blank line every earlier block had, or
-    // before a key every earlier block had.
-    // A lone block is judged by what the tracer always writes.
-    // A block with no statistic and no hash is cut whatever came before.
-    // What the tracer always writes: Location for both forms.
-    constexpr uint32_t kTracerKeys = kShape | kL2 | kMin | kMax | kMean | kOutputHash | kLocation;
-    const bool full = block.keys_seen & kShape;
-    const uint32_t keys_of_all = full ? keys_of_full : keys_of_hash_only;
-    const bool learnt = seq > 0 && keys_of_all != ~0u;
-    const bool has_content = full ? (block.keys_seen & kStatKeys) != 0 : (block.keys_seen & kHashKeys) != 0;
-    const bool blank_ok = seq > 0 && all_blank_after ? block.blank_after : true;
-    bool complete = !cut_in_block && has_content && blank_ok;
-    if (complete && !block.blank_after) {
-      complete = learnt ? (block.keys_seen & keys_of_all) == keys_of_all
-                        : full ? (block.keys_seen & kTracerKeys) == kTracerKeys : (block.keys_seen & kLocation) != 0;
-    }
-    if (complete) finish_block();
-    else cut = true;
-  }
-  // No block at all is not a log, unless the log says blocks were to come
-  // (cut after its preamble) or one was cut.
-  if (trace.kernels.empty() && !cut && !(saw_preamble && declared_total.value_or(0) > 0)) {
-    return absl::InvalidArgumentError(Cat(path, ": no [module/op_N_name] blocks: not an activation log"));
-  }
-  trace.truncated = cut || (declared_total && *declared_total > trace.kernels.size());
-  trace.label = std::string(FileStem(path));
-  trace.rank = RankFromFileName(path).value_or(0);
-  ReleaseUnusedReserve(&trace);
-  AssignUpdateChains(&trace);
+  if (absl::Status s = parser.End(cut_mid_line, cut_in_block); !s.ok()) return s;
+  FinishDebugModeTrace(&trace);
   return trace;
 }
 

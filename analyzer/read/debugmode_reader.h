@@ -48,8 +48,9 @@
 //   1 + its own kernel index, an input's 1 + the kernel index of its logged
 //   producer (0 when none: its hash links it).
 // - Ops outside every module and not in backward (the optimizer's) are
-//   grouped into update chains by their hashes (AssignUpdateChains below).
-// - Location is not kept (KernelProvenance::src could hold it; not yet).
+//   grouped into update chains by their hashes (AssignUpdateChains,
+//   read/debugmode_common.h, which both DebugMode readers share).
+// - Location is the provenance's src (reports print "at FILE:LINE").
 // - The log records no environment and no launches (Trace::records_*).
 //
 // A log cut short (the job was killed, the disk filled) is read up to its
@@ -61,7 +62,9 @@
 // line or with what the tracer always writes for its form. A last block that
 // is hash-only is not a cut. A preamble total larger than the number of
 // blocks also marks the log truncated. The log is streamed (LineReader):
-// memory holds the model, not the file.
+// memory holds the model, not the file. Each line is tokenized alone
+// (debugmode_log_line.h: its kind and fields); the block parser decides what
+// it means where it stands and judges the last block.
 //
 // Errors: InvalidArgument "PATH:LINE: reason" (a stat line outside a block,
 // an unparsable number or shape, a number out of range of a double, a block
@@ -99,20 +102,6 @@ struct DebugModeProvenance {
   std::string op;
 };
 DebugModeProvenance DebugModeProvenanceOf(std::string_view key);
-
-// Fills Trace::update_chain from the hashes alone (the log has no tensor
-// identities for them): walking the ops in order, an op outside every module,
-// in forward or the optimizer phase (not backward, not the phase-less ops
-// of a JSON log's backward), joins the chain of the latest such op whose output
-// hash equals one of its input hashes (first input first); an in-place op
-// (name ending in '_') that joins none starts a chain; others are no chain's.
-// A zero hash links nothing: every fresh optimizer state is zero. Leaves
-// update_chain empty when no op is in a chain.
-void AssignUpdateChains(Trace* trace);
-
-// A module path from ModTracker without the root module's class name:
-// "FSDPLlama3Model.layers.1" -> "layers.1", "Model" -> "", "layers.1" as is.
-std::string_view WithoutRootClass(std::string_view fqn);
 
 }  // namespace numtrace::analyzer
 

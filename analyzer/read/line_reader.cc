@@ -281,6 +281,7 @@ void ReleaseUnusedReserve(Trace* trace) {
   };
   release(trace->kernels);
   release(trace->buffers);
+  release(trace->printed);
 }
 
 }  // namespace numtrace::analyzer

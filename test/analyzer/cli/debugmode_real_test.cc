@@ -346,6 +346,8 @@ TEST(DebugModeReal, TerminalNamesTheKeyAndPrintsNoDumpRecipe) {
   EXPECT_NE(out.find("the divergence beyond tolerance starts at layers.1.mlp/op_"), std::string::npos) << out;
   EXPECT_NE(out.find("cause origin: inputs bitwise equal"), std::string::npos) << out;
   EXPECT_NE(out.find("A full name: layers.1.mlp/op_"), std::string::npos) << out;
+  // The block's Location, where the tracer saw the op.
+  EXPECT_NE(out.find("(aten::mul, forward) at debugmode-real/make_corpus.py:"), std::string::npos) << out;
   EXPECT_EQ(out.find("--dump"), std::string::npos) << out;
 }
 

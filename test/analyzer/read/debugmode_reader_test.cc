@@ -62,6 +62,22 @@ TEST(DebugModeReaderTest, SingleOutputBlock) {
   EXPECT_EQ(buffers[1].stats.hash, std::bit_cast<uint64_t>(550.0));
   EXPECT_EQ(buffers[2].arg, 2u);
   EXPECT_EQ(buffers[2].stats.l1, 70.0);
+  EXPECT_EQ(t->Src(k), "common/attention.py:534");
+}
+
+// The tracer's Location is the provenance's src (reports print "at FILE:LINE"),
+// each block's own: a block without one has none.
+TEST(DebugModeReaderTest, LocationIsTheSourceOfItsBlockOnly) {
+  const std::string log =
+      "[layers.0/op_0_mm]\n  Output hash: 1.0e+00\n  Location: model.py:12\n\n"
+      "[layers.0/op_1_add]\n  Output hash: 2.0e+00\n  Input hashes: 1.0e+00\n\n"
+      "[<none>/op_0_add_]\n  Output hash: 3.0e+00\n  Location:   optim/adam.py:415  \n\n";
+  absl::StatusOr<Trace> t = ReadTraceBytes(log, "x.log", FindImporter("debugmode-log"));
+  ASSERT_TRUE(t.ok()) << t.status();
+  ASSERT_EQ(t->kernels.size(), 3u);
+  EXPECT_EQ(t->Src(t->kernels[0]), "model.py:12");
+  EXPECT_EQ(t->Src(t->kernels[1]), std::nullopt);
+  EXPECT_EQ(t->Src(t->kernels[2]), "optim/adam.py:415");
 }
 
 TEST(DebugModeReaderTest, TupleOutputsAndPrefixedKeys) {
