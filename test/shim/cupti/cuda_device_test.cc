@@ -54,6 +54,8 @@ struct FakeGpu {
   std::atomic<int> stuck_queries{0};  // queries answered "not ready" while stuck
   bool fail_event_create = false;
   int fail_queries = 0;
+  int fail_launches = 0;  // the next N cuLaunchKernel calls answer an error
+  int fail_records = 0;   // the next N cuEventRecord calls answer an error
   // cuPointerGetAttributes' DEVICE_ORDINAL by range start (others: 0), and
   // cuCtxGetDevice by context (others: 0).
   std::map<uint64_t, int> range_device;
@@ -85,7 +87,7 @@ struct FakeGpu {
   // Review round 4, finding 11: `blocking` blocks on a thread that set
   // t_gated (a stream's launch queue full) until `open`; `entered` says it
   // is blocked. A latch, not a sleep: no timing in the test's outcome.
-  enum class Call { kNone, kCopyIn, kLaunch, kCopyOut, kRecord, kEventCreate };
+  enum class Call { kNone, kCopyIn, kLaunch, kCopyOut, kRecord, kEventCreate, kPointerQuery };
   Call blocking = Call::kNone;
   std::mutex gate_mu;
   std::condition_variable gate_cv;
@@ -198,6 +200,10 @@ CUresult DtoH(void* h, CUdeviceptr d, size_t n, CUstream) {
 CUresult Launch(CUfunction f, unsigned gx, unsigned, unsigned, unsigned bx, unsigned, unsigned,
                 unsigned, CUstream, void** params, void**) {
   MaybeBlock(FakeGpu::Call::kLaunch);
+  if (g->fail_launches > 0) {
+    --g->fail_launches;
+    return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
+  }
   EXPECT_EQ(reinterpret_cast<uint64_t>(f), 0x33u) << "the function loaded into the context";
   EXPECT_EQ(g->mode, CU_STREAM_CAPTURE_MODE_RELAXED);
   EXPECT_EQ(bx, kNtBlockThreads);
@@ -230,6 +236,10 @@ CUresult EventCreate(CUevent* e, unsigned) {
 CUresult EventDestroy(CUevent) { return CUDA_SUCCESS; }  // events are leaked above
 CUresult EventRecord(CUevent e, CUstream) {
   MaybeBlock(FakeGpu::Call::kRecord);
+  if (g->fail_records > 0) {
+    --g->fail_records;
+    return CUDA_ERROR_INVALID_HANDLE;
+  }
   g->recorded[e] = true;
   g->recorded_at[e] = g->records++;
   g->queries_of.erase(e);
@@ -261,6 +271,7 @@ CUresult StreamGetCtx(CUstream s, CUcontext* c) {
 }
 // Success with zeros for unknown pointers, like the driver.
 CUresult PointerAttrs(unsigned n, CUpointer_attribute* attrs, void** data, CUdeviceptr p) {
+  MaybeBlock(FakeGpu::Call::kPointerQuery);
   ++g->pointer_queries;
   uint64_t start = 0, size = 0;
   if (g->ranges.empty()) {
@@ -658,6 +669,93 @@ TEST_F(CudaDeviceTest, EventShortageGivesTheSpaceBackAndKeepsTheContext) {
   EXPECT_TRUE(dev.Enqueue(0x5, {&item, 1}, 6000)) << "the context is still measured";
 }
 
+// A driver call failing while the batch is queued (here the launch):
+// refused and counted once as a device error; an event recorded after the
+// failure holds the batch's space until the stream has passed it, nothing
+// is delivered for it, and the context goes on being measured.
+TEST_F(CudaDeviceTest, ADriverErrorWhileQueueingRefusesTheBatchAndKeepsTheContext) {
+  CudaDevice dev(api_, kFatbin, {.device_memory = 1 << 20});
+  ASSERT_TRUE(dev.PrepareContext(0xC0));
+  MeasureItem item{0x1000, 64, DType::kF32};
+  gpu_.fail_launches = 1;
+  ::testing::internal::CaptureStderr();
+  EXPECT_FALSE(dev.Enqueue(0x5, {&item, 1}, 1));
+  ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kDeviceErrors), 1u);
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kRingFull), 0u);
+  EXPECT_EQ(gpu_.records, 1u) << "the failed batch's event guards its space";
+  ASSERT_TRUE(dev.Enqueue(0x5, {&item, 1}, 2)) << "the context is still measured";
+  std::vector<uint64_t> tickets;
+  dev.Poll([&](uint64_t t, std::span<const BufferStats>, bool) { tickets.push_back(t); });
+  EXPECT_EQ(tickets, std::vector<uint64_t>{2}) << "the refused batch is not handed out";
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kDeviceErrors), 1u);
+}
+
+// No event could be recorded after a failure: the stream may still read the
+// batch's space and nobody can tell when, so the context is no longer used.
+TEST_F(CudaDeviceTest, ABatchWhoseEventCannotBeRecordedEndsMeasurementInItsContext) {
+  CudaDevice dev(api_, kFatbin, {.device_memory = 1 << 20});
+  ASSERT_TRUE(dev.PrepareContext(0xC0));
+  MeasureItem item{0x1000, 64, DType::kF32};
+  gpu_.fail_records = 2;  // the batch's record, then the one after the failure
+  ::testing::internal::CaptureStderr();
+  EXPECT_FALSE(dev.Enqueue(0x5, {&item, 1}, 1));
+  ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kDeviceErrors), 1u);
+  EXPECT_FALSE(dev.Enqueue(0x5, {&item, 1}, 2));
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kDeviceUnprepared), 1u);
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kDeviceErrors), 1u) << "each refusal counted once";
+  EXPECT_EQ(gpu_.launches, 1);
+}
+
+// The application destroys a context while one of its launches is being
+// queued (thread A blocked in `call`): the batch is refused, counted once
+// (`counter`), and a new context under the same handle is prepared afresh.
+void ReleaseWhileEnqueueing(FakeGpu& gpu, FakeGpu::Call call, Counter counter, int launches) {
+  gpu.contexts.reserve(64);
+  CudaDevice dev(FakeApi(), kFatbin, {.device_memory = 1 << 20});
+  ASSERT_TRUE(dev.PrepareContext(0xC0));
+  MeasureItem item{0x1000, 64, DType::kF32};
+  gpu.blocking = call;
+  bool a_ok = true;
+  std::thread a([&] {
+    t_gated = true;
+    a_ok = dev.Enqueue(0x5, {&item, 1}, 1);
+  });
+  {
+    std::unique_lock<std::mutex> lock(gpu.gate_mu);
+    gpu.gate_cv.wait(lock, [&] { return gpu.entered; });
+  }
+  dev.ReleaseContext(0xC0);
+  {
+    std::lock_guard<std::mutex> lock(gpu.gate_mu);
+    gpu.open = true;
+    gpu.gate_cv.notify_all();
+  }
+  a.join();
+  EXPECT_FALSE(a_ok);
+  EXPECT_EQ(gpu.launches, launches);
+  EXPECT_EQ(CaptureCounters::Get().value(counter), 1u);
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kDeviceErrors) +
+                CaptureCounters::Get().value(Counter::kDeviceUnprepared) +
+                CaptureCounters::Get().value(Counter::kRingFull),
+            1u)
+      << "one refusal, one count";
+  ASSERT_TRUE(dev.Enqueue(0x5, {&item, 1}, 2)) << "prepared afresh";
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kContextsPrepared), 2u);
+  std::vector<uint64_t> tickets;
+  dev.Poll([&](uint64_t t, std::span<const BufferStats>, bool) { tickets.push_back(t); });
+  EXPECT_EQ(tickets, std::vector<uint64_t>{2});
+}
+
+TEST_F(CudaDeviceTest, AContextReleasedWhileItsRangesAreConfirmedRefusesTheBatch) {
+  ReleaseWhileEnqueueing(gpu_, FakeGpu::Call::kPointerQuery, Counter::kDeviceUnprepared, /*launches=*/0);
+}
+
+TEST_F(CudaDeviceTest, AContextReleasedWhileTheBatchIsLaunchedRefusesIt) {
+  ReleaseWhileEnqueueing(gpu_, FakeGpu::Call::kLaunch, Counter::kDeviceErrors, /*launches=*/1);
+}
+
 // Issue 18, item 3: a model-size step. 10,000 launches each measuring a
 // 100 MB bf16 buffer (about 1.2 MB of device scratch per measurement) with
 // the GPU 256 batches behind the host: about 300 MB in flight, far more
@@ -1035,7 +1133,8 @@ TEST_F(CudaDeviceTest, WaitingForDumpCopiesAtExitHasADeadline) {
 // A is let go. Before the fix B never returned (the deadline below ends the
 // wait, then the latch opens so the test fails instead of hanging).
 std::string CallName(const ::testing::TestParamInfo<FakeGpu::Call>& info) {
-  static constexpr const char* kNames[] = {"None", "CopyIn", "Launch", "CopyOut", "Record", "EventCreate"};
+  static constexpr const char* kNames[] = {"None", "CopyIn", "Launch", "CopyOut", "Record", "EventCreate",
+                                             "PointerQuery"};
   return kNames[static_cast<int>(info.param)];
 }
 
