@@ -349,6 +349,11 @@ DriverApi FakeApi() {
   return a;
 }
 
+// Chunks added to the rings by growth: all chunks but each context's first.
+uint64_t Grown() {
+  return CaptureCounters::Get().value(Counter::kRingChunks) - CaptureCounters::Get().value(Counter::kContextsPrepared);
+}
+
 class CudaDeviceTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -427,7 +432,7 @@ TEST_F(CudaDeviceTest, FullRingRefusesThenRecyclesInOrder) {
   for (int i = 0; i < 10; ++i) accepted += dev.Enqueue(0x5, {&big, 1}, i) ? 1 : 0;
   EXPECT_GE(accepted, 1);
   EXPECT_LT(accepted, 10) << "the ring must fill";
-  EXPECT_GT(dev.stats().full.load(), 0u);
+  EXPECT_GT(CaptureCounters::Get().value(Counter::kRingFull), 0u);
   gpu_.events_ready = true;
   std::vector<uint64_t> tickets;
   dev.Poll([&](uint64_t t, std::span<const BufferStats>, bool) { tickets.push_back(t); });
@@ -659,8 +664,7 @@ TEST_F(CudaDeviceTest, EventShortageGivesTheSpaceBackAndKeepsTheContext) {
   ASSERT_GT(accepted, 0);
   gpu_.fail_event_create = true;
   EXPECT_FALSE(dev.Enqueue(0x5, {&item, 1}, 5000)) << "no event left, none can be made";
-  EXPECT_GE(dev.stats().errors.load(), 1u);
-  EXPECT_EQ(CaptureCounters::Get().value(Counter::kDeviceErrors), dev.stats().errors.load());
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kDeviceErrors), 1u);
   gpu_.fail_event_create = false;
   gpu_.events_ready = true;
   int delivered = 0;
@@ -779,7 +783,7 @@ TEST_F(CudaDeviceTest, AModelSizeStepGrowsTheRingAndReusesItWithoutDrops) {
   EXPECT_EQ(accepted, 10000) << "no drops";
   EXPECT_EQ(delivered, 10000);
   EXPECT_EQ(CaptureCounters::Get().value(Counter::kRingFull), 0u);
-  EXPECT_GT(dev.stats().grown.load(), 0u) << "the first chunk alone is too small";
+  EXPECT_GT(Grown(), 0u) << "the first chunk alone is too small";
   EXPECT_LE(gpu_.peak_bytes, 1ull << 30) << "bounded: space is reused as batches complete";
   EXPECT_EQ(CaptureCounters::Get().value(Counter::kRingBytes), gpu_.peak_bytes);
 }
@@ -804,9 +808,9 @@ TEST_F(CudaDeviceTest, NoLaunchAllocatesMemoryOnceTheContextIsPrepared) {
   EXPECT_EQ(on_launch_path, 0) << "no cuMemAlloc/cuMemHostAlloc inside Enqueue";
   EXPECT_GT(refused, 0) << "without a Poll the first chunk fills";
   EXPECT_EQ(CaptureCounters::Get().value(Counter::kRingFull), static_cast<uint64_t>(refused));
-  EXPECT_EQ(dev.stats().grown.load(), 0u);
+  EXPECT_EQ(Grown(), 0u);
   dev.Poll([](uint64_t, std::span<const BufferStats>, bool) {});
-  EXPECT_EQ(dev.stats().grown.load(), 1u) << "the refused batch asked Poll to grow the ring";
+  EXPECT_EQ(Grown(), 1u) << "the refused batch asked Poll to grow the ring";
   EXPECT_GT(gpu_.mem_allocs, 2);
 }
 
@@ -866,7 +870,7 @@ TEST_F(CudaDeviceTest, TheBudgetIsReadAgainBeforeEachGrowth) {
   CudaDevice dev(api_, kFatbin, {.device_memory = 64 << 20});
   MeasureItem item{0x7f00'0000'0000ull, 100'000'000, DType::kBF16};
   (void)EnqueueWithPolls(dev, item, 0, 60);
-  ASSERT_GT(dev.stats().grown.load(), 0u);
+  ASSERT_GT(Grown(), 0u);
   const uint64_t ring = gpu_.live_bytes;
   gpu_.job_bytes = gpu_.gpu_bytes - ring - (8ull << 30);  // 8 GiB free: under a tenth
   ::testing::internal::CaptureStderr();
@@ -892,16 +896,16 @@ TEST_F(CudaDeviceTest, IdleGrownChunksAreGivenBack) {
   (void)EnqueueWithPolls(dev, item, 0, 1000);
   gpu_.catch_up = 2;  // the GPU finishes while Drain polls
   dev.Drain();
-  const uint64_t grown = dev.stats().grown.load();
+  const uint64_t grown = Grown();
   ASSERT_GT(grown, 0u);
   for (uint32_t i = 0; i + 1 < CudaDevice::kIdlePollsBeforeRelease; ++i) {
     dev.Poll([](uint64_t, std::span<const BufferStats>, bool) {});
   }
-  EXPECT_EQ(dev.stats().released.load(), 0u) << "not before the idle time";
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kRingChunksFreed), 0u) << "not before the idle time";
   for (uint32_t i = 0; i < grown * CudaDevice::kIdlePollsBeforeRelease; ++i) {
     dev.Poll([](uint64_t, std::span<const BufferStats>, bool) {});
   }
-  EXPECT_EQ(dev.stats().released.load(), grown);
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kRingChunksFreed), grown);
   EXPECT_EQ(CaptureCounters::Get().value(Counter::kRingChunksFreed), grown);
   EXPECT_EQ(gpu_.live_bytes, 64u << 20) << "the first chunk stays";
   EXPECT_GT(CaptureCounters::Get().value(Counter::kRingBytes), 64u << 20) << "the peak is kept";
@@ -909,7 +913,7 @@ TEST_F(CudaDeviceTest, IdleGrownChunksAreGivenBack) {
     EXPECT_TRUE(dev.Enqueue(0x5, {&item, 1}, 5000 + i)) << i;
     if (i % 10 == 9) dev.Poll([](uint64_t, std::span<const BufferStats>, bool) {});
   }
-  EXPECT_GT(dev.stats().grown.load(), grown) << "grown again for the next burst";
+  EXPECT_GT(Grown(), grown) << "grown again for the next burst";
   gpu_.catch_up = 2;  // the GPU finishes while Drain polls
   dev.Drain();
 }
@@ -941,9 +945,9 @@ TEST_F(CudaDeviceTest, ASmallBudgetDropsWholeMeasurementsAndCountsEachOne) {
   EXPECT_EQ(delivered, accepted) << "every accepted measurement completes";
   EXPECT_EQ(CaptureCounters::Get().value(Counter::kRingFull), static_cast<uint64_t>(refused))
       << "counted exactly";
-  EXPECT_EQ(dev.stats().full.load(), static_cast<uint64_t>(refused));
-  EXPECT_EQ(dev.stats().grown.load(), 0u) << "64 MiB already is more than the budget (512 MiB / 32)";
-  EXPECT_GT(dev.stats().growth_refused.load(), 0u);
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kRingFull), static_cast<uint64_t>(refused));
+  EXPECT_EQ(Grown(), 0u) << "64 MiB already is more than the budget (512 MiB / 32)";
+  EXPECT_GT(CaptureCounters::Get().value(Counter::kRingGrowthRefused), 0u);
   EXPECT_EQ(gpu_.peak_bytes, 64ull << 20);
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 2) << "ring full, growth refused: " << err;
 }
@@ -969,7 +973,7 @@ TEST_F(CudaDeviceTest, PreparingOneContextDoesNotStallLaunchesInAnother) {
   gpu_.alloc_gate = false;
   slow.join();
   EXPECT_TRUE(slow_ok);
-  EXPECT_EQ(dev.stats().unprepared.load(), 1u);
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kDeviceUnprepared), 1u);
   EXPECT_EQ(CaptureCounters::Get().value(Counter::kDeviceUnprepared), 1u) << "the footer counts it";
   EXPECT_TRUE(dev.Enqueue(0x7, {&item, 1}, 4)) << "prepared now";
 }
@@ -986,7 +990,7 @@ TEST_F(CudaDeviceTest, ReleasingAContextFreesEveryChunkAndAReusedHandleStartsOve
     accepted += dev.Enqueue(0x5, {&big, 1}, i) ? 1 : 0;
     if (i % 5 == 4) dev.Poll([&](uint64_t, std::span<const BufferStats>, bool) { ++delivered; });
   }
-  EXPECT_GT(dev.stats().grown.load(), 0u);
+  EXPECT_GT(Grown(), 0u);
   EXPECT_EQ(delivered, 0);
   gpu_.catch_up = 2;
   dev.ReleaseContext(0xC0);
@@ -1152,7 +1156,7 @@ TEST_P(CudaDeviceBlockedCallTest, AnotherThreadsLaunchesAndPollDoNotWaitForIt) {
   if (GetParam() == FakeGpu::Call::kEventCreate) {
     // Empty 0xC0's event pool: A's batch must create its event.
     gpu_.events_ready = false;
-    for (uint64_t t = 100; dev.stats().batches.load() < 64; ++t) {
+    for (uint64_t t = 100; t < 100 + 64; ++t) {
       ASSERT_TRUE(dev.Enqueue(0x5, {&item, 1}, t));
       expected.insert(t);
     }
@@ -1199,7 +1203,7 @@ TEST_P(CudaDeviceBlockedCallTest, AnotherThreadsLaunchesAndPollDoNotWaitForIt) {
     EXPECT_TRUE(polled.insert(t).second) << "ticket " << t << " twice";
   });
   EXPECT_EQ(polled, expected);
-  EXPECT_EQ(dev.stats().errors.load(), 0u);
+  EXPECT_EQ(CaptureCounters::Get().value(Counter::kDeviceErrors), 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(EachAsyncCall, CudaDeviceBlockedCallTest,
