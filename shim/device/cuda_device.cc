@@ -31,27 +31,6 @@ uint64_t AlignUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 // normal step; more are created (relaxed mode) only when they run out.
 constexpr int kPreparedEvents = 64;
 
-// Byte layout of one batch of m items and `tiles` tiles. Device:
-// items | counters | partials | results. Host: items | counters (staged,
-// copied in one H2D) then results (copied back in one D2H).
-struct BatchLayout {
-  uint64_t items, counters, partials, results;  // device offsets within the batch
-  uint64_t device_bytes;
-  uint64_t staged_bytes;  // items + counters
-  uint64_t host_results, host_bytes;
-
-  BatchLayout(uint32_t m, uint64_t tiles) {
-    items = 0;
-    counters = uint64_t{m} * sizeof(NtBatchItem);
-    partials = AlignUp(counters + uint64_t{m} * 4, 16);
-    results = AlignUp(partials + NtScratchBytes(tiles), 16);
-    device_bytes = results + uint64_t{m} * sizeof(BufferStats);
-    staged_bytes = counters + uint64_t{m} * 4;
-    host_results = AlignUp(staged_bytes, 16);
-    host_bytes = host_results + uint64_t{m} * sizeof(BufferStats);
-  }
-};
-
 // Makes `context` current on the calling thread for the scope when it is
 // not already: the engine's poller and the exit handler run on threads
 // where no context (or another device's) is current, and event queries and
@@ -197,6 +176,27 @@ std::optional<DeviceInfo> QueryDeviceInfo(const DriverApi& api, uint64_t context
   if (!ok) return std::nullopt;
   return info;
 }
+
+// Byte layout of one batch of m items and `tiles` tiles. Device:
+// items | counters | partials | results. Host: items | counters (staged,
+// copied in one H2D) then results (copied back in one D2H).
+struct CudaDevice::BatchLayout {
+  uint64_t items, counters, partials, results;  // device offsets within the batch
+  uint64_t device_bytes;
+  uint64_t staged_bytes;  // items + counters
+  uint64_t host_results, host_bytes;
+
+  BatchLayout(uint32_t m, uint64_t tiles) {
+    items = 0;
+    counters = uint64_t{m} * sizeof(NtBatchItem);
+    partials = AlignUp(counters + uint64_t{m} * 4, 16);
+    results = AlignUp(partials + NtScratchBytes(tiles), 16);
+    device_bytes = results + uint64_t{m} * sizeof(BufferStats);
+    staged_bytes = counters + uint64_t{m} * 4;
+    host_results = AlignUp(staged_bytes, 16);
+    host_bytes = host_results + uint64_t{m} * sizeof(BufferStats);
+  }
+};
 
 CudaDevice::CudaDevice(const DriverApi& api, std::span<const uint8_t> fatbin, Options options)
     : api_(api), fatbin_(fatbin), options_(options) {}
@@ -405,6 +405,11 @@ void CudaDevice::ConfirmRanges(std::span<const MeasureItem> items, int device,
 
 bool CudaDevice::Enqueue(uint64_t stream, std::span<const MeasureItem> items, uint64_t ticket) {
   SelfCallGuard guard;
+  // Every refusal is counted here, once, as why (the footer's counters).
+  const auto refuse = [](Counter why) {
+    CaptureCounters::Get().Add(why);
+    return false;
+  };
   auto* s = reinterpret_cast<CUstream>(stream);
   // No capture query here: the engine never asks for a measurement on a
   // capturing stream (LaunchEvent::stream_capturing, asked once per launch
@@ -412,11 +417,7 @@ bool CudaDevice::Enqueue(uint64_t stream, std::span<const MeasureItem> items, ui
   const uint32_t m = static_cast<uint32_t>(items.size());
   RelaxedCaptureScope relaxed(api_);
   Context* c = ReadyContext(StreamContext(s));
-  if (c == nullptr) {
-    stats_.unprepared.fetch_add(1, std::memory_order_relaxed);
-    CaptureCounters::Get().Add(Counter::kDeviceUnprepared);
-    return false;
-  }
+  if (c == nullptr) return refuse(Counter::kDeviceUnprepared);
   // Range checks are driver queries: made before taking the mutex.
   thread_local std::vector<MeasureItem> confirmed;
   ConfirmRanges(items, c->device, &confirmed);
@@ -424,126 +425,117 @@ bool CudaDevice::Enqueue(uint64_t stream, std::span<const MeasureItem> items, ui
 
   uint64_t tiles = 0;
   for (const MeasureItem& it : items) tiles += TileCount(it.bytes, it.dtype);
-  if (tiles > 0x7fffffffull) {
-    stats_.full.fetch_add(1, std::memory_order_relaxed);
-    CaptureCounters::Get().Add(Counter::kRingFull);
-    return false;
-  }
-  const BatchLayout L(m, tiles);
-
+  if (tiles > 0x7fffffffull) return refuse(Counter::kRingFull);
+  const BatchLayout layout(m, tiles);
   // Under the mutex only the reservation: ring space, an event from the
   // pool and the batch's place in the FIFO. The copies, the launch and the
   // event record block while the stream's launch queue is full; made under
   // the mutex they would stall every other thread's launches and Poll
   // behind this stream (review round 4, finding 11).
-  uint8_t* host = nullptr;
-  CUdeviceptr dev = 0;
-  CUevent event = nullptr;
-  CUfunction function = nullptr;
-  Batch* batch = nullptr;
-  uint32_t generation = 0;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (c->state != State::kReady) {  // released since ReadyContext
-      stats_.unprepared.fetch_add(1, std::memory_order_relaxed);
-      CaptureCounters::Get().Add(Counter::kDeviceUnprepared);
-      return false;
-    }
-    std::optional<uint64_t> host_off, dev_off;
-    uint32_t chunk = 0;
-    RetireLocked(*c);  // recycle space before refusing
-    // The oldest chunk first: under a lighter load the grown ones empty and
-    // Poll can give them back.
-    for (size_t i = 0; i < c->chunks.size() && !dev_off; ++i) {
-      Chunk& k = *c->chunks[i];
-      host_off = k.host_ring.Allocate(L.host_bytes);
-      if (!host_off) continue;
-      dev_off = k.device_ring.Allocate(L.device_bytes);
-      if (!dev_off) {
-        k.host_ring.ReleaseNewest();  // keep the two rings in step
-        host_off.reset();
-        continue;
-      }
-      chunk = static_cast<uint32_t>(i);
-    }
-    if (!dev_off) {
-      // No allocation here (it may synchronise the application's thread):
-      // Poll, on the engine's thread, grows the ring for the next batches.
-      c->wanted = std::max(c->wanted, L.device_bytes);
-      stats_.full.fetch_add(1, std::memory_order_relaxed);
-      CaptureCounters::Get().Add(Counter::kRingFull);
-      if (!warned_full_.exchange(true)) {
-        log::Warn("the reduction ring of context {:#x} is full at {} MiB; launches are dropped whole "
-                  "until it has grown or drained (footer dropped, counter ring_full)",
-                  c->handle, c->ring_bytes >> 20);
-      }
-      return false;
-    }
-    c->largest = std::max(c->largest, L.device_bytes);  // what growing ahead of need must fit
-    if (!c->free_events.empty()) {
-      event = static_cast<CUevent>(c->free_events.back());
-      c->free_events.pop_back();
-    }
-    const Chunk& k = *c->chunks[chunk];
-    host = k.host_base + *host_off;
-    dev = k.device_base + *dev_off;
-    function = static_cast<CUfunction>(c->function);
-    // Not queued yet: RetireLocked stops at it, ReleaseContext frees nothing.
-    c->in_flight.push_back({ticket, m, chunk, L.device_bytes, nullptr, host + L.host_results,
-                            /*deliver=*/false, /*queued=*/false});
-    batch = &c->in_flight.back();  // a deque keeps it in place while others come and go
-    generation = c->generation;
-    c->in_use += L.device_bytes;
-  }
+  Reservation r = ReserveBatch(*c, ticket, m, layout);
+  if (r.batch == nullptr) return refuse(r.refused);
 
   // The pool ran dry: a new event (the driver may allocate).
-  bool created = event != nullptr || NUMTRACE_CU_CHECK(api_.cuEventCreate(&event, CU_EVENT_DISABLE_TIMING));
-  bool ok = created, recorded = false;
-  if (ok) {
-    auto* staged = reinterpret_cast<NtBatchItem*>(host);
-    for (uint32_t i = 0; i < m; ++i) {
-      staged[i] = NtBatchItem{items[i].address, items[i].bytes, 0, 0,
-                              static_cast<uint32_t>(items[i].dtype), i, 0};
-    }
-    NtPlanBatch(staged, m);
-    std::memset(host + L.counters, 0, uint64_t{m} * 4);
-    CUdeviceptr items_dev = dev + L.items, counters_dev = dev + L.counters;
-    CUdeviceptr partials_dev = dev + L.partials, results_dev = dev + L.results;
-    void* params[] = {&items_dev, const_cast<uint32_t*>(&m), &partials_dev, &counters_dev, &results_dev};
-    ok = m == 0 ||
-         (NUMTRACE_CU_CHECK(api_.cuMemcpyHtoDAsync_v2(dev, host, L.staged_bytes, s)) &&
-          NUMTRACE_CU_CHECK(api_.cuLaunchKernel(function, static_cast<unsigned>(tiles), 1, 1,
-                                                kNtBlockThreads, 1, 1, 0, s, params, nullptr)) &&
-          NUMTRACE_CU_CHECK(api_.cuMemcpyDtoHAsync_v2(host + L.host_results, results_dev,
-                                                      uint64_t{m} * sizeof(BufferStats), s)));
-    ok = ok && NUMTRACE_CU_CHECK(api_.cuEventRecord(event, s));
-    // After a failure, work may already be queued on the stream that reads
-    // this space: it stays taken until an event recorded now completes.
-    recorded = ok || api_.cuEventRecord(event, s) == CUDA_SUCCESS;
-  }
+  const bool created =
+      r.event != nullptr || NUMTRACE_CU_CHECK(api_.cuEventCreate(reinterpret_cast<CUevent*>(&r.event),
+                                                                  CU_EVENT_DISABLE_TIMING));
+  bool recorded = false;
+  const bool queued = created && QueueBatch(s, items, tiles, layout, r, &recorded);
 
   std::lock_guard<std::mutex> lock(mu_);
-  if (c->generation != generation) {
+  if (c->generation != r.generation) {
     // The context was released meanwhile (the application destroyed it while
     // launching in it): the batch is gone with it, and so is the event.
-    stats_.errors.fetch_add(1, std::memory_order_relaxed);
-    CaptureCounters::Get().Add(Counter::kDeviceErrors);
-    return false;
+    return refuse(Counter::kDeviceErrors);
   }
-  batch->queued = true;
-  batch->deliver = ok;
+  r.batch->queued = true;
+  r.batch->deliver = queued;
   // No event: nothing was queued (creation failed) and the space comes back
   // in FIFO order; or the stream may still read it and nobody can tell
   // when, so the context is no longer used.
-  batch->event = recorded ? event : nullptr;
+  r.batch->event = recorded ? r.event : nullptr;
   if (created && !recorded) c->state = State::kFailed;
-  if (!ok) {
-    stats_.errors.fetch_add(1, std::memory_order_relaxed);
-    CaptureCounters::Get().Add(Counter::kDeviceErrors);
-    return false;
+  return queued || refuse(Counter::kDeviceErrors);
+}
+
+CudaDevice::Reservation CudaDevice::ReserveBatch(Context& c, uint64_t ticket, uint32_t count,
+                                                 const BatchLayout& layout) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (c.state != State::kReady) return {.refused = Counter::kDeviceUnprepared};  // released since ReadyContext
+  std::optional<uint64_t> host_off, dev_off;
+  uint32_t chunk = 0;
+  RetireLocked(c);  // recycle space before refusing
+  // The oldest chunk first: under a lighter load the grown ones empty and
+  // Poll can give them back.
+  for (size_t i = 0; i < c.chunks.size() && !dev_off; ++i) {
+    Chunk& k = *c.chunks[i];
+    host_off = k.host_ring.Allocate(layout.host_bytes);
+    if (!host_off) continue;
+    dev_off = k.device_ring.Allocate(layout.device_bytes);
+    if (!dev_off) {
+      k.host_ring.ReleaseNewest();  // keep the two rings in step
+      host_off.reset();
+      continue;
+    }
+    chunk = static_cast<uint32_t>(i);
   }
-  stats_.batches.fetch_add(1, std::memory_order_relaxed);
-  return true;
+  if (!dev_off) {
+    // No allocation here (it may synchronise the application's thread):
+    // Poll, on the engine's thread, grows the ring for the next batches.
+    c.wanted = std::max(c.wanted, layout.device_bytes);
+    if (!warned_full_.exchange(true)) {
+      log::Warn("the reduction ring of context {:#x} is full at {} MiB; launches are dropped whole "
+                "until it has grown or drained (footer dropped, counter ring_full)",
+                c.handle, c.ring_bytes >> 20);
+    }
+    return {.refused = Counter::kRingFull};
+  }
+  c.largest = std::max(c.largest, layout.device_bytes);  // what growing ahead of need must fit
+  Reservation r;
+  if (!c.free_events.empty()) {
+    r.event = c.free_events.back();
+    c.free_events.pop_back();
+  }
+  const Chunk& k = *c.chunks[chunk];
+  r.host = k.host_base + *host_off;
+  r.device = k.device_base + *dev_off;
+  r.function = c.function;
+  // Not queued yet: RetireLocked stops at it, ReleaseContext frees nothing.
+  c.in_flight.push_back({ticket, count, chunk, layout.device_bytes, nullptr, r.host + layout.host_results,
+                         /*deliver=*/false, /*queued=*/false});
+  r.batch = &c.in_flight.back();  // a deque keeps it in place while others come and go
+  r.generation = c.generation;
+  c.in_use += layout.device_bytes;
+  return r;
+}
+
+bool CudaDevice::QueueBatch(void* stream, std::span<const MeasureItem> items, uint64_t tiles,
+                            const BatchLayout& layout, const Reservation& r, bool* recorded) {
+  auto* s = static_cast<CUstream>(stream);
+  auto* event = static_cast<CUevent>(r.event);
+  uint8_t* host = r.host;
+  const CUdeviceptr dev = r.device;
+  const uint32_t m = static_cast<uint32_t>(items.size());
+  auto* staged = reinterpret_cast<NtBatchItem*>(host);
+  for (uint32_t i = 0; i < m; ++i) {
+    staged[i] = NtBatchItem{items[i].address, items[i].bytes, 0, 0, static_cast<uint32_t>(items[i].dtype), i, 0};
+  }
+  NtPlanBatch(staged, m);
+  std::memset(host + layout.counters, 0, uint64_t{m} * 4);
+  CUdeviceptr items_dev = dev + layout.items, counters_dev = dev + layout.counters;
+  CUdeviceptr partials_dev = dev + layout.partials, results_dev = dev + layout.results;
+  void* params[] = {&items_dev, const_cast<uint32_t*>(&m), &partials_dev, &counters_dev, &results_dev};
+  bool ok = m == 0 ||
+            (NUMTRACE_CU_CHECK(api_.cuMemcpyHtoDAsync_v2(dev, host, layout.staged_bytes, s)) &&
+             NUMTRACE_CU_CHECK(api_.cuLaunchKernel(static_cast<CUfunction>(r.function), static_cast<unsigned>(tiles),
+                                                   1, 1, kNtBlockThreads, 1, 1, 0, s, params, nullptr)) &&
+             NUMTRACE_CU_CHECK(api_.cuMemcpyDtoHAsync_v2(host + layout.host_results, results_dev,
+                                                         uint64_t{m} * sizeof(BufferStats), s)));
+  ok = ok && NUMTRACE_CU_CHECK(api_.cuEventRecord(event, s));
+  // After a failure, work may already be queued on the stream that reads
+  // this space: it stays taken until an event recorded now completes.
+  *recorded = ok || api_.cuEventRecord(event, s) == CUDA_SUCCESS;
+  return ok;
 }
 
 void CudaDevice::RetireLocked(Context& c) {
@@ -643,7 +635,6 @@ void CudaDevice::ResizeRings() {
         api_.cuMemFree_v2(j.release->device_base);
         api_.cuMemFreeHost(j.release->host_base);
       }
-      stats_.released.fetch_add(1, std::memory_order_relaxed);
       CaptureCounters::Get().Add(Counter::kRingChunksFreed);
       std::lock_guard<std::mutex> lock(mu_);
       j.c->growing = false;
@@ -659,7 +650,6 @@ void CudaDevice::ResizeRings() {
     }
     std::unique_ptr<Chunk> added;
     if (grow == 0 && j.asked) {
-      stats_.growth_refused.fetch_add(1, std::memory_order_relaxed);
       CaptureCounters::Get().Add(Counter::kRingGrowthRefused);
       if (!warned_budget_.exchange(true)) {
         log::Warn("the reduction ring of context {:#x} stays at {} MiB: growing it would pass "
@@ -684,7 +674,6 @@ void CudaDevice::ResizeRings() {
     j.c->chunks.push_back(std::move(added));
     j.c->ring_bytes += grow;
     NoteRingBytesLocked(static_cast<int64_t>(grow));
-    stats_.grown.fetch_add(1, std::memory_order_relaxed);
     CaptureCounters::Get().Add(Counter::kRingChunks);
   }
 }

@@ -86,6 +86,7 @@
 #include "common/format/records.h"
 #include "shim/device/cuda_dump_copier.h"
 #include "common/settings/config.h"
+#include "shim/engine/capture_counters.h"
 #include "shim/engine/device.h"
 
 namespace numtrace::shim {
@@ -146,15 +147,6 @@ class CudaDevice : public Device {
   // writer's 10 ms period): a later burst would otherwise pay its
   // allocation again at once.
   static constexpr uint32_t kIdlePollsBeforeRelease = 500;
-  struct Stats {
-    std::atomic<uint64_t> batches{0};
-    std::atomic<uint64_t> full{0};        // refused: ring full or batch too big
-    std::atomic<uint64_t> errors{0};      // refused: a driver call failed
-    std::atomic<uint64_t> unprepared{0};  // refused: the context is not (yet) prepared
-    std::atomic<uint64_t> grown{0};       // chunks added to a ring
-    std::atomic<uint64_t> released{0};    // grown chunks freed when idle
-    std::atomic<uint64_t> growth_refused{0};  // growths the budget refused
-  };
 
   CudaDevice(const DriverApi& api, std::span<const uint8_t> fatbin, Options options);
   // Frees nothing: at process exit the driver may already be gone; contexts
@@ -167,6 +159,10 @@ class CudaDevice : public Device {
   // calls it for a context it has not seen; callers need not.
   bool PrepareContext(uint64_t context);
 
+  // False when refused, counted once in CaptureCounters as why:
+  // device_unprepared (context not (yet) measured), ring_full (no space
+  // now, or a batch bigger than any ring) or device_errors (a driver call
+  // failed, or the context was released while the batch was queued).
   [[nodiscard]] bool Enqueue(uint64_t stream, std::span<const MeasureItem> items,
                              uint64_t ticket) override;
   // Also grows and trims the rings (the only place that allocates after a
@@ -194,8 +190,6 @@ class CudaDevice : public Device {
   void ReleaseContext(uint64_t context);
   // The same at process exit, after Drain: bookkeeping only, no driver call.
   void ForgetContext(uint64_t context);
-
-  const Stats& stats() const { return stats_; }
 
   // Confirm buffer ranges through `oracle` (the engine's per-step cache of
   // driver answers) instead of one driver query per buffer. Not owned.
@@ -242,6 +236,20 @@ class CudaDevice : public Device {
     bool failed;  // the batch's event reported an error
   };
   enum class Prepared : uint8_t { kReady, kFailed, kBusy };
+  struct BatchLayout;  // the byte layout of one batch (cuda_device.cc)
+  // A batch's place, taken by ReserveBatch: its space in one chunk (staging
+  // and results in the host part, the batch in the device part), an event
+  // from the pool (null when the pool ran dry) and its FIFO entry, not yet
+  // queued.
+  struct Reservation {
+    Batch* batch = nullptr;  // null: refused, as `refused` says
+    Counter refused = Counter::kCount;
+    uint8_t* host = nullptr;
+    uint64_t device = 0;       // CUdeviceptr
+    void* event = nullptr;     // CUevent
+    void* function = nullptr;  // CUfunction
+    uint32_t generation = 0;   // the context's, to tell a release meanwhile
+  };
 
   // The context `stream` belongs to (the current one when the driver cannot
   // say); 0 when there is none. No lock: driver calls only.
@@ -267,6 +275,17 @@ class CudaDevice : public Device {
   // The ring bytes of all contexts changed by `delta`: footer ring_bytes
   // keeps the most they held at once. Under mu_.
   void NoteRingBytesLocked(int64_t delta);
+  // Under mu_ (taken here), never allocating: the batch's place in `c`,
+  // after recycling what finished; when no chunk has room, asks Poll to
+  // grow the ring (Context::wanted) and refuses (ring_full).
+  Reservation ReserveBatch(Context& c, uint64_t ticket, uint32_t count, const BatchLayout& layout);
+  // Without mu_: stages the items into the reserved host space and queues
+  // on `stream` the copy in, the reduction, the copy back and the event
+  // record (these block while the stream's launch queue is full). True when
+  // all of it was queued; `recorded`: an event follows whatever was queued,
+  // also after a failure.
+  bool QueueBatch(void* stream, std::span<const MeasureItem> items, uint64_t tiles,
+                  const BatchLayout& layout, const Reservation& r, bool* recorded);
   // Checks each item's range with the driver; unconfirmed ones get 0 bytes,
   // and so do ranges on another device than `device` (the launch's ordinal;
   // -1: unknown): a reduction reading another GPU's memory without peer
@@ -313,7 +332,6 @@ class CudaDevice : public Device {
   std::atomic<bool> warned_unconfirmed_{false}, warned_full_{false}, warned_budget_{false},
       warned_wait_{false}, warned_other_device_{false};
   uint64_t ring_total_ = 0, ring_peak_ = 0;  // all contexts' ring bytes (under mu_)
-  Stats stats_;
   CudaDumpCopier dump_copier_{api_};
 };
 

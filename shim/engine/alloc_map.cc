@@ -60,15 +60,18 @@ void AllocMap::AddLocked(const Allocation& a) {
   if (a.end() > hi_.load(std::memory_order_relaxed)) hi_.store(a.end(), std::memory_order_relaxed);
 }
 
-void AllocMap::Insert(uint64_t start, uint64_t bytes, AllocKind kind) {
-  if (bytes == 0 || start + bytes < start) return;
-  std::lock_guard<std::mutex> w(writer_mu_);
-  const uint64_t end = start + bytes;
+void AllocMap::CutLocked(uint64_t start, uint64_t end) {
   for (const Allocation& old : OverlapsLocked(start, end)) {
     RemoveLocked(old);
     if (old.start < start) AddLocked({old.start, start - old.start, old.kind});
     if (old.end() > end) AddLocked({end, old.end() - end, old.kind});
   }
+}
+
+void AllocMap::Insert(uint64_t start, uint64_t bytes, AllocKind kind) {
+  if (bytes == 0 || start + bytes < start) return;
+  std::lock_guard<std::mutex> w(writer_mu_);
+  CutLocked(start, start + bytes);
   AddLocked({start, bytes, kind});
 }
 
@@ -89,12 +92,7 @@ bool AllocMap::Erase(uint64_t start) {
 void AllocMap::EraseRange(uint64_t start, uint64_t bytes) {
   if (bytes == 0 || start + bytes < start) return;
   std::lock_guard<std::mutex> w(writer_mu_);
-  const uint64_t end = start + bytes;
-  for (const Allocation& old : OverlapsLocked(start, end)) {
-    RemoveLocked(old);
-    if (old.start < start) AddLocked({old.start, start - old.start, old.kind});
-    if (old.end() > end) AddLocked({end, old.end() - end, old.kind});
-  }
+  CutLocked(start, start + bytes);
 }
 
 std::optional<Allocation> AllocMap::Find(uint64_t address) const {

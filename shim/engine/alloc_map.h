@@ -80,10 +80,13 @@ class AllocMap {
   }
   // Shards covering [start, end), ascending, without repeats.
   static std::vector<int> ShardsFor(uint64_t start, uint64_t end);
-  // Both need writer_mu_ held.
+  // These need writer_mu_ held.
   std::vector<Allocation> OverlapsLocked(uint64_t start, uint64_t end) const;
   void RemoveLocked(const Allocation& a);
   void AddLocked(const Allocation& a);
+  // Removes [start, end) from every allocation it overlaps; the pieces
+  // outside it stay, as allocations of their own.
+  void CutLocked(uint64_t start, uint64_t end);
 
   std::mutex writer_mu_;
   std::array<Shard, kShards> shards_;

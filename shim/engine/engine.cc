@@ -113,34 +113,6 @@ std::string OpDeviceName(const OpTensor& t) {
 
 }  // namespace
 
-struct Engine::Pending {
-  bool is_note = false;
-  NoteRecord note;
-  const KernelInfo* kernel = nullptr;
-  LaunchDecision decision;
-  uint64_t stream = 0;
-  std::array<uint32_t, 3> grid{}, block{};
-  std::vector<PlannedBuffer> buffers;
-  std::vector<BufferStats> before, after;
-  bool want_before = false, has_before = false, has_after = false;
-  bool dropped = false;
-  const char* drop_reason = "";
-  std::unique_ptr<LaunchDump> dump;  // NUMTRACE_DUMP selected this launch
-  std::string dump_note;             // why it was not dumped, when it was selected
-  provenance::Stamp provenance;      // the launching thread's scope/op/phase
-  // Operator level: the record, its stats filled as measurements come in;
-  // the indices of its buffers measured on the op device, in item order.
-  std::unique_ptr<KernelRecord> op;
-  std::vector<std::pair<uint32_t, BufferStats>> op_pre;  // (arg, stats before the call)
-  std::vector<uint32_t> device_before;  // args measured before on the op device, in item order
-  std::vector<uint32_t> device_after;   // indices into op->buffers measured after on it
-
-  bool Complete() const {
-    return is_note || dropped ||
-           (has_after && (!want_before || has_before) && (!dump || dump->outstanding == 0));
-  }
-};
-
 Engine::Engine(const Config& config, Device* device, RecordSink* sink)
     : config_(config),
       device_(device),
@@ -211,7 +183,7 @@ void Engine::AbandonStale() {
   if (h.index >= 0) {
     std::lock_guard<std::mutex> lock(mu_);
     if (static_cast<uint64_t>(h.index) >= base_) {
-      Pending& p = pending_[h.index - base_];
+      PendingRecord& p = pending_[h.index - base_];
       if (!p.Complete()) {
         p.dropped = true;
         p.drop_reason = "the launch did not go through (no EXIT after ENTER)";
@@ -250,7 +222,7 @@ int64_t Engine::Begin(const LaunchEvent& launch, LaunchDecision d, bool at_enter
   ScanBuffers(launch.params, launch.layout, allocs_, &s.scanned, ranges_, &tensors_);
   BuildPlan(s.scanned, kernel, config_.min_bytes, &s.plan);
 
-  Pending p;
+  PendingRecord p;
   p.kernel = &kernel;
   p.stream = launch.stream;
   p.grid = launch.grid;
@@ -315,7 +287,7 @@ void Engine::MeasureAfter(const LaunchEvent& launch, int64_t index) {
 void Engine::DumpCopyFailed(int64_t index, bool after) {
   std::lock_guard<std::mutex> lock(mu_);
   if (static_cast<uint64_t>(index) < base_) return;
-  Pending& p = pending_[index - base_];
+  PendingRecord& p = pending_[index - base_];
   if (!p.dump) return;
   --p.dump->outstanding;
   ++(after ? p.dump->unqueued_after : p.dump->unqueued_before);
@@ -351,7 +323,7 @@ void Engine::CollectCopies(bool wait) {
 void Engine::MarkDropped(int64_t index) {
   std::lock_guard<std::mutex> lock(mu_);
   if (static_cast<uint64_t>(index) < base_) return;
-  Pending& p = pending_[index - base_];
+  PendingRecord& p = pending_[index - base_];
   if (!p.dropped) {
     p.dropped = true;
     p.drop_reason = "the device could not take the measurement (ring full or device error; see NUMTRACE_DEVICE_MEMORY)";
@@ -375,154 +347,113 @@ void Engine::PushNote(uint64_t launch, std::string msg) {
 }
 
 void Engine::PushNote(NoteRecord note) {
-  Pending p;
+  PendingRecord p;
   p.is_note = true;
   p.note = std::move(note);
   std::lock_guard<std::mutex> lock(mu_);
   pending_.push_back(std::move(p));
 }
 
+void Engine::TakeResult(uint64_t ticket, std::span<const BufferStats> stats, bool failed) {
+  if (StepWatch::IsWatchTicket(ticket)) {
+    if (watch_) watch_->OnResult(ticket, stats, failed);
+    return;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  const uint64_t index = ticket >> 1;
+  if (index < base_ || index >= base_ + pending_.size()) return;  // abandoned long ago
+  PendingRecord& p = pending_[index - base_];
+  if (failed) {  // never completes otherwise: every later record would wait for it
+    if (!p.dropped) p.drop_reason = "the GPU reported an error for its measurement";
+    p.dropped = true;
+    return;
+  }
+  if (p.op) {
+    for (size_t i = 0; i < stats.size(); ++i) {
+      if (ticket & 1) {
+        if (i < p.device_after.size()) p.op->buffers[p.device_after[i]].stats = stats[i];
+      } else if (i < p.device_before.size()) {
+        p.op_pre.emplace_back(p.device_before[i], stats[i]);
+      }
+    }
+    ((ticket & 1) ? p.has_after : p.has_before) = true;
+    return;
+  }
+  auto& dst = (ticket & 1) ? p.after : p.before;
+  dst.assign(stats.begin(), stats.end());
+  ((ticket & 1) ? p.has_after : p.has_before) = true;
+}
+
 void Engine::Pump() {
   std::lock_guard<std::mutex> pump_lock(pump_mu_);
+  // Poll: finished measurements into their entries.
   const Device::ResultFn take = [this](uint64_t ticket, std::span<const BufferStats> stats, bool failed) {
-    if (StepWatch::IsWatchTicket(ticket)) {
-      if (watch_) watch_->OnResult(ticket, stats, failed);
-      return;
-    }
-    std::lock_guard<std::mutex> lock(mu_);
-    const uint64_t index = ticket >> 1;
-    if (index < base_ || index >= base_ + pending_.size()) return;  // abandoned long ago
-    Pending& p = pending_[index - base_];
-    if (failed) {  // never completes otherwise: every later record would wait for it
-      if (!p.dropped) p.drop_reason = "the GPU reported an error for its measurement";
-      p.dropped = true;
-      return;
-    }
-    if (p.op) {
-      for (size_t i = 0; i < stats.size(); ++i) {
-        if (ticket & 1) {
-          if (i < p.device_after.size()) p.op->buffers[p.device_after[i]].stats = stats[i];
-        } else if (i < p.device_before.size()) {
-          p.op_pre.emplace_back(p.device_before[i], stats[i]);
-        }
-      }
-      ((ticket & 1) ? p.has_after : p.has_before) = true;
-      return;
-    }
-    auto& dst = (ticket & 1) ? p.after : p.before;
-    dst.assign(stats.begin(), stats.end());
-    ((ticket & 1) ? p.has_after : p.has_before) = true;
+    TakeResult(ticket, stats, failed);
   };
   device_->Poll(take);
   // Operator level: CUDA tensors measured on CUDA's device, when it joined
   // an engine started on the host.
   if (Device* d = op_device_.load(std::memory_order_acquire); d != nullptr && d != device_) d->Poll(take);
+  // Collect: the dumps' copies, the watch digests.
   CollectCopies(/*wait=*/false);
   if (watch_) watch_->Collect(/*final=*/drained_.load(std::memory_order_acquire));
+  // Build and write every entry whose turn has come, in launch order.
+  for (PendingRecord& p : TakeComplete()) Write(p);
+}
 
-  std::vector<Pending> ready;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    while (!pending_.empty() && pending_.front().Complete()) {
-      ready.push_back(std::move(pending_.front()));
-      pending_.pop_front();
-      ++base_;
-    }
+std::vector<PendingRecord> Engine::TakeComplete() {
+  std::vector<PendingRecord> ready;
+  std::lock_guard<std::mutex> lock(mu_);
+  while (!pending_.empty() && pending_.front().Complete()) {
+    ready.push_back(std::move(pending_.front()));
+    pending_.pop_front();
+    ++base_;
   }
-  for (Pending& p : ready) {
-    if (p.is_note) {
-      sink_->Push(std::move(p.note));
-      continue;
-    }
-    if (p.dropped && p.dump) {
+  return ready;
+}
+
+void Engine::Write(PendingRecord& p) {
+  if (p.is_note) {
+    sink_->Push(std::move(p.note));
+    return;
+  }
+  if (p.dropped) {
+    if (p.dump) {
       NoteRecord note;
       note.launch = p.decision.launch;
       note.msg = "tensor dump of seq " + std::to_string(p.dump->seq) +
                  " has no sidecar: the launch's record was not written";
       sink_->Push(std::move(note));
     }
-    if (p.dropped) {
-      const uint64_t n = dropped_.fetch_add(1, std::memory_order_relaxed) + 1;
-      if (n <= kDropNotesMax) {
-        NoteRecord note;
-        note.launch = p.decision.launch;
-        note.msg = "kernel " + p.kernel->symbol + " not recorded: " + p.drop_reason;
-        if (n == kDropNotesMax) note.msg += " (further drops are only counted in the footer)";
-        sink_->Push(std::move(note));
-      }
-      continue;
-    }
-    if (p.op) {
-      KernelRecord& r = *p.op;
-      // An argument the operator's schema says it writes is an output even
-      // when its bytes did not change: unlike a kernel's buffers, its bytes
-      // before the call are often uninitialised memory (fill_ or zero_ of a
-      // fresh empty), so "unchanged" would follow that memory's leftovers and
-      // the same job twice would record other roles (seen: zero_ over memory
-      // that happened to be zeros). Its `pre` says what it held.
-      for (BufferRecord& b : r.buffers) {
-        if (b.role != Role::kOut) continue;
-        for (const auto& [arg, pre] : p.op_pre) {
-          if (arg == b.arg) b.pre = pre;
-        }
-      }
-      r.seq = emitted_;
-      if (sink_->Push(std::move(r))) ++emitted_;
-      continue;
-    }
-    KernelRecord r;
-    r.launch = p.decision.launch;
-    if (p.decision.step >= 0) r.step = p.decision.step;
-    r.name = p.kernel->symbol;
-    if (p.kernel->demangled != p.kernel->symbol) r.demangled = p.kernel->demangled;
-    r.stream = p.stream;
-    r.grid = p.grid;
-    r.block = p.block;
-    std::move(p.provenance).ApplyTo(&r);
-    r.buffers.reserve(p.buffers.size());
-    for (size_t i = 0; i < p.buffers.size(); ++i) {
-      const PlannedBuffer& b = p.buffers[i];
-      BufferRecord br;
-      br.arg = b.arg;
-      br.addr = b.addr;
-      br.offset = b.offset;
-      br.bytes = b.bytes;
-      br.dtype = b.dtype;
-      br.dtype_from = b.dtype_from;
-      if (i < p.after.size()) br.stats = p.after[i];
-      if (p.has_before && i < p.before.size()) {
-        const BufferStats& pre = p.before[i];
-        const bool same = pre.hash == br.stats.hash && pre.n == br.stats.n;
-        br.role = same ? Role::kIn : Role::kOut;
-        if (!same) br.pre = pre;  // for inputs it would only repeat `stats`
-      } else {
-        br.role = Role::kUnknown;
-      }
-      r.buffers.push_back(std::move(br));
-    }
-    std::vector<NoteRecord> dump_notes;
-    if (p.dump) {
-      dump_notes = dumper_->Finish(*p.dump, r);
-      if (p.dump->seq != emitted_) {
-        NoteRecord n;
-        n.launch = r.launch;
-        n.msg = "tensor dump of seq " + std::to_string(p.dump->seq) + " is the record this trace numbers seq " +
-                std::to_string(emitted_) + " (records were dropped before it)";
-        dump_notes.push_back(std::move(n));
-      }
-    }
-    if (!p.dump_note.empty()) {
+    const uint64_t n = dropped_.fetch_add(1, std::memory_order_relaxed) + 1;
+    if (n <= kDropNotesMax) sink_->Push(DropNote(p, /*last=*/n == kDropNotesMax));
+    return;
+  }
+  KernelRecord r = p.op ? BuildOpRecord(p) : BuildKernelRecord(p);
+  // The dump's notes follow its record; the dumper reads the record's
+  // buffers and roles to write the sidecar.
+  std::vector<NoteRecord> dump_notes;
+  if (p.dump) {
+    dump_notes = dumper_->Finish(*p.dump, r);
+    if (p.dump->seq != emitted_) {
       NoteRecord n;
       n.launch = r.launch;
-      n.msg = std::move(p.dump_note);
+      n.msg = "tensor dump of seq " + std::to_string(p.dump->seq) + " is the record this trace numbers seq " +
+              std::to_string(emitted_) + " (records were dropped before it)";
       dump_notes.push_back(std::move(n));
     }
-    // The trace's one seq counter: a record the sink refuses gives its seq
-    // to the next, so the numbering stays dense.
-    r.seq = emitted_;
-    if (sink_->Push(std::move(r))) ++emitted_;
-    for (NoteRecord& n : dump_notes) sink_->Push(std::move(n));
   }
+  if (!p.dump_note.empty()) {
+    NoteRecord n;
+    n.launch = r.launch;
+    n.msg = std::move(p.dump_note);
+    dump_notes.push_back(std::move(n));
+  }
+  // The trace's one seq counter: a record the sink refuses gives its seq
+  // to the next, so the numbering stays dense.
+  r.seq = emitted_;
+  if (sink_->Push(std::move(r))) ++emitted_;
+  for (NoteRecord& n : dump_notes) sink_->Push(std::move(n));
 }
 
 void Engine::StepEnded(int64_t step, int64_t as) {
@@ -617,7 +548,7 @@ int64_t Engine::OnOpBefore(std::span<const OpTensor> tensors, uint64_t stream) {
     // Watch mode digests the call at OnOpAfter; the token carries its step.
     return watch_ && step >= 0 ? static_cast<int64_t>(kWatchOpToken | static_cast<uint64_t>(step)) : -1;
   }
-  Pending p;
+  PendingRecord p;
   p.op = std::make_unique<KernelRecord>();
   p.op->op_level = true;
   p.provenance = provenance::Current();
@@ -647,7 +578,7 @@ void Engine::OnOpAfter(int64_t token, std::string_view name, std::span<const OpT
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (static_cast<uint64_t>(token) < base_ || static_cast<uint64_t>(token) >= base_ + pending_.size()) return;
-    Pending& p = pending_[token - base_];
+    PendingRecord& p = pending_[token - base_];
     if (!p.op) return;
     p.op->name = std::string(name);
     std::move(p.provenance).ApplyTo(p.op.get());
@@ -750,7 +681,7 @@ void Engine::MeasureOp(int64_t index, std::span<const OpTensor> tensors, uint64_
       items.empty() || device->Enqueue(stream, items, static_cast<uint64_t>(index) * 2 + (before ? 0 : 1));
   std::lock_guard<std::mutex> lock(mu_);
   if (static_cast<uint64_t>(index) < base_) return;
-  Pending& p = pending_[index - base_];
+  PendingRecord& p = pending_[index - base_];
   if (before) {
     // CPU `pre`s now; those on the device come through Pump.
     size_t next_device = 0;
@@ -828,7 +759,7 @@ void Engine::Shutdown() {
   Pump();
   {
     std::lock_guard<std::mutex> lock(mu_);
-    for (Pending& p : pending_) {
+    for (PendingRecord& p : pending_) {
       if (!p.Complete()) {
         p.dropped = true;
         p.drop_reason = "its measurement had not completed at exit";

@@ -43,6 +43,7 @@
 #include "shim/engine/kernel_cache.h"
 #include "shim/engine/measurement_plan.h"
 #include "shim/engine/range_oracle.h"
+#include "shim/engine/record_builder.h"
 #include "shim/engine/step_tracker.h"
 #include "shim/engine/tensor_map.h"
 #include "shim/engine/tensor_dumper.h"
@@ -122,7 +123,6 @@ class Engine : public EventSink {
   const AllocMap& allocs() const { return allocs_; }
 
  private:
-  struct Pending;
   // Decides and, for a capture, scans and queues the entry. Returns the
   // pending index, or -1 when the launch is not captured.
   int64_t Begin(const LaunchEvent& launch, LaunchDecision d, bool at_enter);
@@ -146,6 +146,12 @@ class Engine : public EventSink {
   // selected): this bit and the step.
   static constexpr uint64_t kWatchOpToken = uint64_t{1} << 62;
   void MarkDropped(int64_t index);
+  // Pump's steps: a device's result into its entry; the complete entries at
+  // the front of the launch order, taken out; one of them built
+  // (record_builder.h) and written to the sink with its notes.
+  void TakeResult(uint64_t ticket, std::span<const BufferStats> stats, bool failed);
+  std::vector<PendingRecord> TakeComplete();
+  void Write(PendingRecord& p);
   // Watch mode: the digest of a launch that went through (EXIT).
   void Watch(const LaunchEvent& launch, int64_t step) {
     if (watch_ && !shut_down_.load(std::memory_order_acquire))
@@ -168,7 +174,7 @@ class Engine : public EventSink {
   RangeOracle* ranges_ = nullptr;
 
   std::mutex mu_;  // pending_ and base_
-  std::deque<Pending> pending_;
+  std::deque<PendingRecord> pending_;
   uint64_t base_ = 0;  // index of pending_.front()
   std::mutex pump_mu_;  // one Pump at a time keeps emission in order
   std::unique_ptr<TensorDumper> dumper_;  // null unless NUMTRACE_DUMP

@@ -167,6 +167,30 @@ TEST_F(OpLevelTest, CudaTensorsGoThroughTheOpDeviceAndOtherDevicesAreSaidOnce) {
   EXPECT_NE(sink.notes[0].msg.find("not measured"), std::string::npos) << sink.notes[0].msg;
 }
 
+// An op record the op device refused is dropped with a note naming the
+// operator. Crashed before the record builder: the drop note read the
+// kernel's symbol, which an op record has not.
+TEST_F(OpLevelTest, ARefusedOpMeasurementIsDroppedWithANoteNamingTheOperator) {
+  Make({{"NUMTRACE_STEPS", "0"}});
+  std::vector<float> x(8, 1.0f), y(8, 0.0f);
+  T in(x, {8}, 0, false, {}, OpDevice::kCuda), out(y, {8}, 1, true, {}, OpDevice::kCuda);
+  std::vector<OpTensor> ts = {in.t, out.t};
+  HostDevice cuda;  // stands in for CudaDevice
+  engine->SetOpDevice(&cuda);
+  const int64_t refused = engine->OnOpBefore(ts, 7);
+  cuda.FailNextEnqueues(1);  // the "after" of aten::mul_out
+  engine->OnOpAfter(refused, "aten::mul_out", ts, 7);
+  const int64_t token = engine->OnOpBefore(ts, 7);
+  engine->OnOpAfter(token, "aten::neg_out", ts, 7);
+  engine->Shutdown();
+  ASSERT_EQ(sink.kernels.size(), 1u);
+  EXPECT_EQ(sink.kernels[0].name, "aten::neg_out");
+  EXPECT_EQ(sink.kernels[0].seq, 0u);
+  EXPECT_EQ(sink.dropped, 1u);
+  ASSERT_EQ(sink.notes.size(), 1u);
+  EXPECT_EQ(sink.notes[0].msg.rfind("operator aten::mul_out not recorded: ", 0), 0u) << sink.notes[0].msg;
+}
+
 // Watch mode at operator level (`numtrace run --ops --watch`): every call
 // of every step digested as its op record's buffers, one digest per step.
 class OpWatchTest : public OpLevelTest {
