@@ -1,8 +1,6 @@
 #include "analyzer/report/roots_report.h"
 
-#include <algorithm>
 #include <cmath>
-#include <optional>
 
 #include "absl/strings/str_format.h"
 #include "analyzer/report/provenance_fields.h"
@@ -11,26 +9,20 @@
 namespace numtrace::analyzer {
 namespace {
 
-struct RankedRoot {
-  const RankDiff* rd;
-  uint32_t pair;
-};
-
-void Entry(const RankedRoot& r, bool with_rank, JsonWriter& w) {
-  const DiffResult& res = *r.rd->result;
-  const KernelPair& p = res.alignment.pairs[r.pair];
-  const PairVerdict& v = res.verdicts[r.pair];
+void Entry(const RankDiff& rd, uint32_t pair, JsonWriter& w) {
+  const DiffResult& res = *rd.result;
+  const KernelPair& p = res.alignment.pairs[pair];
+  const PairVerdict& v = res.verdicts[pair];
   w.BeginObject();
-  if (with_rank) w.Key("rank").Int(r.rd->rank);
-  w.Key("a_seq").Uint(r.rd->a->kernels[p.a].seq).Key("b_seq").Uint(r.rd->b->kernels[p.b].seq);
-  w.Key("order").Uint(LaunchOrder(r.rd->a->kernels[p.a]));
-  w.Key("a_name").String(r.rd->a->Name(r.rd->a->kernels[p.a]));
-  w.Key("b_name").String(r.rd->b->Name(r.rd->b->kernels[p.b]));
+  w.Key("a_seq").Uint(rd.a->kernels[p.a].seq).Key("b_seq").Uint(rd.b->kernels[p.b].seq);
+  w.Key("order").Uint(LaunchOrder(rd.a->kernels[p.a]));
+  w.Key("a_name").String(rd.a->Name(rd.a->kernels[p.a]));
+  w.Key("b_name").String(rd.b->Name(rd.b->kernels[p.b]));
   w.Key("cause").String(CauseName(v.cause));
   w.Key("score").Double(v.score);
   w.Key("kind").String(DivergenceKind(v.status));
-  w.Key("descendants").Uint(res.roots.descendants[r.pair]);
-  ProvenanceFields(ProvenanceOf(*r.rd->a, &r.rd->a->kernels[p.a], *r.rd->b, &r.rd->b->kernels[p.b]), w);
+  w.Key("descendants").Uint(res.roots.descendants[pair]);
+  ProvenanceFields(ProvenanceOf(*rd.a, &rd.a->kernels[p.a], *rd.b, &rd.b->kernels[p.b]), w);
   w.EndObject();
 }
 
@@ -47,34 +39,13 @@ std::string_view CauseMeaning(Cause c) {
   return "";
 }
 
-void WriteRoots(const std::vector<const RankDiff*>& ranks, bool with_rank, JsonWriter& w) {
-  uint64_t count = 0;
-  size_t top_n = 0;
-  std::optional<RankedRoot> first;
-  uint64_t first_order = 0;
-  std::vector<RankedRoot> top;
-  for (const RankDiff* rd : ranks) {
-    const Roots& o = rd->result->roots;
-    count += o.count;
-    top_n = std::max(top_n, o.top.size());
-    for (uint32_t i : o.top) top.push_back({rd, i});
-    if (o.first) {
-      const uint64_t order = LaunchOrder(rd->a->kernels[rd->result->alignment.pairs[*o.first].a]);
-      if (!first || order < first_order) {
-        first = RankedRoot{rd, *o.first};
-        first_order = order;
-      }
-    }
-  }
-  std::stable_sort(top.begin(), top.end(), [](const RankedRoot& x, const RankedRoot& y) {
-    return x.rd->result->verdicts[x.pair].score > y.rd->result->verdicts[y.pair].score;
-  });
-  if (top.size() > top_n) top.resize(top_n);
-  w.Key("roots").BeginObject().Key("count").Uint(count).Key("first");
-  if (first) Entry(*first, with_rank, w);
+void WriteRoots(const RankDiff& rd, JsonWriter& w) {
+  const Roots& o = rd.result->roots;
+  w.Key("roots").BeginObject().Key("count").Uint(o.count).Key("first");
+  if (o.first) Entry(rd, *o.first, w);
   else w.Null();
   w.Key("top").BeginArray();
-  for (const RankedRoot& t : top) Entry(t, with_rank, w);
+  for (uint32_t i : o.top) Entry(rd, i, w);
   w.EndArray().EndObject();
 }
 

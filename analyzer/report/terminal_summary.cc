@@ -413,13 +413,13 @@ bool ShouldUseColor(ColorMode mode, bool is_tty) {
 
 std::string TerminalSummary(const DiffReport& report, const TerminalOptions& opt) {
   Writer w(opt.color);
-  RolledUp up = RollUpRanks(report);
+  const RolledUp up = RollUpRanks(report);
   w << "numtrace-diff: ";
   w.C(std::string(VerdictColor(up.verdict)) + std::string(kBold), VerdictName(up.verdict));
-  w << "  (A: " << TerminalSafe(report.path_a) << ", " << up.kernels_a << " kernels; B: "
-    << TerminalSafe(report.path_b) << ", " << up.kernels_b << " kernels)";
+  w << "  (A: " << TerminalSafe(report.path_a) << ", " << up.a.kernels << " kernels; B: "
+    << TerminalSafe(report.path_b) << ", " << up.b.kernels << " kernels)";
   // A diverged run whose settings differ where it matters: say so first.
-  if (const int e = EnvironmentRank(report); up.verdict == Verdict::kDiverged && e >= 0) {
+  if (const int e = up.environment_rank; up.verdict == Verdict::kDiverged && e >= 0) {
     const std::string keys = VerdictEnvironmentKeys(*report.ranks[e].result->environment);
     if (!keys.empty()) {
       w << " - ";
@@ -428,14 +428,14 @@ std::string TerminalSummary(const DiffReport& report, const TerminalOptions& opt
   }
   w << "\n";
   if (const Trace* t = SideWithoutEnvironment(report)) w << "  environment: " << NoEnvironmentNote(*t) << "\n";
-  if (!IncompleteReason(report).empty()) {
+  if (!up.complete) {
     w.C(kYellow, "  incomplete: ");
     w << "a summary of fewer kernels than ran is not a clean bill (see warnings)\n";
   }
   if (report.per_rank) {
     // Before any rank or kernel, also when every rank agrees: what else
     // differed (the rank that diverges first, else the first that compared).
-    if (const int e = EnvironmentRank(report); e >= 0) Environment(report.ranks[e], w);
+    if (up.environment_rank >= 0) Environment(report.ranks[up.environment_rank], w);
     w << "  " << report.ranks.size() << (report.ranks.size() == 1 ? " rank\n" : " ranks\n");
     Counts(up.counts, w);
     for (const RankDiff& rd : report.ranks) {
