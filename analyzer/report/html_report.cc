@@ -14,6 +14,7 @@
 #include "analyzer/report/dump_commands.h"
 #include "analyzer/report/environment_report.h"
 #include "analyzer/report/html_escape.h"
+#include "analyzer/report/html_page.h"
 #include "analyzer/report/html_provenance.h"
 #include "analyzer/report/html_template.h"
 #include "analyzer/report/json_summary.h"
@@ -648,24 +649,14 @@ std::string HtmlReport(const DiffReport& report, const HtmlOptions& opt) {
   w.EndArray().EndObject();
 
   std::string head;
-  Markup h(&head);
-  const std::string_view verdict = VerdictName(up.verdict);
-  std::string verdict_text(verdict);
-  std::replace(verdict_text.begin(), verdict_text.end(), '_', ' ');
-  h.Raw("<span id=\"verdict\" class=\"badge v-").Raw(verdict).Raw("\">").Raw(verdict_text).Raw("</span>");
-  h.Raw("<span id=\"rankpick\">");
-  if (report.ranks.size() > 1) {
-    h.Raw("<select id=\"rank\">");
-    for (size_t k = 0; k < report.ranks.size(); ++k) {
-      const RankDiff& rd = report.ranks[k];
-      std::string v(VerdictName(rd.result->verdict));
-      std::replace(v.begin(), v.end(), '_', ' ');
-      h.Raw("<option value=\"").Num(k).Raw("\"").Raw(k == start ? " selected" : "").Raw(">rank ");
-      h.Raw(std::to_string(rd.rank)).Raw(": ").Raw(v).Raw("</option>");
-    }
-    h.Raw("</select>");
+  AppendVerdictBadge(VerdictName(up.verdict), up.verdict, &head);
+  std::vector<std::pair<std::string, std::string>> picks;
+  for (size_t k = 0; k < report.ranks.size(); ++k) {
+    std::string v(VerdictName(report.ranks[k].result->verdict));
+    std::replace(v.begin(), v.end(), '_', ' ');
+    picks.emplace_back(std::to_string(k), "rank " + std::to_string(report.ranks[k].rank) + ": " + v);
   }
-  h.Raw("</span>");
+  AppendRankPicker(picks, start, &head);
 
   std::string summary_json;
   AppendScriptSafe(JsonSummary(report), &summary_json);
@@ -674,24 +665,10 @@ std::string HtmlReport(const DiffReport& report, const HtmlOptions& opt) {
   table.clear();
   table.shrink_to_fit();
 
-  // The template's parts between the markers, in order: what a trace string
-  // inserted earlier could contain is never searched for a marker.
-  const std::string_view tpl = HtmlTemplate();
-  const std::pair<std::string_view, const std::string*> parts[] = {{kHtmlHeadMarker, &head},
-                                                                    {kHtmlSummaryMarker, &summary_markup},
-                                                                    {kHtmlSummaryDataMarker, &summary_json},
-                                                                    {kHtmlRowsDataMarker, &table_json}};
-  std::string page;
-  page.reserve(tpl.size() + head.size() + summary_markup.size() + summary_json.size() + table_json.size());
-  size_t at = 0;
-  for (const auto& [marker, text] : parts) {
-    const size_t found = tpl.find(marker, at);
-    if (found == std::string_view::npos) continue;  // (a template without it: a build error in tests)
-    page.append(tpl.substr(at, found - at)).append(*text);
-    at = found + marker.size();
-  }
-  page.append(tpl.substr(at));
-  return page;
+  return FillTemplate(HtmlTemplate(), {{kHtmlHeadMarker, &head},
+                                        {kHtmlSummaryMarker, &summary_markup},
+                                        {kHtmlSummaryDataMarker, &summary_json},
+                                        {kHtmlRowsDataMarker, &table_json}});
 }
 
 }  // namespace numtrace::analyzer
