@@ -20,25 +20,18 @@ const Buffer* BufferAt(const Trace& t, const Kernel& k, int32_t buffer) {
   return &t.BuffersOf(k)[buffer];
 }
 
-void FirstDivergence(const RankDiff* rd, JsonWriter& w) {
+void FirstDivergence(const RankDiff& rd, JsonWriter& w) {
   w.Key("first_divergence");
-  if (!rd->result->first_divergence) {
+  if (!rd.result->first_divergence) {
     w.Null();
     return;
   }
-  const DiffResult& res = *rd->result;
-  const uint32_t i = *res.first_divergence;
-  const KernelPair& p = res.alignment.pairs[i];
-  const PairVerdict& v = res.verdicts[i];
-  const Kernel& ka = rd->a->kernels[p.a];
-  const Kernel& kb = rd->b->kernels[p.b];
-  const Buffer* ba = BufferAt(*rd->a, ka, v.a_buffer);
-  const Buffer* bb = BufferAt(*rd->b, kb, v.b_buffer);
+  const PairRef p = PairAt(rd, *rd.result->first_divergence);
+  const PairVerdict& v = p.verdict;
+  const Buffer* ba = BufferAt(*rd.a, p.a, v.a_buffer);
+  const Buffer* bb = BufferAt(*rd.b, p.b, v.b_buffer);
   w.BeginObject();
-  w.Key("a_seq").Uint(ka.seq).Key("b_seq").Uint(kb.seq);
-  // By this order the roll-up over ranks (and `numtrace merge`) picks the first.
-  w.Key("order").Uint(LaunchOrder(ka));
-  w.Key("a_name").String(rd->a->Name(ka)).Key("b_name").String(rd->b->Name(kb));
+  WritePairNames(rd, p, w);
   w.Key("a_arg");
   ba ? w.Uint(ba->arg) : w.Null();
   w.Key("b_arg");
@@ -50,22 +43,18 @@ void FirstDivergence(const RankDiff* rd, JsonWriter& w) {
   w.Key("score").Double(v.score);        // null when no threshold applies
   w.Key("kind").String(DivergenceKind(v.status));
   w.Key("cause").String(CauseName(v.cause));
-  ProvenanceFields(ProvenanceOf(*rd->a, &ka, *rd->b, &kb), w);
+  ProvenanceFields(ProvenanceOf(*rd.a, &p.a, *rd.b, &p.b), w);
   w.EndObject();
 }
 
 void OriginEntry(const RankDiff& rd, uint32_t i, JsonWriter& w) {
-  const DiffResult& res = *rd.result;
-  const KernelPair& p = res.alignment.pairs[i];
-  const PairVerdict& v = res.verdicts[i];
+  const PairRef p = PairAt(rd, i);
   w.BeginObject();
-  w.Key("a_seq").Uint(rd.a->kernels[p.a].seq).Key("b_seq").Uint(rd.b->kernels[p.b].seq);
-  w.Key("order").Uint(LaunchOrder(rd.a->kernels[p.a]));
-  w.Key("a_name").String(rd.a->Name(rd.a->kernels[p.a])).Key("b_name").String(rd.b->Name(rd.b->kernels[p.b]));
-  w.Key("score").Double(v.score);
-  w.Key("status").String(VerdictName(IsDiverged(v.status) ? Verdict::kDiverged : Verdict::kWithinTolerance));
-  w.Key("descendants").Uint(res.origins.descendants[i]);
-  ProvenanceFields(ProvenanceOf(*rd.a, &rd.a->kernels[p.a], *rd.b, &rd.b->kernels[p.b]), w);
+  WritePairNames(rd, p, w);
+  w.Key("score").Double(p.verdict.score);
+  w.Key("status").String(VerdictName(IsDiverged(p.verdict.status) ? Verdict::kDiverged : Verdict::kWithinTolerance));
+  w.Key("descendants").Uint(rd.result->origins.descendants[i]);
+  ProvenanceFields(ProvenanceOf(*rd.a, &p.a, *rd.b, &p.b), w);
   w.EndObject();
 }
 
@@ -118,7 +107,7 @@ void RankSummary(const RankDiff& rd, std::string_view path_a, std::string_view p
   w.Key("complete").Bool(RankComplete(rd));
   if (res.environment) WriteEnvironmentJson(*res.environment, w);
   WriteCountsJson(res.counts, w);
-  FirstDivergence(&rd, w);
+  FirstDivergence(rd, w);
   w.Key("first_nonfinite").BeginObject().Key("a");
   Nonfinite(rd.a, res.first_nonfinite_a, true, w);
   w.Key("b");

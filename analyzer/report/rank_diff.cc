@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "common/format/enum_list.h"
+#include "common/names/normalize.h"
 
 namespace numtrace::analyzer {
 
@@ -85,6 +86,21 @@ std::string CountersText(const Trace& t, bool zeros) {
 }
 
 uint64_t LaunchOrder(const Kernel& k) { return k.launch != kNoValue ? k.launch : k.seq; }
+
+PairRef PairAt(const RankDiff& rd, uint32_t i) {
+  const KernelPair& p = rd.result->alignment.pairs[i];
+  return {p, rd.result->verdicts[i], rd.a->kernels[p.a], rd.b->kernels[p.b]};
+}
+
+std::string KernelLabel(const Trace& t, const Kernel& k) {
+  if (k.level == RecordLevel::kOp) return std::string(t.DisplayName(k));
+  return ShortName(t.DisplayName(k));
+}
+
+void WritePairNames(const RankDiff& rd, const PairRef& p, JsonWriter& w) {
+  w.Key("a_seq").Uint(p.a.seq).Key("b_seq").Uint(p.b.seq).Key("order").Uint(LaunchOrder(p.a));
+  w.Key("a_name").String(rd.a->Name(p.a)).Key("b_name").String(rd.b->Name(p.b));
+}
 
 namespace {
 

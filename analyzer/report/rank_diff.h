@@ -153,6 +153,26 @@ std::string_view DivergenceKind(PairStatus s);
 // comparable across ranks), else `seq`.
 uint64_t LaunchOrder(const Kernel& k);
 
+// Pair `i` of a rank's diff: the alignment's pair, the judge's verdict on it
+// and both kernels, as every report reads them.
+struct PairRef {
+  const KernelPair& pair;
+  const PairVerdict& verdict;
+  const Kernel& a;
+  const Kernel& b;
+};
+PairRef PairAt(const RankDiff& rd, uint32_t i);
+
+// How the terminal and the lead sentence name a record, plain text (not
+// escaped): an operator by its key (module path and op), not the op alone;
+// a kernel by its short name (templates elided, common/names/normalize.h).
+std::string KernelLabel(const Trace& t, const Kernel& k);
+
+// How the summary's entries of a pair (first divergence, origins, roots)
+// begin: a_seq, b_seq, `order` (launch order: by it the roll-up over ranks
+// and `numtrace merge` pick the first), a_name, b_name.
+void WritePairNames(const RankDiff& rd, const PairRef& p, JsonWriter& w);
+
 }  // namespace numtrace::analyzer
 
 #endif  // NUMTRACE_ANALYZER_REPORT_RANK_DIFF_H_

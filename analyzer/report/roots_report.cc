@@ -4,25 +4,19 @@
 
 #include "absl/strings/str_format.h"
 #include "analyzer/report/provenance_fields.h"
-#include "common/names/normalize.h"
 
 namespace numtrace::analyzer {
 namespace {
 
 void Entry(const RankDiff& rd, uint32_t pair, JsonWriter& w) {
-  const DiffResult& res = *rd.result;
-  const KernelPair& p = res.alignment.pairs[pair];
-  const PairVerdict& v = res.verdicts[pair];
+  const PairRef p = PairAt(rd, pair);
   w.BeginObject();
-  w.Key("a_seq").Uint(rd.a->kernels[p.a].seq).Key("b_seq").Uint(rd.b->kernels[p.b].seq);
-  w.Key("order").Uint(LaunchOrder(rd.a->kernels[p.a]));
-  w.Key("a_name").String(rd.a->Name(rd.a->kernels[p.a]));
-  w.Key("b_name").String(rd.b->Name(rd.b->kernels[p.b]));
-  w.Key("cause").String(CauseName(v.cause));
-  w.Key("score").Double(v.score);
-  w.Key("kind").String(DivergenceKind(v.status));
-  w.Key("descendants").Uint(res.roots.descendants[pair]);
-  ProvenanceFields(ProvenanceOf(*rd.a, &rd.a->kernels[p.a], *rd.b, &rd.b->kernels[p.b]), w);
+  WritePairNames(rd, p, w);
+  w.Key("cause").String(CauseName(p.verdict.cause));
+  w.Key("score").Double(p.verdict.score);
+  w.Key("kind").String(DivergenceKind(p.verdict.status));
+  w.Key("descendants").Uint(rd.result->roots.descendants[pair]);
+  ProvenanceFields(ProvenanceOf(*rd.a, &p.a, *rd.b, &p.b), w);
   w.EndObject();
 }
 
@@ -53,15 +47,13 @@ std::string RootsSentence(const RankDiff& rd) {
   const DiffResult& res = *rd.result;
   if (!res.roots.first) return "";
   const uint32_t i = *res.roots.first;
-  const PairVerdict& v = res.verdicts[i];
-  const Kernel& k = rd.a->kernels[res.alignment.pairs[i].a];
+  const PairRef p = PairAt(rd, i);
+  const PairVerdict& v = p.verdict;
   const std::string score = std::isfinite(v.score) ? absl::StrFormat("%.3g", v.score) : "inf";
   std::string out = "the divergence beyond tolerance starts at ";
-  // An operator by its key; a kernel by its short name (templates elided),
-  // as the terminal's lines name it.
-  out.append(k.level == RecordLevel::kOp ? rd.a->DisplayName(k) : ShortName(rd.a->DisplayName(k)));
+  out.append(KernelLabel(*rd.a, p.a));  // as the terminal's lines name it
   // Where in the model (trace format 1.2 provenance), when the traces carry it.
-  const PairProvenance pv = ProvenanceOf(*rd.a, &k, *rd.b, &rd.b->kernels[res.alignment.pairs[i].b]);
+  const PairProvenance pv = ProvenanceOf(*rd.a, &p.a, *rd.b, &p.b);
   if (const std::string where = ProvenanceLabel(pv.a_scope, pv.a_op, pv.phase, pv.a_src); !where.empty()) {
     out.append(" in ").append(where);
   }
