@@ -107,7 +107,7 @@ namespace {
 ListFacts ListOf(const RankDiff& rd, std::optional<uint32_t> first, const std::vector<uint32_t>& top) {
   ListFacts l;
   const DiffResult& res = *rd.result;
-  if (first) l.first = LaunchOrder(rd.a->kernels[res.alignment.pairs[*first].a]);
+  if (first) l.first = LaunchOrder(PairAt(rd, *first).a);
   l.top_scores.reserve(top.size());
   // As the summary carries it: a score that is not finite is null, read back as +inf.
   for (uint32_t i : top) {
@@ -214,7 +214,7 @@ RankFacts FactsOf(const RankDiff& rd) {
   f.a = SideOf(*rd.a);
   f.b = SideOf(*rd.b);
   f.counts = res.counts;
-  if (res.first_divergence) f.first_divergence = LaunchOrder(rd.a->kernels[res.alignment.pairs[*res.first_divergence].a]);
+  if (res.first_divergence) f.first_divergence = LaunchOrder(PairAt(rd, *res.first_divergence).a);
   if (res.first_nonfinite_a) f.first_nonfinite_a = LaunchOrder(rd.a->kernels[*res.first_nonfinite_a]);
   if (res.first_nonfinite_b) f.first_nonfinite_b = LaunchOrder(rd.b->kernels[*res.first_nonfinite_b]);
   f.origins = ListOf(rd, res.origins.first, res.origins.top);

@@ -1,7 +1,8 @@
 // File: analyzer/report/rank_diff.h
 //
 // What every report (terminal, JSON summary, HTML) renders: the two traces of
-// each rank and the judge's verdict on them. The reports only borrow these
+// each rank and the judge's verdict on them, and the one roll-up over ranks
+// (RollUp) the top level of each shows. The reports only borrow these
 // objects; the caller (cli/) owns the traces and results and keeps them alive
 // while a report is being written.
 //
@@ -129,7 +130,6 @@ void WriteCountsJson(const DiffCounts& c, JsonWriter& w);
 // Adds `value` to the count `key` names, of `counts` (key "counts") or of
 // `match_methods` (methods); false for a name neither list has.
 bool AddCount(std::string_view key, bool methods, uint64_t value, DiffCounts& c);
-
 
 // False when watch-mode steps of one side have no step of the same number
 // on the other (StepsResult::unpaired_*): those steps were not compared.
