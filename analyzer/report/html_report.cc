@@ -22,7 +22,6 @@
 #include "analyzer/report/steps_report.h"
 #include "common/format/json_writer.h"
 #include "common/format/jsonl_writer.h"
-#include "common/names/normalize.h"
 
 namespace numtrace::analyzer {
 namespace {
@@ -78,13 +77,17 @@ std::string DeflateBase64(std::string_view raw) {
   return absl::Base64Escape(packed);
 }
 
-// Both runs' names, interned together: an index per distinct display name.
+// Both runs' names, interned together: an index per distinct display name,
+// with its label (KernelLabel, as the summary and the terminal name it).
 class NameTable {
  public:
   uint32_t Id(const Trace& t, const Kernel& k) {
     const std::string_view full = t.DisplayName(k);
     auto [it, added] = ids_.try_emplace(full, static_cast<uint32_t>(ids_.size()));
-    if (added) names_.emplace_back(full);
+    if (added) {
+      names_.emplace_back(full);
+      labels_.push_back(KernelLabel(t, k));
+    }
     return it->second;
   }
   std::string_view Full(uint32_t id) const { return names_[id]; }
@@ -92,7 +95,7 @@ class NameTable {
     w.Key("names").BeginArray();
     for (std::string_view n : names_) w.String(n);
     w.EndArray().Key("labels").BeginArray();
-    for (std::string_view n : names_) w.String(ShortName(n));
+    for (const std::string& l : labels_) w.String(l);
     w.EndArray();
   }
 
@@ -100,6 +103,7 @@ class NameTable {
   // Views into the traces, which outlive the table.
   absl::flat_hash_map<std::string_view, uint32_t> ids_;
   std::vector<std::string_view> names_;
+  std::vector<std::string> labels_;
 };
 
 // The table's columns, in the order the page reads them (kColumnNames).
@@ -285,16 +289,12 @@ std::string Rel(double v) {
   return buf;
 }
 
-std::string Label(const Trace& t, const Kernel& k) {
-  return ShortName(t.DisplayName(k));
-}
-
 // "row 12 A#40 name" as a link the page turns into a jump (data-row) or an
 // origin selection (data-origin).
 void RowLink(const RankDiff& rd, uint32_t pair, int64_t row, std::string_view attr, Markup& m) {
   const Kernel& ka = rd.a->kernels[rd.result->alignment.pairs[pair].a];
   m.Raw("<a class=\"jump\" ").Raw(attr).Raw("=\"").Raw(std::to_string(row)).Raw("\">row ").Raw(std::to_string(row));
-  m.Raw(" A#").Num(ka.seq).Raw(" ").Text(Label(*rd.a, ka)).Raw("</a>");
+  m.Raw(" A#").Num(ka.seq).Raw(" ").Text(KernelLabel(*rd.a, ka)).Raw("</a>");
 }
 
 std::string KernelMeta(const Kernel& k) {
@@ -309,7 +309,7 @@ std::string KernelMeta(const Kernel& k) {
 void NameBlock(const Trace& t, const Kernel& k, std::string_view head, Markup& m) {
   const std::string_view full = t.DisplayName(k);
   m.Raw("<div><div class=\"muted\">").Text(head).Raw("</div><div class=\"kname mono\" title=\"").Text(full);
-  m.Raw("\">").Text(ShortName(full)).Raw("</div><details><summary>full name</summary><div class=\"full mono\">");
+  m.Raw("\">").Text(KernelLabel(t, k)).Raw("</div><details><summary>full name</summary><div class=\"full mono\">");
   m.Text(full).Raw("</div></details></div>");
 }
 
