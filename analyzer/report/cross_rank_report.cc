@@ -1,8 +1,12 @@
 #include "analyzer/report/cross_rank_report.h"
 
 #include <cstdio>
+#include <utility>
+#include <vector>
 
 #include "analyzer/report/html_escape.h"
+#include "analyzer/report/html_page.h"
+#include "analyzer/report/html_template.h"
 #include "analyzer/report/terminal_text.h"
 #include "common/format/diff_summary.h"
 #include "common/format/json_writer.h"
@@ -22,11 +26,31 @@ void Nonfinite(const std::optional<NonfiniteAt>& n, JsonWriter& w) {
   w.Key("arg").Uint(n->arg).Key("name").String(n->name).EndObject();
 }
 
-// Script-safe JSON inside the page (html_escape.h's one rule).
-std::string ScriptSafe(const std::string& json) {
-  std::string safe;
-  AppendScriptSafe(json, &safe);
-  return safe;
+ReplicaVerdict VerdictOf(const CrossRankResult& r) {
+  return r.mismatches.empty() ? ReplicaVerdict::kConsistent : ReplicaVerdict::kReplicasDiffer;
+}
+
+ReplicaVerdict VerdictOf(const OddRankResult& r) {
+  return r.odd_total == 0 ? ReplicaVerdict::kConsistent : ReplicaVerdict::kReplicasDiffer;
+}
+
+// The cross-rank page (cross_rank_template.html): the header - verdict
+// badge (coloured as a diff's: replicas that agree as identical, that differ
+// as diverged), the directory, the rank picker - and the public JSON
+// document the page's script draws the rest from, script-safe.
+std::string RanksPage(ReplicaVerdict verdict, const std::string& dir,
+                      const std::vector<std::pair<std::string, std::string>>& picks, size_t picked,
+                      const std::string& json) {
+  std::string head;
+  const Verdict colour = verdict == ReplicaVerdict::kConsistent ? Verdict::kIdentical : Verdict::kDiverged;
+  AppendVerdictBadge(ReplicaVerdictName(verdict), colour, &head);
+  head.append("<code>");
+  AppendHtmlEscaped(dir, &head);
+  head.append("</code> ");
+  AppendRankPicker(picks, picked, &head);
+  std::string data;
+  AppendScriptSafe(json, &data);
+  return FillTemplate(CrossRankTemplate(), {{kHtmlHeadMarker, &head}, {kHtmlSummaryDataMarker, &data}});
 }
 
 std::string Where(const std::string& host, const std::string& gpu) {
@@ -41,7 +65,7 @@ std::string Where(const std::string& host, const std::string& gpu) {
 }  // namespace
 
 std::string CrossRankVerdict(const CrossRankResult& r) {
-  return std::string(ReplicaVerdictName(r.mismatches.empty() ? ReplicaVerdict::kConsistent : ReplicaVerdict::kReplicasDiffer));
+  return std::string(ReplicaVerdictName(VerdictOf(r)));
 }
 
 std::string CrossRankTerminal(const CrossRankResult& r, const std::string& dir, int top) {
@@ -125,46 +149,18 @@ std::string CrossRankJson(const CrossRankResult& r, const std::string& dir) {
 }
 
 std::string CrossRankHtml(const CrossRankResult& r, const std::string& dir) {
-  // Data in one JSON block, drawn by a few lines of script: the rank selector
-  // shows that rank's roll-up and its mismatches. No external resource.
-  const std::string safe = ScriptSafe(CrossRankJson(r, dir));
-  std::string out = R"(<!DOCTYPE html><html><head><meta charset="utf-8"><title>numtrace cross-rank: )" +
-                    HtmlEscape(dir) + R"(</title><style>
-body{font-family:system-ui,sans-serif;margin:1.5em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left}
-.bad{background:#fdd}.ok{background:#dfd}code{font-size:90%}</style></head><body>
-<h1>Cross-rank check: <code>)" + HtmlEscape(dir) + R"(</code></h1>
-<p id="verdict"></p>
-<p>Rank: <select id="rank"></select> compared with the reference rank.</p>
-<table id="rollup"></table><h2>Kernels with equal inputs and different outputs</h2>
-<table id="mismatches"></table><h2>First NaN/Inf</h2><p id="nonfinite"></p>
-<script id="data" type="application/json">)" + safe + R"(</script>
-<script>
-const d = JSON.parse(document.getElementById('data').textContent);
-const sel = document.getElementById('rank');
-const esc = s => String(s).replace(/[&<>]/g, c => ({'&':'&amp;','<':'&lt;','>':'&gt;'})[c]);
-document.getElementById('verdict').innerHTML = 'Verdict: <b>' + d.verdict + '</b>, ' + d.ranks.length + ' ranks';
-document.getElementById('verdict').className = d.verdict === ')" + std::string(ReplicaVerdictName(ReplicaVerdict::kConsistent)) + R"(' ? 'ok' : 'bad';
-d.ranks.forEach(r => { const o = document.createElement('option'); o.value = r.rank; o.textContent = 'rank ' + r.rank + (r.inputs_equal_outputs_differ ? ' (' + r.inputs_equal_outputs_differ + ' mismatches)' : ''); sel.appendChild(o); });
-function nf(n) { return n ? 'rank ' + n.rank + ' seq ' + n.seq + ' arg ' + n.arg + ' <code>' + esc(n.name) + '</code>' : 'none'; }
-function show() {
-  const rank = Number(sel.value), r = d.ranks.find(x => x.rank === rank);
-  const rows = [['trace', esc(r.path)], ['kernels', r.kernels], ['truncated', r.truncated], ['shared with reference', r.shared], ['outputs equal', r.outputs_equal], ['outputs differ', r.outputs_differ], ['inputs equal, outputs differ', r.inputs_equal_outputs_differ], ['not judged', r.not_judged], ['first NaN/Inf', nf(r.first_nonfinite)]];
-  document.getElementById('rollup').innerHTML = rows.map(x => '<tr><th>' + x[0] + '</th><td>' + x[1] + '</td></tr>').join('');
-  const ms = d.mismatches.filter(m => m.rank === rank);
-  document.getElementById('mismatches').innerHTML = '<tr><th>seq</th><th>reference seq</th><th>arg</th><th>kernel</th></tr>' + (ms.length ? ms.map(m => '<tr class="bad"><td>' + m.seq + '</td><td>' + m.ref_seq + '</td><td>' + m.arg + '</td><td><code>' + esc(m.name) + '</code></td></tr>').join('') : '<tr><td colspan="4">none</td></tr>');
-}
-document.getElementById('nonfinite').innerHTML = nf(d.first_nonfinite);
-sel.onchange = show;
-if (d.ranks.length > 1) sel.value = d.ranks[1].rank;
-show();
-</script></body></html>
-)";
-  return out;
+  // The picker: every rank (the reference first), a rank with mismatches
+  // says how many; the first rank compared with the reference is picked.
+  std::vector<std::pair<std::string, std::string>> picks;
+  for (const RankRollup& k : r.ranks) {
+    std::string text = "rank " + std::to_string(k.rank);
+    if (k.inputs_equal_outputs_differ) text += " (" + Num(k.inputs_equal_outputs_differ) + " mismatches)";
+    picks.emplace_back(std::to_string(k.rank), std::move(text));
+  }
+  return RanksPage(VerdictOf(r), dir, picks, r.ranks.size() > 1 ? 1 : 0, CrossRankJson(r, dir));
 }
 
-std::string OddRankVerdict(const OddRankResult& r) {
-  return std::string(ReplicaVerdictName(r.odd_total == 0 ? ReplicaVerdict::kConsistent : ReplicaVerdict::kReplicasDiffer));
-}
+std::string OddRankVerdict(const OddRankResult& r) { return std::string(ReplicaVerdictName(VerdictOf(r))); }
 
 std::string OddRankTerminal(const OddRankResult& r, const std::string& dir, int top) {
   std::string out = "numtrace-diff --across-ranks " + TerminalSafe(dir) + ": " + Num(r.ranks.size()) + " ranks, " +
@@ -239,41 +235,8 @@ std::string OddRankJson(const OddRankResult& r, const std::string& dir) {
 }
 
 std::string OddRankHtml(const OddRankResult& r, const std::string& dir) {
-  // The strip: one row per rank, one column per step (steps grouped into at
-  // most 800 columns); a cell is red where that rank departed from the
-  // majority in one of its steps. Drawn on a canvas from the JSON block.
-  return R"(<!DOCTYPE html><html><head><meta charset="utf-8"><title>numtrace odd rank out: )" + HtmlEscape(dir) +
-         R"(</title><style>
-body{font-family:system-ui,sans-serif;margin:1.5em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left}
-.bad{background:#fdd}.ok{background:#dfd}code{font-size:90%}canvas{border:1px solid #ccc;image-rendering:pixelated}</style></head><body>
-<h1>Odd rank out: <code>)" + HtmlEscape(dir) + R"(</code></h1>
-<p id="verdict"></p><p id="counts"></p>
-<h2>Ranks x steps</h2><p>Rows are ranks, columns steps; red: the rank's kernels departed from an agreeing majority there.</p>
-<canvas id="strip"></canvas><p id="hover">&nbsp;</p>
-<h2>Departures, earliest first</h2><table id="odd"></table>
-<script id="data" type="application/json">)" + ScriptSafe(OddRankJson(r, dir)) + R"(</script>
-<script>
-const d = JSON.parse(document.getElementById('data').textContent);
-const esc = s => String(s).replace(/[&<>]/g, c => ({'&':'&amp;','<':'&lt;','>':'&gt;'})[c]);
-const v = document.getElementById('verdict');
-v.innerHTML = 'Verdict: <b>' + d.verdict + '</b>, ' + d.ranks.length + ' ranks, ' + d.steps.compared + ' steps compared by digest';
-v.className = d.verdict === ')" + std::string(ReplicaVerdictName(ReplicaVerdict::kConsistent)) + R"(' ? 'ok' : 'bad';
-document.getElementById('counts').textContent = 'Launches: ' + d.launches.agreeing + ' where every rank agrees, ' + d.launches.own_data + ' on each rank\'s own data, ' + d.launches.odd + ' with an odd rank out.';
-const steps = d.steps.last - d.steps.first + 1, cols = Math.min(Math.max(steps, 1), 800), per = steps / cols;
-const cw = Math.max(1, Math.floor(800 / cols)), rh = Math.max(2, Math.min(12, Math.floor(600 / d.ranks.length)));
-const cv = document.getElementById('strip'), g = cv.getContext('2d');
-cv.width = cols * cw; cv.height = d.ranks.length * rh;
-g.fillStyle = '#dfd'; g.fillRect(0, 0, cv.width, cv.height);
-const row = new Map(d.ranks.map((k, i) => [k.rank, i]));
-g.fillStyle = '#d00';
-for (const o of d.odd_rank_out) g.fillRect(Math.floor((o.step - d.steps.first) / per) * cw, row.get(o.rank) * rh, cw, rh);
-cv.onmousemove = e => { const i = Math.floor(e.offsetY / rh), k = d.ranks[i]; if (!k) return;
-  const s = d.steps.first + Math.floor(Math.floor(e.offsetX / cw) * per);
-  document.getElementById('hover').textContent = 'rank ' + k.rank + (k.host ? ' host ' + k.host : '') + (k.gpu ? ' GPU ' + k.gpu : '') + ', step ' + s + (k.odd ? ' - departed ' + k.odd + ' times from step ' + k.first_odd_step : ''); };
-document.getElementById('odd').innerHTML = '<tr><th>rank</th><th>step</th><th>launch</th><th>kernel</th><th>agree</th><th>host</th><th>GPU</th></tr>' +
-  (d.odd_rank_out.length ? d.odd_rank_out.slice(0, 500).map(o => '<tr class="bad"><td>' + o.rank + '</td><td>' + o.step + '</td><td>' + o.index + '</td><td><code>' + esc(o.name) + '</code></td><td>' + o.majority + '/' + o.ranks + '</td><td>' + esc(o.host || '') + '</td><td>' + esc(o.gpu || '') + '</td></tr>').join('') : '<tr><td colspan="7">none: the replicas agree</td></tr>');
-</script></body></html>
-)";
+  // Every rank is on the strip: no picker.
+  return RanksPage(VerdictOf(r), dir, {}, 0, OddRankJson(r, dir));
 }
 
 }  // namespace numtrace::analyzer

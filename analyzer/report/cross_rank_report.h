@@ -5,7 +5,10 @@
 // `numtrace-cross-rank` (docs/format.md section 7, cross-rank summary), and a
 // self-contained HTML page with a rank selector. ranks/ computes, report/
 // renders: the JSON through JsonWriter, names on the terminal through
-// TerminalSafe, text in the page through the one HtmlEscape.
+// TerminalSafe. The page is the diff report's machinery: its template
+// (cross_rank_template.html, the diff report's style), header (html_page.h)
+// and data block - the JSON document itself, script-safe - from which the
+// page's script draws every row.
 //
 // Watch traces give an `odd_rank_out` list instead (OddRank*).
 //

@@ -45,17 +45,6 @@ std::string VerdictEnvironmentKeys(const EnvironmentDiff& d, size_t max) {
   return out;
 }
 
-int EnvironmentRank(const DiffReport& report) {
-  const RolledUp up = RollUpRanks(report);
-  if (up.first_divergence_rank >= 0 && report.ranks[up.first_divergence_rank].result->environment) {
-    return up.first_divergence_rank;
-  }
-  for (size_t r = 0; r < report.ranks.size(); ++r) {
-    if (report.ranks[r].result->environment) return static_cast<int>(r);
-  }
-  return -1;
-}
-
 std::vector<const EnvDifference*> AffectingFirstDivergence(const RankDiff& rd) {
   const DiffResult& res = *rd.result;
   if (!res.environment || !res.first_divergence) return {};

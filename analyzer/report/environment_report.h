@@ -3,8 +3,8 @@
 // How every report says what else differed between the runs
 // (judge/environment_diff.h): the summary's `environment` section
 // (docs/format.md section 2), the words the verdict line adds when the runs
-// diverged and a known-relevant setting differs, and the rank whose
-// environment a rolled-up report shows. Renderers (terminal, HTML) escape
+// diverged and a known-relevant setting differs. The rank whose environment
+// a rolled-up report shows is RollUp's (rank_diff.h, `environment_rank`). Renderers (terminal, HTML) escape
 // the trace's text themselves.
 //
 // Example:
@@ -33,10 +33,6 @@ std::string VerdictEnvironmentKeys(const EnvironmentDiff& d, size_t max = 4);
 
 // The effect line of a difference ("" for a key the table does not know).
 std::string_view EffectOf(const EnvDifference& e);
-
-// The rank whose environment a rolled-up report shows: the one that
-// diverges first, else the first with an environment; -1 when none has.
-int EnvironmentRank(const DiffReport& report);
 
 // The relevant differences that can change the first divergence's kernel
 // (A's name, demangled name and operator): a GEMM under TF32, an atomics

@@ -8,7 +8,7 @@
 //   this covers every "</script" and "<!--" a trace string could carry) and
 //   U+2028/U+2029, which become \uXXXX escapes; the result parses back to
 //   the same JSON value. Every data block of every page goes through it
-//   (html_report.cc, cross_rank_report.cc should too).
+//   (html_report.cc, cross_rank_report.cc).
 //
 // Example:
 //   out += "<code>" + HtmlEscape(kernel_name) + "</code>";

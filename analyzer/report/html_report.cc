@@ -14,6 +14,7 @@
 #include "analyzer/report/dump_commands.h"
 #include "analyzer/report/environment_report.h"
 #include "analyzer/report/html_escape.h"
+#include "analyzer/report/html_page.h"
 #include "analyzer/report/html_provenance.h"
 #include "analyzer/report/html_template.h"
 #include "analyzer/report/json_summary.h"
@@ -21,7 +22,6 @@
 #include "analyzer/report/steps_report.h"
 #include "common/format/json_writer.h"
 #include "common/format/jsonl_writer.h"
-#include "common/names/normalize.h"
 
 namespace numtrace::analyzer {
 namespace {
@@ -77,13 +77,17 @@ std::string DeflateBase64(std::string_view raw) {
   return absl::Base64Escape(packed);
 }
 
-// Both runs' names, interned together: an index per distinct display name.
+// Both runs' names, interned together: an index per distinct display name,
+// with its label (KernelLabel, as the summary and the terminal name it).
 class NameTable {
  public:
   uint32_t Id(const Trace& t, const Kernel& k) {
     const std::string_view full = t.DisplayName(k);
     auto [it, added] = ids_.try_emplace(full, static_cast<uint32_t>(ids_.size()));
-    if (added) names_.emplace_back(full);
+    if (added) {
+      names_.emplace_back(full);
+      labels_.push_back(KernelLabel(t, k));
+    }
     return it->second;
   }
   std::string_view Full(uint32_t id) const { return names_[id]; }
@@ -91,7 +95,7 @@ class NameTable {
     w.Key("names").BeginArray();
     for (std::string_view n : names_) w.String(n);
     w.EndArray().Key("labels").BeginArray();
-    for (std::string_view n : names_) w.String(ShortName(n));
+    for (const std::string& l : labels_) w.String(l);
     w.EndArray();
   }
 
@@ -99,6 +103,7 @@ class NameTable {
   // Views into the traces, which outlive the table.
   absl::flat_hash_map<std::string_view, uint32_t> ids_;
   std::vector<std::string_view> names_;
+  std::vector<std::string> labels_;
 };
 
 // The table's columns, in the order the page reads them (kColumnNames).
@@ -284,16 +289,12 @@ std::string Rel(double v) {
   return buf;
 }
 
-std::string Label(const Trace& t, const Kernel& k) {
-  return ShortName(t.DisplayName(k));
-}
-
 // "row 12 A#40 name" as a link the page turns into a jump (data-row) or an
 // origin selection (data-origin).
 void RowLink(const RankDiff& rd, uint32_t pair, int64_t row, std::string_view attr, Markup& m) {
   const Kernel& ka = rd.a->kernels[rd.result->alignment.pairs[pair].a];
   m.Raw("<a class=\"jump\" ").Raw(attr).Raw("=\"").Raw(std::to_string(row)).Raw("\">row ").Raw(std::to_string(row));
-  m.Raw(" A#").Num(ka.seq).Raw(" ").Text(Label(*rd.a, ka)).Raw("</a>");
+  m.Raw(" A#").Num(ka.seq).Raw(" ").Text(KernelLabel(*rd.a, ka)).Raw("</a>");
 }
 
 std::string KernelMeta(const Kernel& k) {
@@ -308,7 +309,7 @@ std::string KernelMeta(const Kernel& k) {
 void NameBlock(const Trace& t, const Kernel& k, std::string_view head, Markup& m) {
   const std::string_view full = t.DisplayName(k);
   m.Raw("<div><div class=\"muted\">").Text(head).Raw("</div><div class=\"kname mono\" title=\"").Text(full);
-  m.Raw("\">").Text(ShortName(full)).Raw("</div><details><summary>full name</summary><div class=\"full mono\">");
+  m.Raw("\">").Text(KernelLabel(t, k)).Raw("</div><details><summary>full name</summary><div class=\"full mono\">");
   m.Text(full).Raw("</div></details></div>");
 }
 
@@ -648,24 +649,14 @@ std::string HtmlReport(const DiffReport& report, const HtmlOptions& opt) {
   w.EndArray().EndObject();
 
   std::string head;
-  Markup h(&head);
-  const std::string_view verdict = VerdictName(up.verdict);
-  std::string verdict_text(verdict);
-  std::replace(verdict_text.begin(), verdict_text.end(), '_', ' ');
-  h.Raw("<span id=\"verdict\" class=\"badge v-").Raw(verdict).Raw("\">").Raw(verdict_text).Raw("</span>");
-  h.Raw("<span id=\"rankpick\">");
-  if (report.ranks.size() > 1) {
-    h.Raw("<select id=\"rank\">");
-    for (size_t k = 0; k < report.ranks.size(); ++k) {
-      const RankDiff& rd = report.ranks[k];
-      std::string v(VerdictName(rd.result->verdict));
-      std::replace(v.begin(), v.end(), '_', ' ');
-      h.Raw("<option value=\"").Num(k).Raw("\"").Raw(k == start ? " selected" : "").Raw(">rank ");
-      h.Raw(std::to_string(rd.rank)).Raw(": ").Raw(v).Raw("</option>");
-    }
-    h.Raw("</select>");
+  AppendVerdictBadge(VerdictName(up.verdict), up.verdict, &head);
+  std::vector<std::pair<std::string, std::string>> picks;
+  for (size_t k = 0; k < report.ranks.size(); ++k) {
+    std::string v(VerdictName(report.ranks[k].result->verdict));
+    std::replace(v.begin(), v.end(), '_', ' ');
+    picks.emplace_back(std::to_string(k), "rank " + std::to_string(report.ranks[k].rank) + ": " + v);
   }
-  h.Raw("</span>");
+  AppendRankPicker(picks, start, &head);
 
   std::string summary_json;
   AppendScriptSafe(JsonSummary(report), &summary_json);
@@ -674,24 +665,10 @@ std::string HtmlReport(const DiffReport& report, const HtmlOptions& opt) {
   table.clear();
   table.shrink_to_fit();
 
-  // The template's parts between the markers, in order: what a trace string
-  // inserted earlier could contain is never searched for a marker.
-  const std::string_view tpl = HtmlTemplate();
-  const std::pair<std::string_view, const std::string*> parts[] = {{kHtmlHeadMarker, &head},
-                                                                    {kHtmlSummaryMarker, &summary_markup},
-                                                                    {kHtmlSummaryDataMarker, &summary_json},
-                                                                    {kHtmlRowsDataMarker, &table_json}};
-  std::string page;
-  page.reserve(tpl.size() + head.size() + summary_markup.size() + summary_json.size() + table_json.size());
-  size_t at = 0;
-  for (const auto& [marker, text] : parts) {
-    const size_t found = tpl.find(marker, at);
-    if (found == std::string_view::npos) continue;  // (a template without it: a build error in tests)
-    page.append(tpl.substr(at, found - at)).append(*text);
-    at = found + marker.size();
-  }
-  page.append(tpl.substr(at));
-  return page;
+  return FillTemplate(HtmlTemplate(), {{kHtmlHeadMarker, &head},
+                                        {kHtmlSummaryMarker, &summary_markup},
+                                        {kHtmlSummaryDataMarker, &summary_json},
+                                        {kHtmlRowsDataMarker, &table_json}});
 }
 
 }  // namespace numtrace::analyzer

@@ -8,24 +8,24 @@
 //   tolerance or from ops only one run ran, output score 1.6); 41 of the 44
 //   diverged pairs descend from it
 //
-// Roll-ups over ranks rank roots by score across ranks and take the first in
-// launch order, as `origins` does.
+// A directory's roll-up over ranks (RollUp, rank_diff.h) ranks roots by
+// score across ranks and takes the first in launch order, as `origins`.
 //
 // Example:
-//   WriteRoots({&rank_diff}, false, json_writer);   // "roots":{...}
+//   WriteRoots(rank_diff, json_writer);              // "roots":{...}
 //   RootsSentence(rank_diff);                        // "" when no root
 #ifndef NUMTRACE_ANALYZER_REPORT_ROOTS_REPORT_H_
 #define NUMTRACE_ANALYZER_REPORT_ROOTS_REPORT_H_
 
 #include <string>
-#include <vector>
 
 #include "analyzer/report/rank_diff.h"
 #include "common/format/json_writer.h"
 
 namespace numtrace::analyzer {
 
-void WriteRoots(const std::vector<const RankDiff*>& ranks, bool with_rank, JsonWriter& w);
+// The summary's `roots` of one rank.
+void WriteRoots(const RankDiff& rd, JsonWriter& w);
 
 // The lead sentence for the first root by launch order (plain text, not
 // escaped); "" when the rank has no root.

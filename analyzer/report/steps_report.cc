@@ -146,21 +146,4 @@ std::string StepsTerminal(const RankDiff& rd, bool color) {
   return out;
 }
 
-int StepsRank(const DiffReport& report) {
-  int best = -1;
-  for (size_t i = 0; i < report.ranks.size(); ++i) {
-    const auto& s = report.ranks[i].result->steps;
-    if (!s) continue;
-    if (best < 0) {
-      best = static_cast<int>(i);
-      continue;
-    }
-    const auto& b = report.ranks[best].result->steps;
-    if (s->first_differing && (!b->first_differing || *s->first_differing < *b->first_differing)) {
-      best = static_cast<int>(i);
-    }
-  }
-  return best;
-}
-
 }  // namespace numtrace::analyzer

@@ -32,10 +32,6 @@ void WriteStepsJson(const RankDiff& rd, bool strip, JsonWriter& w);
 // "" without a steps result; else lines starting with two spaces.
 std::string StepsTerminal(const RankDiff& rd, bool color);
 
-// The roll-up over ranks: the rank whose first differing step comes first
-// (else the first rank with a steps result); -1 when none has one.
-int StepsRank(const DiffReport& report);
-
 }  // namespace numtrace::analyzer
 
 #endif  // NUMTRACE_ANALYZER_REPORT_STEPS_REPORT_H_

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <utility>
 
+#include "analyzer/report/rank_diff.h"
 #include "common/format/diff_summary.h"
 #include "common/format/enum_list.h"
 #include "common/format/json_writer.h"
@@ -66,35 +67,19 @@ std::string WithRank(object o, int64_t rank) {
   return out;
 }
 
-struct Ordered {  // first divergence, first NaN/Inf, origins.first, roots.first
-  uint64_t order = 0;
-  std::string json;
-};
-struct Scored {  // an entry of a `top` list
-  double score = 0;
-  std::string json;
-};
-struct SideSum {
-  std::string label;
-  uint64_t kernels = 0, dropped = 0, unmeasured = 0, undigested = 0;
-  bool truncated = false;
-};
+// The JSON text of one rank's parts, `rank` first, beside the facts the
+// roll-up decides by (RollUp, rank_diff.h).
 struct RankList {  // origins or roots of one rank
-  uint64_t count = 0, diverged = 0;
-  std::optional<Ordered> first;
-  std::vector<Scored> top;
+  std::optional<std::string> first;
+  std::vector<std::string> top;
 };
 struct RankEntry {
   int64_t rank = 0;
   std::string json;
-  Verdict verdict = Verdict::kIdentical;
-  bool complete = true;
-  SideSum a, b;
+  RankFacts facts;
   std::string tolerance;
   std::optional<std::string> environment, steps;
-  std::optional<int64_t> first_differing_step;
-  std::vector<std::pair<std::string, uint64_t>> counts, methods;
-  std::optional<Ordered> first_divergence, nonfinite_a, nonfinite_b;
+  std::optional<std::string> first_divergence, nonfinite_a, nonfinite_b;
   RankList origins, roots;
 };
 
@@ -118,9 +103,10 @@ class Reader {
   absl::Status status_;
 };
 
+// An object with `order` (or null): its text with `rank` first, its order in `order`.
 template <typename Parent>
-std::optional<Ordered> ReadOrdered(Reader& r, Parent parent, std::string_view key, int64_t rank,
-                                   std::string_view where) {
+std::optional<std::string> ReadOrdered(Reader& r, Parent parent, std::string_view key, int64_t rank,
+                                       std::string_view where, std::optional<uint64_t>& order_out) {
   element e;
   if (parent[key].get(e)) {
     r.Fail(std::string(where) + " has no '" + std::string(key) + "'");
@@ -135,17 +121,19 @@ std::optional<Ordered> ReadOrdered(Reader& r, Parent parent, std::string_view ke
   }
   object o;
   if (e.get_object().get(o)) return std::nullopt;
-  return Ordered{order, WithRank(o, rank)};
+  order_out = order;
+  return WithRank(o, rank);
 }
 
-RankList ReadRankList(Reader& r, element entry, std::string_view key, int64_t rank, std::string_view where) {
+RankList ReadRankList(Reader& r, element entry, std::string_view key, int64_t rank, std::string_view where,
+                      ListFacts& f) {
   RankList l;
   object o = r.Get<object>(entry, key, where);
   if (!r.status().ok()) return l;
   const std::string in = std::string(where) + "'s " + std::string(key);
-  l.count = r.Get<uint64_t>(o, "count", in);
-  if (key == "origins") l.diverged = r.Get<uint64_t>(o, "diverged", in);
-  l.first = ReadOrdered(r, o, "first", rank, in);
+  f.count = r.Get<uint64_t>(o, "count", in);
+  if (key == "origins") f.diverged = r.Get<uint64_t>(o, "diverged", in);
+  l.first = ReadOrdered(r, o, "first", rank, in, f.first);
   const array top = r.Get<array>(o, "top", in);
   if (!r.status().ok()) return l;  // never iterate a default (empty-handed) array
   for (element t : top) {
@@ -156,13 +144,14 @@ RankList ReadRankList(Reader& r, element entry, std::string_view key, int64_t ra
     }
     double score = std::numeric_limits<double>::infinity();  // null: infinite
     if (!to["score"].is_null()) score = r.Get<double>(to, "score", in + " top");
-    l.top.push_back({score, WithRank(to, rank)});
+    f.top_scores.push_back(score);
+    l.top.push_back(WithRank(to, rank));
   }
   return l;
 }
 
-SideSum ReadSide(Reader& r, element entry, std::string_view key, std::string_view where) {
-  SideSum s;
+SideFacts ReadSide(Reader& r, element entry, std::string_view key, std::string_view where) {
+  SideFacts s;
   object o = r.Get<object>(entry, key, where);
   if (!r.status().ok()) return s;
   const std::string in = std::string(where) + "'s " + std::string(key);
@@ -175,17 +164,16 @@ SideSum ReadSide(Reader& r, element entry, std::string_view key, std::string_vie
   return s;
 }
 
-std::vector<std::pair<std::string, uint64_t>> ReadCounts(Reader& r, element entry, std::string_view key,
-                                                         std::string_view where) {
-  std::vector<std::pair<std::string, uint64_t>> out;
+void ReadCounts(Reader& r, element entry, std::string_view key, std::string_view where, DiffCounts& c) {
   const object o = r.Get<object>(entry, key, where);
-  if (!r.status().ok()) return out;
+  if (!r.status().ok()) return;
   for (auto [name, value] : o) {
     uint64_t n = 0;
     if (value.get_uint64().get(n)) r.Fail(std::string(where) + "'s " + std::string(key) + " is not counts");
-    out.emplace_back(std::string(name), n);
+    if (!AddCount(name, key == "match_methods", n, c)) {
+      r.Fail(std::string(where) + "'s " + std::string(key) + " has an unknown count '" + std::string(name) + "'");
+    }
   }
-  return out;
 }
 
 RankEntry ReadEntry(Reader& r, element e) {
@@ -197,25 +185,28 @@ RankEntry ReadEntry(Reader& r, element e) {
   const std::optional<Verdict> v =
       EnumFromName<Verdict>(kVerdictNames, r.Get<std::string_view>(e, "verdict", where));
   if (!v) r.Fail(where + "'s verdict is none of identical, within_tolerance, diverged");
-  x.verdict = v.value_or(Verdict::kIdentical);
-  x.complete = r.Get<bool>(e, "complete", where);
-  x.a = ReadSide(r, e, "a", where);
-  x.b = ReadSide(r, e, "b", where);
+  RankFacts& f = x.facts;
+  f.verdict = v.value_or(Verdict::kIdentical);
+  f.complete = r.Get<bool>(e, "complete", where);
+  f.a = ReadSide(r, e, "a", where);
+  f.b = ReadSide(r, e, "b", where);
   if (const element t = r.Get<element>(e, "tolerance", where); r.status().ok()) x.tolerance = Text(t);
   if (element env; !e["environment"].get(env)) x.environment = Text(env);
-  x.counts = ReadCounts(r, e, "counts", where);
-  x.methods = ReadCounts(r, e, "match_methods", where);
-  x.first_divergence = ReadOrdered(r, e, "first_divergence", x.rank, where);
+  f.has_environment = x.environment.has_value();
+  ReadCounts(r, e, "counts", where, f.counts);
+  ReadCounts(r, e, "match_methods", where, f.counts);
+  x.first_divergence = ReadOrdered(r, e, "first_divergence", x.rank, where, f.first_divergence);
   element nf = r.Get<element>(e, "first_nonfinite", where);
   if (r.status().ok()) {
-    x.nonfinite_a = ReadOrdered(r, nf, "a", x.rank, where + "'s first_nonfinite");
-    x.nonfinite_b = ReadOrdered(r, nf, "b", x.rank, where + "'s first_nonfinite");
+    x.nonfinite_a = ReadOrdered(r, nf, "a", x.rank, where + "'s first_nonfinite", f.first_nonfinite_a);
+    x.nonfinite_b = ReadOrdered(r, nf, "b", x.rank, where + "'s first_nonfinite", f.first_nonfinite_b);
   }
-  x.origins = ReadRankList(r, e, "origins", x.rank, where);
-  x.roots = ReadRankList(r, e, "roots", x.rank, where);
+  x.origins = ReadRankList(r, e, "origins", x.rank, where, f.origins);
+  x.roots = ReadRankList(r, e, "roots", x.rank, where, f.roots);
   if (element steps; !e["steps"].get(steps)) {
     x.steps = Text(steps);
-    if (int64_t s = 0; !steps["first_differing"].get_int64().get(s)) x.first_differing_step = s;
+    f.has_steps = true;
+    if (int64_t s = 0; !steps["first_differing"].get_int64().get(s)) f.first_differing_step = s;
   }
   return x;
 }
@@ -280,102 +271,39 @@ absl::StatusOr<Shard> ReadShard(const ShardText& in) {
   return s;
 }
 
-// The first by launch order; ties go to the lower rank (visited first).
-void Earliest(const std::optional<Ordered>& x, const Ordered*& best) {
-  if (x && (best == nullptr || x->order < best->order)) best = &*x;
-}
-
-void WriteOrdered(std::string_view key, const Ordered* o, JsonWriter& w) {
+void WriteOptional(std::string_view key, const std::optional<std::string>& json, JsonWriter& w) {
   w.Key(key);
-  o ? w.Raw(o->json) : w.Null();
+  json ? w.Raw(*json) : w.Null();
 }
 
-void WriteSide(std::string_view path, const std::vector<const RankEntry*>& ranks, bool side_a, JsonWriter& w) {
-  SideSum sum;
-  for (const RankEntry* e : ranks) {
-    const SideSum& s = side_a ? e->a : e->b;
-    // The common label when every rank agrees, else "" (CommonLabel).
-    sum.label = e == ranks.front() ? s.label : (s.label == sum.label ? sum.label : "");
-    sum.kernels += s.kernels;
-    sum.truncated = sum.truncated || s.truncated;
-    sum.dropped += s.dropped;
-    sum.unmeasured += s.unmeasured;
-    sum.undigested += s.undigested;
-  }
-  w.BeginObject().Key("path").String(path).Key("label").String(sum.label).Key("kernels").Uint(sum.kernels);
-  w.Key("truncated").Bool(sum.truncated).Key("dropped").Uint(sum.dropped).Key("unmeasured").Uint(sum.unmeasured);
-  w.Key("undigested").Uint(sum.undigested).EndObject();
-}
-
-void WriteCounts(std::string_view key, const std::vector<const RankEntry*>& ranks, bool methods, JsonWriter& w) {
-  std::vector<std::pair<std::string, uint64_t>> sum;
-  for (const RankEntry* e : ranks) {
-    for (const auto& count : methods ? e->methods : e->counts) {
-      auto it = std::find_if(sum.begin(), sum.end(), [&](const auto& p) { return p.first == count.first; });
-      if (it == sum.end()) sum.push_back(count);
-      else it->second += count.second;
-    }
-  }
-  w.Key(key).BeginObject();
-  for (const auto& [name, n] : sum) w.Key(name).Uint(n);
-  w.EndObject();
-}
-
-// origins or roots: counts summed, `first` by launch order, `top` by score.
-void WriteList(std::string_view key, const std::vector<const RankEntry*>& ranks, JsonWriter& w) {
-  const bool origins = key == "origins";
-  uint64_t count = 0, diverged = 0;
-  size_t top_n = 0;
-  const Ordered* first = nullptr;
-  std::vector<const Scored*> top;
-  for (const RankEntry* e : ranks) {
-    const RankList& l = origins ? e->origins : e->roots;
-    count += l.count;
-    diverged += l.diverged;
-    top_n = std::max(top_n, l.top.size());
-    for (const Scored& s : l.top) top.push_back(&s);
-    Earliest(l.first, first);
-  }
-  std::stable_sort(top.begin(), top.end(), [](const Scored* x, const Scored* y) { return x->score > y->score; });
-  if (top.size() > top_n) top.resize(top_n);
-  w.Key(key).BeginObject().Key("count").Uint(count);
-  if (origins) w.Key("diverged").Uint(diverged);
-  WriteOrdered("first", first, w);
+// origins or roots as RollUp ranked them.
+void WriteList(std::string_view key, const std::vector<const RankEntry*>& ranks, const RolledUpList& up,
+               RankList RankEntry::*list, JsonWriter& w) {
+  w.Key(key).BeginObject().Key("count").Uint(up.count);
+  if (key == "origins") w.Key("diverged").Uint(up.diverged);
+  WriteOptional("first", up.first_rank < 0 ? std::nullopt : (ranks[up.first_rank]->*list).first, w);
   w.Key("top").BeginArray();
-  for (const Scored* s : top) w.Raw(s->json);
+  for (const RankedEntry& t : up.top) w.Raw((ranks[t.rank]->*list).top[t.entry]);
   w.EndArray().EndObject();
 }
 
 // The top level of a directory summary from its per-rank entries (ascending
-// rank), then the entries: the one roll-up of JsonSummary and numtrace merge.
-// `shard_of`: write `shard` (these ranks of how many); `all_ranks` false:
-// ranks are missing, so the summary is not complete. Sets m.json, verdict,
-// complete.
-void RollUp(const std::vector<const RankEntry*>& ranks, std::string_view path_a, std::string_view path_b,
-            std::optional<uint64_t> shard_of, bool all_ranks, MergedSummary& m) {
-  const Ordered *fd = nullptr, *nfa = nullptr, *nfb = nullptr;
-  const RankEntry* fd_rank = nullptr;
-  const RankEntry* steps = nullptr;  // StepsRank
-  m.complete = all_ranks;
-  for (const RankEntry* e : ranks) {
-    m.verdict = std::max(m.verdict, e->verdict);
-    m.complete = m.complete && e->complete;
-    const Ordered* before = fd;
-    Earliest(e->first_divergence, fd);
-    if (fd != before) fd_rank = e;
-    Earliest(e->nonfinite_a, nfa);
-    Earliest(e->nonfinite_b, nfb);
-    if (e->steps && (steps == nullptr || (e->first_differing_step && (!steps->first_differing_step ||
-                                                                      *e->first_differing_step <
-                                                                          *steps->first_differing_step)))) {
-      steps = e;
-    }
-  }
-  // EnvironmentRank: the first divergence's rank, else the first that has one.
-  const RankEntry* env = fd_rank != nullptr && fd_rank->environment ? fd_rank : nullptr;
-  for (const RankEntry* e : ranks) {
-    if (env == nullptr && e->environment) env = e;
-  }
+// rank), as RollUp decides it, then the entries: the one roll-up of
+// JsonSummary and numtrace merge. `shard_of`: write `shard` (these ranks of
+// how many); `all_ranks` false: ranks are missing, so the summary is not
+// complete. Sets m.json, verdict, complete.
+void WriteRollUp(const std::vector<const RankEntry*>& ranks, std::string_view path_a, std::string_view path_b,
+                 std::optional<uint64_t> shard_of, bool all_ranks, MergedSummary& m) {
+  std::vector<RankFacts> facts;
+  facts.reserve(ranks.size());
+  for (const RankEntry* e : ranks) facts.push_back(e->facts);
+  const RolledUp up = RollUp(facts);
+  m.verdict = up.verdict;
+  m.complete = all_ranks && up.complete;
+  // The JSON of the rank RollUp picked for `part`, or none.
+  auto of = [&](int rank, std::optional<std::string> RankEntry::*part) {
+    return rank < 0 ? std::nullopt : ranks[rank]->*part;
+  };
 
   JsonWriter w(&m.json);
   w.BeginObject().Key("format").String(kDiffSummaryFormat).Key("version").Int(kDiffSummaryVersion);
@@ -385,24 +313,23 @@ void RollUp(const std::vector<const RankEntry*>& ranks, std::string_view path_a,
     w.EndArray().Key(summary_key::kShardOf).Uint(*shard_of).EndObject();
   }
   w.Key("a");
-  WriteSide(path_a, ranks, true, w);
+  WriteSideJson(path_a, up.a, nullptr, w);
   w.Key("b");
-  WriteSide(path_b, ranks, false, w);
+  WriteSideJson(path_b, up.b, nullptr, w);
   w.Key("tolerance");
   ranks.empty() ? w.Null() : w.Raw(ranks.front()->tolerance);
   w.Key("verdict").String(VerdictName(m.verdict));
   w.Key("complete").Bool(m.complete);
-  if (env != nullptr) w.Key("environment").Raw(*env->environment);
-  WriteCounts("counts", ranks, false, w);
-  WriteCounts("match_methods", ranks, true, w);
-  WriteOrdered("first_divergence", fd, w);
+  if (const auto env = of(up.environment_rank, &RankEntry::environment)) w.Key("environment").Raw(*env);
+  WriteCountsJson(up.counts, w);
+  WriteOptional("first_divergence", of(up.first_divergence_rank, &RankEntry::first_divergence), w);
   w.Key("first_nonfinite").BeginObject();
-  WriteOrdered("a", nfa, w);
-  WriteOrdered("b", nfb, w);
+  WriteOptional("a", of(up.first_nonfinite_a_rank, &RankEntry::nonfinite_a), w);
+  WriteOptional("b", of(up.first_nonfinite_b_rank, &RankEntry::nonfinite_b), w);
   w.EndObject();
-  WriteList("origins", ranks, w);
-  if (steps != nullptr) w.Key("steps").Raw(*steps->steps);
-  WriteList("roots", ranks, w);
+  WriteList("origins", ranks, up.origins, &RankEntry::origins, w);
+  if (const auto steps = of(up.steps_rank, &RankEntry::steps)) w.Key("steps").Raw(*steps);
+  WriteList("roots", ranks, up.roots, &RankEntry::roots, w);
   w.Key(summary_key::kRanks).BeginArray();
   for (const RankEntry* e : ranks) w.Raw(e->json);
   w.EndArray().EndObject();
@@ -464,7 +391,7 @@ absl::StatusOr<MergedSummary> MergeShardSummaries(const std::vector<ShardText>& 
   }
   if (next < m.of) m.missing.push_back({next, m.of - 1});
 
-  RollUp(ranks, shards[0].path_a, shards[0].path_b,
+  WriteRollUp(ranks, shards[0].path_a, shards[0].path_b,
          m.missing.empty() ? std::nullopt : std::optional<uint64_t>(m.of),  // still a shard: the ranks it has
          m.missing.empty(), m);
   return m;
@@ -487,7 +414,7 @@ absl::StatusOr<std::string> RollUpRankEntries(std::string_view path_a, std::stri
   std::vector<const RankEntry*> ranks;
   for (const RankEntry& e : read) ranks.push_back(&e);
   MergedSummary m;
-  RollUp(ranks, path_a, path_b, shard_of, true, m);
+  WriteRollUp(ranks, path_a, path_b, shard_of, true, m);
   return std::move(m.json);
 }
 

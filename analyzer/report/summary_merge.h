@@ -5,21 +5,24 @@
 // for shard summaries (`numtrace diff A B --ranks LIST`, marked
 // `shard`): one roll-up, so a merge of shards is by construction the summary
 // one diff of the whole run writes. Only entries are read: every rank's
-// entry of `ranks` is the full diff's entry for that rank. The rules (those
-// RollUpRanks, StepsRank and EnvironmentRank apply for the terminal and the
-// HTML report): worst verdict, summed counts and health, the first
-// divergence, first NaN/Inf, origins.first and roots.first by the `order`
-// (launch order) their entries carry, ties to the lower rank; the `top`
-// lists by score, as long as the longest rank's; `steps` of the rank whose
-// first differing step comes first; `environment` of the first divergence's
-// rank, else of the first rank that has one. Merged shards equal the full
-// diff byte for byte (test/analyzer/cli/summary_merge_test.cc).
+// entry of `ranks` is the full diff's entry for that rank. Each entry is
+// read into the facts RollUp (rank_diff.h) decides by - the one roll-up the
+// terminal summary and the HTML report take too - and the top level is the
+// text of the entries' parts it picks: worst verdict, summed counts and
+// health, the first divergence, first NaN/Inf, origins.first and
+// roots.first by the `order` (launch order) their entries carry, ties to
+// the lower rank; the `top` lists by score, as long as the longest rank's;
+// `steps` of the rank whose first differing step comes first;
+// `environment` of the first divergence's rank, else of the first rank that
+// has one. Merged shards equal the full diff byte for byte
+// (test/analyzer/cli/summary_merge_test.cc).
 //
 // Refused, naming the file: a file that is not a summary, one without
 // `shard`, shards of a different run (`of`, A or B path, tolerance), a rank
-// in two shards, an entry written before `order` existed. Ranks no shard
-// covers are not an error: the merged summary is then itself a shard of the
-// ranks it has (`shard`) with `complete` false, and `missing` says which.
+// in two shards, an entry written before `order` existed, a count name the
+// summary does not have. Ranks no shard covers are not an error: the merged
+// summary is then itself a shard of the ranks it has (`shard`) with
+// `complete` false, and `missing` says which.
 //
 // Example:
 //   absl::StatusOr<MergedSummary> m = MergeShardSummaries({{"s0.json", text0}, {"s1.json", text1}});

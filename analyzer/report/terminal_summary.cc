@@ -13,7 +13,6 @@
 #include "analyzer/report/roots_report.h"
 #include "analyzer/report/steps_report.h"
 #include "analyzer/report/terminal_text.h"
-#include "common/names/normalize.h"
 
 namespace numtrace::analyzer {
 namespace {
@@ -57,12 +56,7 @@ std::string Num(double v) {
   return buf;
 }
 
-// An operator is named by its key (module path and op), not the op alone; a
-// kernel by its short name (templates elided).
-std::string Label(const Trace& t, const Kernel& k) {
-  if (k.level == RecordLevel::kOp) return TerminalSafe(t.DisplayName(k));
-  return TerminalSafe(ShortName(t.DisplayName(k)));
-}
+std::string Label(const Trace& t, const Kernel& k) { return TerminalSafe(KernelLabel(t, k)); }
 
 // Where the two record streams part ("313 vs 247 ops, now what?"): per run,
 // its first record without a partner, the length of the unpaired stretch it
@@ -116,11 +110,7 @@ std::string BufferText(const Trace& t, const Kernel& k, int32_t buffer) {
 }
 
 void PairLine(const RankDiff& rd, uint32_t i, Writer& w) {
-  const DiffResult& res = *rd.result;
-  const KernelPair& p = res.alignment.pairs[i];
-  const PairVerdict& v = res.verdicts[i];
-  const Kernel& ka = rd.a->kernels[p.a];
-  const Kernel& kb = rd.b->kernels[p.b];
+  const auto [p, v, ka, kb] = PairAt(rd, i);
   w << "    A#" << ka.seq << " " << Label(*rd.a, ka);
   std::string lb = Label(*rd.b, kb);
   if (lb != Label(*rd.a, ka) || kb.seq != ka.seq) w << "  |  B#" << kb.seq << " " << lb;
@@ -137,11 +127,11 @@ void PairLine(const RankDiff& rd, uint32_t i, Writer& w) {
 // Where in the model a pair came from, "layers.1.fc (aten::addmm, forward)";
 // both sides when they differ. Empty when the traces carry no provenance.
 std::string WhereText(const RankDiff& rd, uint32_t i) {
-  const KernelPair& p = rd.result->alignment.pairs[i];
-  const PairProvenance pv = ProvenanceOf(*rd.a, &rd.a->kernels[p.a], *rd.b, &rd.b->kernels[p.b]);
+  const PairRef p = PairAt(rd, i);
+  const PairProvenance pv = ProvenanceOf(*rd.a, &p.a, *rd.b, &p.b);
   if (!pv.any()) return "";
   const std::string a = ProvenanceLabel(pv.a_scope, pv.a_op, pv.phase, pv.a_src);
-  const std::string b = ProvenanceLabel(pv.b_scope, pv.b_op, rd.b->PhaseOf(rd.b->kernels[p.b]), pv.b_src);
+  const std::string b = ProvenanceLabel(pv.b_scope, pv.b_op, rd.b->PhaseOf(p.b), pv.b_src);
   if (b.empty() || a == b) return TerminalSafe(a);
   if (a.empty()) return "B: " + TerminalSafe(b);
   return TerminalSafe(a) + "  |  B: " + TerminalSafe(b);
@@ -157,11 +147,7 @@ void WhereLine(const RankDiff& rd, uint32_t i, Writer& w) {
 
 // Both kernels of a pair on two lines, with the deciding buffer.
 void PairBlock(const RankDiff& rd, uint32_t i, Writer& w) {
-  const DiffResult& res = *rd.result;
-  const KernelPair& p = res.alignment.pairs[i];
-  const PairVerdict& v = res.verdicts[i];
-  const Kernel& ka = rd.a->kernels[p.a];
-  const Kernel& kb = rd.b->kernels[p.b];
+  const auto [p, v, ka, kb] = PairAt(rd, i);
   w << "    A seq " << ka.seq << ": ";
   w.C(kBold, Label(*rd.a, ka));
   w << "  " << BufferText(*rd.a, ka, v.a_buffer) << "\n";
@@ -223,10 +209,8 @@ void Environment(const RankDiff& rd, Writer& w) {
 void FirstDivergence(const RankDiff& rd, const TerminalOptions& opt, Writer& w) {
   const DiffResult& res = *rd.result;
   if (!res.first_divergence) return;
-  uint32_t i = *res.first_divergence;
-  const KernelPair& p = res.alignment.pairs[i];
-  const PairVerdict& v = res.verdicts[i];
-  const Kernel& ka = rd.a->kernels[p.a];
+  const uint32_t i = *res.first_divergence;
+  const auto [p, v, ka, kb] = PairAt(rd, i);
   w.C(kBold, "  first divergence");
   w << " (" << DivergenceKind(v.status) << ", score " << Num(v.score) << ", rel diff " << Num(v.rel_diff)
     << ", cause " << CauseName(v.cause) << ", matched " << MatchMethodName(p.method) << "):\n";
@@ -261,7 +245,7 @@ void FirstDivergence(const RankDiff& rd, const TerminalOptions& opt, Writer& w) 
     w << "  element view: a " << side.kind << " holds statistics only; capture both runs with `numtrace run` "
          "for per-launch tensor dumps\n";
   } else {
-    const DumpCommands dump = BuildDumpCommands(*rd.a, ka, *rd.b, rd.b->kernels[p.b]);
+    const DumpCommands dump = BuildDumpCommands(*rd.a, ka, *rd.b, kb);
     w << "  element view: re-capture both sides with a dump of this launch, then compare:\n";
     for (const std::string* cmd : {&dump.capture_a, &dump.capture_b, &dump.tensors}) {
       w << "    " << TerminalSafe(*cmd) << "\n";
@@ -413,13 +397,13 @@ bool ShouldUseColor(ColorMode mode, bool is_tty) {
 
 std::string TerminalSummary(const DiffReport& report, const TerminalOptions& opt) {
   Writer w(opt.color);
-  RolledUp up = RollUpRanks(report);
+  const RolledUp up = RollUpRanks(report);
   w << "numtrace-diff: ";
   w.C(std::string(VerdictColor(up.verdict)) + std::string(kBold), VerdictName(up.verdict));
-  w << "  (A: " << TerminalSafe(report.path_a) << ", " << up.kernels_a << " kernels; B: "
-    << TerminalSafe(report.path_b) << ", " << up.kernels_b << " kernels)";
+  w << "  (A: " << TerminalSafe(report.path_a) << ", " << up.a.kernels << " kernels; B: "
+    << TerminalSafe(report.path_b) << ", " << up.b.kernels << " kernels)";
   // A diverged run whose settings differ where it matters: say so first.
-  if (const int e = EnvironmentRank(report); up.verdict == Verdict::kDiverged && e >= 0) {
+  if (const int e = up.environment_rank; up.verdict == Verdict::kDiverged && e >= 0) {
     const std::string keys = VerdictEnvironmentKeys(*report.ranks[e].result->environment);
     if (!keys.empty()) {
       w << " - ";
@@ -428,14 +412,14 @@ std::string TerminalSummary(const DiffReport& report, const TerminalOptions& opt
   }
   w << "\n";
   if (const Trace* t = SideWithoutEnvironment(report)) w << "  environment: " << NoEnvironmentNote(*t) << "\n";
-  if (!IncompleteReason(report).empty()) {
+  if (!up.complete) {
     w.C(kYellow, "  incomplete: ");
     w << "a summary of fewer kernels than ran is not a clean bill (see warnings)\n";
   }
   if (report.per_rank) {
     // Before any rank or kernel, also when every rank agrees: what else
     // differed (the rank that diverges first, else the first that compared).
-    if (const int e = EnvironmentRank(report); e >= 0) Environment(report.ranks[e], w);
+    if (up.environment_rank >= 0) Environment(report.ranks[up.environment_rank], w);
     w << "  " << report.ranks.size() << (report.ranks.size() == 1 ? " rank\n" : " ranks\n");
     Counts(up.counts, w);
     for (const RankDiff& rd : report.ranks) {

@@ -187,6 +187,9 @@ TEST_F(SummaryMerge, BadInputsAreOneLineNamingTheFileExit2) {
     no_order.erase(at, no_order.find(',', at) + 1 - at);
   }
   write(P("no_order.json"), no_order);
+  std::string odd_count = text;  // in an entry: the top level is never read
+  odd_count.replace(odd_count.rfind("\"only_b\":"), 9, "\"only_c\":");
+  write(P("odd_count.json"), odd_count);
   write(P("cut.json"), text.substr(0, text.size() / 2));
   write(P("array.json"), "[1,2]");
   write(P("other_format.json"), R"({"format":"something-else","version":1})");
@@ -205,6 +208,7 @@ TEST_F(SummaryMerge, BadInputsAreOneLineNamingTheFileExit2) {
       {{s03, P("of8.json")}, P("of8.json"), "of 8 ranks"},
       {{s03, P("other.json")}, P("other.json"), "not the same runs"},
       {{s03, P("no_order.json")}, P("no_order.json"), "has no 'order'"},
+      {{s03, P("odd_count.json")}, P("odd_count.json"), "has an unknown count 'only_c'"},
       {{s03, P("cut.json")}, P("cut.json"), "not a JSON object"},
       {{P("array.json")}, P("array.json"), "not a JSON object"},
       {{P("other_format.json")}, P("other_format.json"), "not a numtrace-diff summary"},

@@ -191,7 +191,7 @@ TEST(StepFinderTest, DirectorySummariesRollUpTheRankThatDiffersFirst) {
   r0.steps = FindSteps(a0, b0);
   r1.steps = FindSteps(a1, b1);
   DiffReport report{"A", "B", true, {{0, &a0, &b0, &r0}, {1, &a1, &b1, &r1}}};
-  EXPECT_EQ(StepsRank(report), 1);
+  EXPECT_EQ(RollUpRanks(report).steps_rank, 1);
   simdjson::dom::parser parser;
   simdjson::dom::element root = parser.parse(JsonSummary(report));
   EXPECT_EQ(int64_t(root["steps"]["first_differing"]), 3);

@@ -9,6 +9,7 @@
 #include "analyzer/report/cross_rank_report.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "test/analyzer/report/chromium.h"
 #include "test/analyzer/trace_builder.h"
 #include "test/util/test_paths.h"
 
@@ -106,8 +107,25 @@ TEST(CrossRankReport, JsonHasTheDocumentedShape) {
   std::string html = CrossRankHtml(r, "run");
   EXPECT_THAT(html, HasSubstr("<select id=\"rank\">"));
   EXPECT_THAT(html, HasSubstr("\"verdict\":\"replicas_differ\""));
-  EXPECT_THAT(html, HasSubstr("d.verdict === 'consistent' ? 'ok' : 'bad'"));  // the page's colour, same word
+  // The page's colour and word: the verdict's, coloured as a diverged diff.
+  EXPECT_THAT(html, HasSubstr(R"(<span id="verdict" class="badge v-diverged">replicas differ</span>)"));
   EXPECT_THAT(CrossRankTerminal(r, "run", 10), HasSubstr("first NaN/Inf across ranks: rank 1 seq 1"));
+}
+
+// The page draws the JSON document it embeds: the picked rank (1, the
+// first compared with the reference) with its mismatch, names as text.
+TEST(CrossRankReport, ThePageDrawsItsDocumentInABrowser) {
+  if (numtrace::analyzer::testing::Chromium().empty()) GTEST_SKIP() << "chromium not installed";
+  Trace r0 = Rank(0, 40, 0), r1 = Rank(1, 41, 1, true);
+  CrossRankResult r = CompareAcrossRanks({&r0, &r1});
+  const std::string dom = numtrace::analyzer::testing::DumpDom(CrossRankHtml(r, "run<dir>"), "cross_rank_page.html");
+  EXPECT_THAT(dom, HasSubstr(R"(<html lang="en" data-ready="1">)")) << dom.substr(0, 2000);
+  EXPECT_THAT(dom, HasSubstr("<title>numtrace-diff --across-ranks: run&lt;dir&gt;</title>"));
+  EXPECT_THAT(dom, HasSubstr(R"(<option value="1" selected="">rank 1 (1 mismatches)</option>)"));
+  EXPECT_THAT(dom, HasSubstr("<th>rank 1</th>"));
+  EXPECT_THAT(dom, HasSubstr("<td>inputs equal, outputs differ</td><td>1</td>"));
+  EXPECT_THAT(dom, HasSubstr("<td>3</td><td>3</td><td>3</td><td>void at::native::multi_tensor_apply_kernel&lt;adam&gt;</td>"));
+  EXPECT_THAT(dom, HasSubstr("rank 1 seq 1 arg 1 nll_loss_forward_reduce_cuda_kernel_2d"));
 }
 
 // The command: numtrace-diff --across-ranks on traces the simulated job

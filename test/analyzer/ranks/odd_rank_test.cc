@@ -12,6 +12,7 @@
 #include "analyzer/report/cross_rank_report.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "test/analyzer/report/chromium.h"
 #include "test/util/scratch_dir.h"
 
 namespace numtrace::analyzer {
@@ -126,8 +127,16 @@ TEST(OddRank, OneRankDepartingFromTheMajorityIsNamedWithStepLaunchHostAndGpu) {
               HasSubstr("odd rank out: rank 2 (host node1, GPU GPU-2222) at step 1, launch 3 upd: 3 of 4 ranks agree"));
   const std::string html = OddRankHtml(*r, "run");
   EXPECT_THAT(html, HasSubstr("<canvas id=\"strip\">"));
-  EXPECT_THAT(html, HasSubstr("d.verdict === 'consistent' ? 'ok' : 'bad'"));  // the page's colour, same word
+  // The page's colour and word: the verdict's, coloured as a diverged diff.
+  EXPECT_THAT(html, HasSubstr(R"(<span id="verdict" class="badge v-diverged">replicas differ</span>)"));
   EXPECT_THAT(html, HasSubstr(R"("odd_rank_out":[{"rank":2,"step":1)"));
+  // In a browser: the departure in the table, the strip drawn to size (4 ranks x 3 steps).
+  if (!numtrace::analyzer::testing::Chromium().empty()) {
+    const std::string dom = numtrace::analyzer::testing::DumpDom(html, "odd_rank_page.html");
+    EXPECT_THAT(dom, HasSubstr(R"(<html lang="en" data-ready="1">)")) << dom.substr(0, 2000);
+    EXPECT_THAT(dom, HasSubstr("<td>2</td><td>1</td><td>3</td><td>upd</td><td>3/4</td><td>node1</td><td>GPU-2222</td>"));
+    EXPECT_THAT(dom, HasSubstr(R"(<canvas id="strip" width="798" height="48">)"));
+  }
   // No GPU known: the field is absent, not empty.
   EXPECT_THAT(json, HasSubstr(R"({"rank":0,"path":)"));
   EXPECT_EQ(json.find(R"("gpu":"")"), std::string::npos);

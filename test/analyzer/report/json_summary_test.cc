@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include "analyzer/report/html_report.h"
+#include "analyzer/report/terminal_summary.h"
 #include "test/analyzer/report/report_fixture.h"
 
 namespace numtrace::analyzer {
@@ -140,6 +142,34 @@ TEST(JsonSummaryTest, DirectoriesRollUpRanks) {
   auto second = ranks.at(1).value();
   EXPECT_EQ(int64_t(second["rank"]), 1);
   EXPECT_EQ(Str(second["verdict"]), "diverged");
+}
+
+// The terminal summary, the HTML report and the JSON summary take the
+// roll-up over ranks from one RollUp: two ranks diverging at the same launch
+// (a tie: the lower rank) and then rank 1 earlier are named alike by all three.
+TEST(JsonSummaryTest, EveryReportNamesTheSameRankFirst) {
+  for (const bool rank1_earlier : {false, true}) {
+    RankFixture r0(0, "A/rank_0.ntrace.jsonl", "B/rank_0.ntrace.jsonl");
+    r0.AddPair("k", "k", PairStatus::kBitwiseEqual, 0);
+    r0.AddPair("zero", "zero", PairStatus::kDiverged, 0.5);  // launch 1001
+    r0.Finish();
+    RankFixture r1(1, "A/rank_1.ntrace.jsonl", "B/rank_1.ntrace.jsonl");
+    if (!rank1_earlier) r1.AddPair("k", "k", PairStatus::kBitwiseEqual, 0);
+    r1.AddPair("one", "one", PairStatus::kDiverged, 0.5);  // launch 1001, or 1000
+    r1.Finish();
+    DiffReport report{"A", "B", true, {r0.Diff(), r1.Diff()}};
+    const int first = rank1_earlier ? 1 : 0;
+    EXPECT_EQ(RollUpRanks(report).first_divergence_rank, first);
+    simdjson::dom::parser parser;
+    auto doc = Parse(parser, JsonSummary(report));
+    EXPECT_EQ(int64_t(doc["first_divergence"]["rank"]), first);
+    EXPECT_EQ(int64_t(doc["origins"]["first"]["rank"]), first);
+    const std::string terminal = TerminalSummary(report, {});
+    EXPECT_NE(terminal.find("rank " + std::to_string(first) + " (diverges first)"), std::string::npos) << terminal;
+    EXPECT_EQ(terminal.find("rank " + std::to_string(1 - first) + " (diverges first)"), std::string::npos);
+    EXPECT_NE(HtmlReport(report, {}).find("<option value=\"" + std::to_string(first) + "\" selected>"),
+              std::string::npos);
+  }
 }
 
 TEST(JsonSummaryTest, NamesWithQuotesAndControlBytesStayValidJson) {
