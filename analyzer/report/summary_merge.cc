@@ -170,9 +170,9 @@ void ReadCounts(Reader& r, element entry, std::string_view key, std::string_view
   for (auto [name, value] : o) {
     uint64_t n = 0;
     if (value.get_uint64().get(n)) r.Fail(std::string(where) + "'s " + std::string(key) + " is not counts");
-    if (!AddCount(name, key == "match_methods", n, c)) {
-      r.Fail(std::string(where) + "'s " + std::string(key) + " has an unknown count '" + std::string(name) + "'");
-    }
+    // A count this version does not know (a later numtrace's) is skipped:
+    // readers ignore unknown fields (docs/format.md, section 1).
+    AddCount(name, key == "match_methods", n, c);
   }
 }
 
