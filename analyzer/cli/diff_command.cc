@@ -29,6 +29,7 @@
 #include "analyzer/report/html_report.h"
 #include "analyzer/report/json_summary.h"
 #include "analyzer/report/terminal_text.h"
+#include "common/status/status_macros.h"
 
 namespace numtrace::analyzer {
 namespace {
@@ -72,8 +73,8 @@ absl::Status ReadPair(const RankPair& pair, RankData* data) {
   }
   if (reader_b) reader_b->join();
   else read_b();
-  if (!a_or.ok()) return a_or.status();
-  if (!b_or.ok()) return b_or.status();
+  NT_RETURN_IF_ERROR(a_or.status());
+  NT_RETURN_IF_ERROR(b_or.status());
   data->a = *std::move(a_or);
   data->b = *std::move(b_or);
   return absl::OkStatus();
