@@ -1,7 +1,7 @@
 #include "launcher/command_context.h"
 
 #include "CLI/CLI.hpp"
-#include "analyzer/report/terminal_text.h"
+#include "common/text/terminal_safe.h"
 
 namespace numtrace::launcher {
 
@@ -11,9 +11,9 @@ int FailLine(const CommandContext& ctx, std::string_view verb, std::string_view 
 }
 
 void WarnLine(const CommandContext& ctx, std::string_view verb, std::string_view message) {
-  // The analyzer's escape rule (terminal_text.h): a path or kernel name
+  // The one terminal escape rule (common/text/terminal_safe.h): a path or kernel name
   // holding a newline or ESC stays on this one line, inert.
-  ctx.err << "numtrace " << verb << ": " << analyzer::TerminalSafe(message) << "\n";
+  ctx.err << "numtrace " << verb << ": " << TerminalSafe(message) << "\n";
   ctx.err.flush();
 }
 

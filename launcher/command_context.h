@@ -39,7 +39,7 @@ struct CommandContext {
 };
 
 // Prints "numtrace VERB: message" as one line on err, the message escaped as
-// numtrace-diff escapes its lines (analyzer/report/terminal_text.h: ESC ->
+// numtrace-diff escapes its lines (common/text/terminal_safe.h: ESC ->
 // "^[", newlines and other controls -> "\xNN"); returns kExitUsage.
 int FailLine(const CommandContext& ctx, std::string_view verb, std::string_view message);
 int FailLine(const CommandContext& ctx, std::string_view verb, const absl::Status& status);

@@ -4,7 +4,7 @@
 
 #include "analyzer/cli/diff_command.h"
 #include "analyzer/report/dump_commands.h"
-#include "analyzer/report/terminal_text.h"
+#include "common/text/terminal_safe.h"
 #include "launcher/run_command.h"
 #include "launcher/twice_command.h"
 #include "common/format/enum_list.h"
@@ -43,7 +43,7 @@ int FinishWatchHunt(const RunOptions& options, const std::string& dir, const Dif
   if (s.first_kind == StepDifference::kKernels) {
     ctx.out << (ops ? ": the operator sequences part there" : ": the kernel sequences part there");
   }
-  ctx.out << "\n   run1: " << analyzer::TerminalSafe(s.a_name) << "\n   run2: " << analyzer::TerminalSafe(s.b_name)
+  ctx.out << "\n   run1: " << TerminalSafe(s.a_name) << "\n   run2: " << TerminalSafe(s.b_name)
           << "\n";
   if (s.nonfinite_a || s.nonfinite_b) {
     ctx.out << "   first NaN/Inf step: run1 " << (s.nonfinite_a ? std::to_string(*s.nonfinite_a) : "none")
@@ -74,12 +74,12 @@ int FinishWatchHunt(const RunOptions& options, const std::string& dir, const Dif
     whole.env.Unset(variable);
   }
   if (!left_out.empty()) {
-    ctx.out << "   the full capture leaves out " << analyzer::TerminalSafe(left_out)
+    ctx.out << "   the full capture leaves out " << TerminalSafe(left_out)
             << ": the digests cover every launch of the step\n";
   }
   for (int i = 0; i < 2; ++i) {
     ctx.out << "== capture step " << step << " in full, run " << (i + 1) << " of 2: "
-            << analyzer::TerminalSafe(run_dirs[i]) << "\n";
+            << TerminalSafe(run_dirs[i]) << "\n";
     RunOptions once = once_base;
     once.Set(kOutputDirVariable, run_dirs[i]);
     once.force = false;
@@ -118,8 +118,8 @@ int FinishWatchHunt(const RunOptions& options, const std::string& dir, const Dif
   } else {
     PrintOrigins(*full, ctx.out);
   }
-  ctx.out << "report: " << analyzer::TerminalSafe(diff.html_path) << "  summary: "
-          << analyzer::TerminalSafe(diff.json_path) << "\n";
+  ctx.out << "report: " << TerminalSafe(diff.html_path) << "  summary: "
+          << TerminalSafe(diff.json_path) << "\n";
   ctx.out.flush();
   return kExitDiffer;
 }

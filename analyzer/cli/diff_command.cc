@@ -28,8 +28,8 @@
 #include "analyzer/read/input.h"
 #include "analyzer/report/html_report.h"
 #include "analyzer/report/json_summary.h"
-#include "analyzer/report/terminal_text.h"
 #include "common/status/status_macros.h"
+#include "common/text/terminal_safe.h"
 
 namespace numtrace::analyzer {
 namespace {

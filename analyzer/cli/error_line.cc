@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "analyzer/report/terminal_text.h"
+#include "common/text/terminal_safe.h"
 
 namespace numtrace::analyzer {
 

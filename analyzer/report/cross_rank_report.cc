@@ -3,10 +3,10 @@
 #include <cstdio>
 
 #include "analyzer/report/html_escape.h"
-#include "analyzer/report/terminal_text.h"
 #include "common/format/diff_summary.h"
 #include "common/format/json_writer.h"
 #include "common/format/summary_words.h"
+#include "common/text/terminal_safe.h"
 
 namespace numtrace::analyzer {
 namespace {

@@ -12,8 +12,8 @@
 #include "analyzer/report/environment_report.h"
 #include "analyzer/report/roots_report.h"
 #include "analyzer/report/steps_report.h"
-#include "analyzer/report/terminal_text.h"
 #include "common/names/normalize.h"
+#include "common/text/terminal_safe.h"
 
 namespace numtrace::analyzer {
 namespace {
