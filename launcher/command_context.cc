@@ -7,13 +7,13 @@ namespace numtrace::launcher {
 
 int FailLine(const CommandContext& ctx, std::string_view verb, std::string_view message) {
   WarnLine(ctx, verb, message);
-  return kExitUsage;
+  return kExitError;
 }
 
 void WarnLine(const CommandContext& ctx, std::string_view verb, std::string_view message) {
-  // The one terminal escape rule (common/text/terminal_safe.h): a path or kernel name
+  // numtrace-diff's line (common/text/terminal_safe.h): a path or kernel name
   // holding a newline or ESC stays on this one line, inert.
-  ctx.err << "numtrace " << verb << ": " << TerminalSafe(message) << "\n";
+  ctx.err << ErrorLine("numtrace " + std::string(verb), message);
   ctx.err.flush();
 }
 

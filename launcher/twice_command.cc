@@ -177,7 +177,7 @@ Examples:
   DiffSummaryView summary_view;
   diff.summary = &summary_view;
   int diff_code = analyzer::RunDiffCommand(diff, ctx.out, ctx.err, ctx.stdout_is_tty);
-  if (diff_code == analyzer::kExitError) return kExitUsage;
+  if (diff_code == kExitError) return kExitError;
   const DiffSummaryView* summary = &summary_view;
   // Watch mode as the runs had it: the option, else the environment the
   // runs inherited (the option beats the environment, as in the shim).
@@ -214,7 +214,7 @@ Examples:
   ctx.out << "report: " << TerminalSafe(diff.html_path) << "  summary: "
           << TerminalSafe(diff.json_path) << "\n";
   ctx.out.flush();
-  return summary->verdict == Verdict::kIdentical ? kExitOk : kExitDiffer;
+  return summary->verdict == Verdict::kIdentical ? kExitOk : kExitDiverged;
 }
 
 }  // namespace numtrace::launcher

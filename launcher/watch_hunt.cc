@@ -30,7 +30,7 @@ int FinishWatchHunt(const RunOptions& options, const std::string& dir, const Dif
     ctx.out << "== verdict: the runs differ (" << VerdictName(watch.verdict) << ") although no step's digests do\n";
     PrintOrigins(watch, ctx.out);
     ctx.out.flush();
-    return kExitDiffer;
+    return kExitDiverged;
   }
   const int64_t step = *s.first_differing;
   // At operator level (--ops) the digests are of operator calls, not launches.
@@ -106,8 +106,8 @@ int FinishWatchHunt(const RunOptions& options, const std::string& dir, const Dif
   diff.html_path = stem + "-report.html";
   diff.force = true;  // ours: written by this hunt in its own DIR
   diff.quiet = true;
-  if (analyzer::RunDiffCommand(diff, ctx.out, ctx.err, ctx.stdout_is_tty) == analyzer::kExitError) {
-    return kExitUsage;
+  if (analyzer::RunDiffCommand(diff, ctx.out, ctx.err, ctx.stdout_is_tty) == kExitError) {
+    return kExitError;
   }
   absl::StatusOr<DiffSummaryView> full = ReadDiffSummary(diff.json_path);
   if (!full.ok()) return FailLine(ctx, "twice", full.status());
@@ -121,7 +121,7 @@ int FinishWatchHunt(const RunOptions& options, const std::string& dir, const Dif
   ctx.out << "report: " << TerminalSafe(diff.html_path) << "  summary: "
           << TerminalSafe(diff.json_path) << "\n";
   ctx.out.flush();
-  return kExitDiffer;
+  return kExitDiverged;
 }
 
 }  // namespace numtrace::launcher

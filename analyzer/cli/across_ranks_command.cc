@@ -55,7 +55,7 @@ int RunOddRankOut(const AcrossRanksOptions& opt, const std::vector<std::string>&
     if (!opt.html_path.empty()) out << "report written to " << opt.html_path << "\n";
   }
   out.flush();
-  return result->odd_total == 0 ? kExitSame : kExitDiverged;
+  return result->odd_total == 0 ? kExitOk : kExitDiverged;
 }
 
 }  // namespace
@@ -110,7 +110,7 @@ int RunAcrossRanks(const AcrossRanksOptions& opt, std::ostream& out, std::ostrea
     if (!opt.html_path.empty()) out << "report written to " << opt.html_path << "\n";
   }
   out.flush();
-  return result.mismatches.empty() ? kExitSame : kExitDiverged;
+  return result.mismatches.empty() ? kExitOk : kExitDiverged;
 }
 
 }  // namespace numtrace::analyzer

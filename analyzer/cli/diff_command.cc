@@ -227,10 +227,10 @@ int RunDiffCommand(const DiffCommandOptions& opt, std::ostream& out, std::ostrea
   // Fewer kernels compared than ran is not a clean bill: say so even under --quiet.
   const std::string incomplete = IncompleteReason(report);
   if (!incomplete.empty()) {
-    err << ProgramName() << ": warning: incomplete comparison: " << TerminalSafe(incomplete) << "\n";
+    err << ErrorLine(ProgramName(), "warning: incomplete comparison: " + incomplete);
     if (opt.strict) return kExitDiverged;
   }
-  return RollUpRanks(report).verdict == Verdict::kDiverged ? kExitDiverged : kExitSame;
+  return RollUpRanks(report).verdict == Verdict::kDiverged ? kExitDiverged : kExitOk;
 }
 
 int DiffMain(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
@@ -298,13 +298,13 @@ Examples:
     app.parse(argc, argv);
   } catch (const CLI::CallForVersion& v) {
     out << v.what() << "\n";
-    return kExitSame;
+    return kExitOk;
   } catch (const CLI::CallForHelp&) {
     out << app.help();
-    return kExitSame;
+    return kExitOk;
   } catch (const CLI::CallForAllHelp&) {
     out << app.help();
-    return kExitSame;
+    return kExitOk;
   } catch (const CLI::ParseError& e) {
     return FailLine(err, std::string(e.what()) + " (see --help)");
   }

@@ -64,4 +64,10 @@ std::string TerminalSafe(std::string_view s) {
   return out;
 }
 
+std::string ErrorLine(std::string_view program, std::string_view message) {
+  std::string line(program);
+  line.append(": ").append(TerminalSafe(message)).append("\n");
+  return line;
+}
+
 }  // namespace numtrace

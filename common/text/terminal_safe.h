@@ -33,6 +33,13 @@ std::string TerminalSafe(std::string_view text);
 // rule ShellQuote follows too, so a quoted word prints unchanged.
 size_t TerminalInertLength(std::string_view text, size_t i);
 
+// The one error or warning line both front ends print on stderr,
+// "<program>: <message>\n" with the message made inert, <program> as the
+// user typed it ("numtrace-diff", "numtrace diff", "numtrace show").
+//   ErrorLine("numtrace show", "x\n.jsonl: no such file")
+//     // "numtrace show: x\x0a.jsonl: no such file\n"
+std::string ErrorLine(std::string_view program, std::string_view message);
+
 }  // namespace numtrace
 
 #endif  // NUMTRACE_COMMON_TEXT_TERMINAL_SAFE_H_

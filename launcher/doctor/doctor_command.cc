@@ -48,7 +48,7 @@ Examples:
   DoctorReport report = RunDoctorChecks(probe, in);
   ctx.out << FormatDoctorReport(report);
   ctx.out.flush();
-  return report.can_capture ? kExitOk : kExitDiffer;
+  return report.can_capture ? kExitOk : kExitDiverged;
 }
 
 }  // namespace numtrace::launcher

@@ -25,5 +25,12 @@ TEST(TerminalSafeTest, BidiControlsAndLineSeparatorsAreEscaped) {
   EXPECT_EQ(TerminalSafe("\u2014 dash"), "\u2014 dash");  // other punctuation stays
 }
 
+TEST(TerminalSafeTest, ErrorLineIsOneInertLineNamingTheProgram) {
+  // Both front ends' error lines: "numtrace-diff: ..." and "numtrace VERB: ...".
+  EXPECT_EQ(ErrorLine("numtrace show", "a\n.jsonl\x1b[2J: no such file"),
+            "numtrace show: a\\x0a.jsonl^[[2J: no such file\n");
+  EXPECT_EQ(ErrorLine("numtrace-diff", ""), "numtrace-diff: \n");
+}
+
 }  // namespace
 }  // namespace numtrace
