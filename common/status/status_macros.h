@@ -19,9 +19,10 @@
 // loop, and at most one stands on a line (its temporary is named after
 // __LINE__). lhs must not hold a bare comma: a type such as
 // std::map<K, V> is written `auto`. Nor is lhs a structured binding
-// ("auto [a, b]"): clang before 16, which builds the fuzzers (scripts/fuzz.sh),
-// rejects capturing one in a lambda; neither macro uses a lambda or a GNU
-// statement expression, so both compile the same under GCC and clang.
+// ("auto [a, b]"): besides the comma, clang before 16 (the fuzz build's
+// compiler, scripts/fuzz.sh) rejects a lambda that captures one, which GCC
+// accepts, so such code breaks only there. Neither macro uses a lambda or a
+// GNU statement expression: both expand the same under GCC and clang.
 //
 // Example:
 //   absl::StatusOr<Overrides> ReadOverrideFile(const std::string& path) {
