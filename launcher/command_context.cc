@@ -1,19 +1,19 @@
 #include "launcher/command_context.h"
 
 #include "CLI/CLI.hpp"
-#include "analyzer/report/terminal_text.h"
+#include "common/text/terminal_safe.h"
 
 namespace numtrace::launcher {
 
 int FailLine(const CommandContext& ctx, std::string_view verb, std::string_view message) {
   WarnLine(ctx, verb, message);
-  return kExitUsage;
+  return kExitError;
 }
 
 void WarnLine(const CommandContext& ctx, std::string_view verb, std::string_view message) {
-  // The analyzer's escape rule (terminal_text.h): a path or kernel name
+  // numtrace-diff's line (common/text/terminal_safe.h): a path or kernel name
   // holding a newline or ESC stays on this one line, inert.
-  ctx.err << "numtrace " << verb << ": " << analyzer::TerminalSafe(message) << "\n";
+  ctx.err << ErrorLine("numtrace " + std::string(verb), message);
   ctx.err.flush();
 }
 

@@ -4,10 +4,10 @@
 // environment and where its parts are. main.cc fills it from the real
 // process; tests fill it by hand and drive a verb in process.
 //
-// Exit codes shared by the verbs: 0 success (or, for diff/twice, the runs
-// agree), 1 the runs differ (diff, twice) or a check failed (doctor), 2 bad
-// usage or an input/output problem, with one line on stderr saying what and
-// where. `run` passes the job's own exit status through.
+// Exit codes: common/format/exit_codes.h, the same for every verb and for
+// numtrace-diff (0 success or the runs agree, 1 the runs differ or a check
+// failed, 2 bad usage or an input/output problem, with one line on stderr
+// saying what and where). `run` passes the job's own exit status through.
 #ifndef NUMTRACE_LAUNCHER_COMMAND_CONTEXT_H_
 #define NUMTRACE_LAUNCHER_COMMAND_CONTEXT_H_
 
@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "common/format/exit_codes.h"
 #include "launcher/environment.h"
 #include "launcher/install_layout.h"
 
@@ -26,10 +27,6 @@ class App;
 
 namespace numtrace::launcher {
 
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitDiffer = 1;
-inline constexpr int kExitUsage = 2;
-
 struct CommandContext {
   std::ostream& out;
   std::ostream& err;
@@ -38,9 +35,9 @@ struct CommandContext {
   bool stdout_is_tty = false;
 };
 
-// Prints "numtrace VERB: message" as one line on err, the message escaped as
-// numtrace-diff escapes its lines (analyzer/report/terminal_text.h: ESC ->
-// "^[", newlines and other controls -> "\xNN"); returns kExitUsage.
+// Prints "numtrace VERB: message" as one line on err, written as numtrace-diff
+// writes its lines (common/text/terminal_safe.h's ErrorLine: ESC -> "^[",
+// newlines and other controls -> "\xNN"); returns kExitError.
 int FailLine(const CommandContext& ctx, std::string_view verb, std::string_view message);
 int FailLine(const CommandContext& ctx, std::string_view verb, const absl::Status& status);
 // The same line for a warning that does not stop the verb.

@@ -1,6 +1,7 @@
 #include "launcher/dump_from_summary.h"
 
 #include "common/format/diff_summary.h"
+#include "common/status/status_macros.h"
 
 namespace numtrace::launcher {
 
@@ -14,13 +15,12 @@ absl::Status ResolveDumpFromSummary(RunOptions* o) {
     return absl::InvalidArgumentError("--dump-first-divergence needs --side a or --side b");
   }
   if (!o->Get("NUMTRACE_DUMP").empty()) return absl::InvalidArgumentError("--dump and --dump-first-divergence exclude each other");
-  absl::StatusOr<DiffSummaryView> summary = ReadDiffSummary(path);
-  if (!summary.ok()) return summary.status();
-  if (!summary->first_divergence) {
+  NT_ASSIGN_OR_RETURN(const DiffSummaryView summary, ReadDiffSummary(path));
+  if (!summary.first_divergence) {
     return absl::InvalidArgumentError(path + ": no first divergence in this summary (verdict " +
-                                      std::string(VerdictName(summary->verdict)) + "): nothing to dump");
+                                      std::string(VerdictName(summary.verdict)) + "): nothing to dump");
   }
-  const FirstDivergenceView& f = *summary->first_divergence;
+  const FirstDivergenceView& f = *summary.first_divergence;
   const bool a = o->side == "a";
   // A bad value here is the summary's, not an option the user typed.
   o->Set("NUMTRACE_DUMP", "seq:" + std::to_string(a ? f.a_seq : f.b_seq));

@@ -38,7 +38,7 @@ Documentation: share/doc/numtrace (installed) or docs/ (source).
 int NumtraceMain(const std::vector<std::string>& args, const CommandContext& ctx, SystemProbe& probe) {
   if (args.empty() || args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
     ctx.out << kUsage;
-    return args.empty() ? kExitUsage : kExitOk;
+    return args.empty() ? kExitError : kExitOk;
   }
   const std::string& verb = args[0];
   if (verb == "--version" || verb == "version") {

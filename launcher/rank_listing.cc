@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "analyzer/read/importer.h"
-#include "analyzer/report/terminal_text.h"
+#include "common/text/terminal_safe.h"
 
 namespace numtrace::launcher {
 
@@ -54,7 +54,7 @@ int ListRankTraces(const std::string& dir, std::ostream& out, const std::set<std
     absl::StatusOr<analyzer::Trace> trace = analyzer::ReadTrace(path, analyzer::FindImporter("numtrace"));
     if (!trace.ok()) {
       out << "rank " << rank << ": unreadable ("
-          << analyzer::TerminalSafe(std::string(trace.status().message())) << "): " << analyzer::TerminalSafe(path)
+          << TerminalSafe(std::string(trace.status().message())) << "): " << TerminalSafe(path)
           << "\n";
       continue;
     }
@@ -77,7 +77,7 @@ int ListRankTraces(const std::string& dir, std::ostream& out, const std::set<std
     if (trace->footer && trace->footer->unmeasured > 0) {
       out << ", " << trace->footer->unmeasured << " unmeasured";
     }
-    out << ": " << analyzer::TerminalSafe(path) << "\n";
+    out << ": " << TerminalSafe(path) << "\n";
   }
   size_t shared = 0;
   for (int64_t r : ranks_now) shared += ranks_before.count(r);
@@ -92,7 +92,7 @@ int ListRankTraces(const std::string& dir, std::ostream& out, const std::set<std
     out << "\n";
   }
   if (files.empty() && ops_level) {
-    out << "no trace was written in " << analyzer::TerminalSafe(dir)
+    out << "no trace was written in " << TerminalSafe(dir)
         << ": operator level (--ops) captured no operator call. It captures the ATen operators a PyTorch "
            "job runs eagerly in the captured steps (--steps), through the hooks (a Python job; "
            "--torch-hooks otherwise); code compiled by torch.compile is not captured (the hooks said so "
@@ -100,7 +100,7 @@ int ListRankTraces(const std::string& dir, std::ostream& out, const std::set<std
   } else if (files.empty() && cuda_processes == 0) {
     // Each process that reached cuInit (or a kernel launch) with the shim
     // loaded left a mark: none did.
-    out << "no trace was written in " << analyzer::TerminalSafe(dir)
+    out << "no trace was written in " << TerminalSafe(dir)
         << ": the job never started CUDA (no process of it called cuInit with numtrace loaded), so there "
            "was no kernel to capture. A PyTorch job is captured without CUDA at operator level: "
            "numtrace run --ops\n";
@@ -108,7 +108,7 @@ int ListRankTraces(const std::string& dir, std::ostream& out, const std::set<std
     // What numtrace knows here, no more: the settings were valid (checked
     // before the job), so either nothing launched a kernel in the captured
     // steps or the shim could not start, which it says in one stderr line.
-    out << "no trace was written in " << analyzer::TerminalSafe(dir) << ": ";
+    out << "no trace was written in " << TerminalSafe(dir) << ": ";
     if (cuda_processes) {
       out << *cuda_processes << " process" << (*cuda_processes == 1 ? "" : "es")
           << " of the job started CUDA, and none captured a kernel launch: ";

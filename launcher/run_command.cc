@@ -9,6 +9,7 @@
 
 #include "CLI/CLI.hpp"
 #include "analyzer/report/dump_commands.h"
+#include "common/status/status_macros.h"
 #include "launcher/child_process.h"
 #include "launcher/dump_from_summary.h"
 #include "launcher/output_dir.h"
@@ -112,7 +113,7 @@ absl::StatusOr<CaptureOutcome> CaptureJob(const RunOptions& options, const Comma
   }
   // Nothing is created nor started before every setting has been judged.
   std::vector<std::string> warnings;
-  if (absl::Status s = CheckJobSettings(options, ctx, &warnings); !s.ok()) return s;
+  NT_RETURN_IF_ERROR(CheckJobSettings(options, ctx, &warnings));
   // The hooks log, from the option or the environment, as the job will see it.
   {
     const RunOptions absolute = WithAbsolutePaths(options);
@@ -125,7 +126,7 @@ absl::StatusOr<CaptureOutcome> CaptureJob(const RunOptions& options, const Comma
     std::error_code ec;
     const std::string out_dir = fs::absolute(options.output_dir(), ec).lexically_normal().string();
     if (!log.empty()) {
-      if (absl::Status s = CheckHooksLog(log, out_dir); !s.ok()) return s;
+      NT_RETURN_IF_ERROR(CheckHooksLog(log, out_dir));
     }
   }
   absl::StatusOr<std::string> dir = PrepareOutputDir(options.output_dir(), options.force);

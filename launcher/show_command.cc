@@ -10,8 +10,8 @@
 #include "analyzer/judge/provenance.h"
 #include "analyzer/read/input.h"
 #include "analyzer/read/line_reader.h"
-#include "analyzer/report/terminal_text.h"
 #include "common/format/environment.h"
+#include "common/text/terminal_safe.h"
 #include "re2/re2.h"
 #include "simdjson.h"
 
@@ -70,8 +70,8 @@ void PrintBuffer(const analyzer::Trace& t, const analyzer::Buffer& b, std::ostre
   const BufferStats& s = b.stats;
   out << "    arg " << b.arg << "  " << DTypeName(b.dtype);
   // Operator level: the tensor's shape and device (docs/format.md).
-  if (b.shape != analyzer::kNoString) out << analyzer::TerminalSafe(t.strings.View(b.shape));
-  if (b.device != analyzer::kNoString) out << " " << analyzer::TerminalSafe(t.strings.View(b.device));
+  if (b.shape != analyzer::kNoString) out << TerminalSafe(t.strings.View(b.shape));
+  if (b.device != analyzer::kNoString) out << " " << TerminalSafe(t.strings.View(b.device));
   out << " (" << DTypeSourceName(b.dtype_from) << ")  " << RoleName(b.role) << "  " << b.bytes << " B  n=" << s.n;
   if (s.nan || s.inf || s.ninf) out << "  NaN=" << s.nan << " +Inf=" << s.inf << " -Inf=" << s.ninf;
   if (s.zero) out << "  zero=" << s.zero;
@@ -91,7 +91,6 @@ void PrintBuffer(const analyzer::Trace& t, const analyzer::Buffer& b, std::ostre
 int ShowEnvironment(const std::string& path, const CommandContext& ctx) {
   absl::StatusOr<analyzer::Trace> trace = analyzer::ReadTrace(path);
   if (!trace.ok()) return FailLine(ctx, "show", trace.status());
-  using analyzer::TerminalSafe;
   const EnvironmentValues& env = trace->header.environment;
   if (env.empty()) {
     ctx.out << TerminalSafe(path) << ": no environment recorded"
@@ -112,7 +111,6 @@ int ShowReadable(const std::string& path, const Selection& sel, const CommandCon
   if (!trace.ok()) return FailLine(ctx, "show", trace.status());
   const analyzer::Trace& t = *trace;
   std::ostream& out = ctx.out;
-  using analyzer::TerminalSafe;  // paths, labels, names and notes come from files anyone writes
   out << TerminalSafe(path) << ": label " << TerminalSafe(t.label) << ", rank " << t.rank << ", " << t.kernels.size()
       << " kernels" << (t.truncated ? ", TRUNCATED (no footer)" : "");
   if (t.footer && t.footer->dropped) out << ", " << t.footer->dropped << " dropped";
@@ -172,7 +170,7 @@ int ShowReadable(const std::string& path, const Selection& sel, const CommandCon
     }
     // Where in the model it came from (trace provenance), when recorded.
     const std::string where = analyzer::ProvenanceLabel(t.Scope(k), t.Op(k), t.PhaseOf(k), t.Src(k));
-    if (!where.empty()) out << "  in " << analyzer::TerminalSafe(where) << "\n";
+    if (!where.empty()) out << "  in " << TerminalSafe(where) << "\n";
     for (const analyzer::Buffer& b : t.BuffersOf(k)) PrintBuffer(t, b, out);
   }
   for (const NoteRecord& n : t.notes) {

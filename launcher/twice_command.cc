@@ -9,7 +9,7 @@
 #include "analyzer/cli/diff_command.h"
 #include "analyzer/cli/output_file.h"
 #include "analyzer/judge/origin_hints.h"
-#include "analyzer/report/terminal_text.h"
+#include "common/text/terminal_safe.h"
 #include "launcher/child_process.h"
 #include "launcher/job_environment.h"
 #include "launcher/output_dir.h"
@@ -28,7 +28,7 @@ using analyzer::OriginHint;
 void PrintKernel(int64_t rank, uint64_t seq, const std::string& name, std::ostream& out) {
   out << "  ";
   if (rank >= 0) out << "rank " << rank << " ";
-  out << "seq " << seq << "  " << analyzer::TerminalSafe(name);
+  out << "seq " << seq << "  " << TerminalSafe(name);
 }
 
 void PrintHint(const std::string& name, std::ostream& out) {
@@ -142,7 +142,7 @@ Examples:
   WarnRisks(RecordedVariables(ctx.env), world_size, &warned, "", ctx);
   EnvironmentValues recorded;
   for (int i = 0; i < 2; ++i) {
-    ctx.err << "== run " << (i + 1) << " of 2: " << analyzer::TerminalSafe(run_dirs[i]) << "\n";
+    ctx.err << "== run " << (i + 1) << " of 2: " << TerminalSafe(run_dirs[i]) << "\n";
     RunOptions once = options;
     once.Set(kOutputDirVariable, run_dirs[i]);
     once.force = false;  // never mix with an earlier hunt's traces
@@ -177,7 +177,7 @@ Examples:
   DiffSummaryView summary_view;
   diff.summary = &summary_view;
   int diff_code = analyzer::RunDiffCommand(diff, ctx.out, ctx.err, ctx.stdout_is_tty);
-  if (diff_code == analyzer::kExitError) return kExitUsage;
+  if (diff_code == kExitError) return kExitError;
   const DiffSummaryView* summary = &summary_view;
   // Watch mode as the runs had it: the option, else the environment the
   // runs inherited (the option beats the environment, as in the shim).
@@ -186,8 +186,8 @@ Examples:
   const std::optional<shim::WatchMode> watch_mode =
       EnumFromName<shim::WatchMode>(shim::kWatchModeNames, shim::TrimBlanks(watch));
   if (watch_mode && *watch_mode != shim::WatchMode::kOff) {
-    ctx.out << "digest report: " << analyzer::TerminalSafe(diff.html_path)
-            << "  summary: " << analyzer::TerminalSafe(diff.json_path) << "\n";
+    ctx.out << "digest report: " << TerminalSafe(diff.html_path)
+            << "  summary: " << TerminalSafe(diff.json_path) << "\n";
     return FinishWatchHunt(options, *dir, *summary, ctx);
   }
   ctx.out << "== verdict: ";
@@ -211,10 +211,10 @@ Examples:
       ctx.out << "\n";
     }
   }
-  ctx.out << "report: " << analyzer::TerminalSafe(diff.html_path) << "  summary: "
-          << analyzer::TerminalSafe(diff.json_path) << "\n";
+  ctx.out << "report: " << TerminalSafe(diff.html_path) << "  summary: "
+          << TerminalSafe(diff.json_path) << "\n";
   ctx.out.flush();
-  return summary->verdict == Verdict::kIdentical ? kExitOk : kExitDiffer;
+  return summary->verdict == Verdict::kIdentical ? kExitOk : kExitDiverged;
 }
 
 }  // namespace numtrace::launcher

@@ -4,7 +4,7 @@
 
 #include "analyzer/cli/diff_command.h"
 #include "analyzer/report/dump_commands.h"
-#include "analyzer/report/terminal_text.h"
+#include "common/text/terminal_safe.h"
 #include "launcher/run_command.h"
 #include "launcher/twice_command.h"
 #include "common/format/enum_list.h"
@@ -30,7 +30,7 @@ int FinishWatchHunt(const RunOptions& options, const std::string& dir, const Dif
     ctx.out << "== verdict: the runs differ (" << VerdictName(watch.verdict) << ") although no step's digests do\n";
     PrintOrigins(watch, ctx.out);
     ctx.out.flush();
-    return kExitDiffer;
+    return kExitDiverged;
   }
   const int64_t step = *s.first_differing;
   // At operator level (--ops) the digests are of operator calls, not launches.
@@ -43,7 +43,7 @@ int FinishWatchHunt(const RunOptions& options, const std::string& dir, const Dif
   if (s.first_kind == StepDifference::kKernels) {
     ctx.out << (ops ? ": the operator sequences part there" : ": the kernel sequences part there");
   }
-  ctx.out << "\n   run1: " << analyzer::TerminalSafe(s.a_name) << "\n   run2: " << analyzer::TerminalSafe(s.b_name)
+  ctx.out << "\n   run1: " << TerminalSafe(s.a_name) << "\n   run2: " << TerminalSafe(s.b_name)
           << "\n";
   if (s.nonfinite_a || s.nonfinite_b) {
     ctx.out << "   first NaN/Inf step: run1 " << (s.nonfinite_a ? std::to_string(*s.nonfinite_a) : "none")
@@ -74,12 +74,12 @@ int FinishWatchHunt(const RunOptions& options, const std::string& dir, const Dif
     whole.env.Unset(variable);
   }
   if (!left_out.empty()) {
-    ctx.out << "   the full capture leaves out " << analyzer::TerminalSafe(left_out)
+    ctx.out << "   the full capture leaves out " << TerminalSafe(left_out)
             << ": the digests cover every launch of the step\n";
   }
   for (int i = 0; i < 2; ++i) {
     ctx.out << "== capture step " << step << " in full, run " << (i + 1) << " of 2: "
-            << analyzer::TerminalSafe(run_dirs[i]) << "\n";
+            << TerminalSafe(run_dirs[i]) << "\n";
     RunOptions once = once_base;
     once.Set(kOutputDirVariable, run_dirs[i]);
     once.force = false;
@@ -106,8 +106,8 @@ int FinishWatchHunt(const RunOptions& options, const std::string& dir, const Dif
   diff.html_path = stem + "-report.html";
   diff.force = true;  // ours: written by this hunt in its own DIR
   diff.quiet = true;
-  if (analyzer::RunDiffCommand(diff, ctx.out, ctx.err, ctx.stdout_is_tty) == analyzer::kExitError) {
-    return kExitUsage;
+  if (analyzer::RunDiffCommand(diff, ctx.out, ctx.err, ctx.stdout_is_tty) == kExitError) {
+    return kExitError;
   }
   absl::StatusOr<DiffSummaryView> full = ReadDiffSummary(diff.json_path);
   if (!full.ok()) return FailLine(ctx, "twice", full.status());
@@ -118,10 +118,10 @@ int FinishWatchHunt(const RunOptions& options, const std::string& dir, const Dif
   } else {
     PrintOrigins(*full, ctx.out);
   }
-  ctx.out << "report: " << analyzer::TerminalSafe(diff.html_path) << "  summary: "
-          << analyzer::TerminalSafe(diff.json_path) << "\n";
+  ctx.out << "report: " << TerminalSafe(diff.html_path) << "  summary: "
+          << TerminalSafe(diff.json_path) << "\n";
   ctx.out.flush();
-  return kExitDiffer;
+  return kExitDiverged;
 }
 
 }  // namespace numtrace::launcher

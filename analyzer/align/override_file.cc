@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/io/bounded_file.h"
 #include "common/names/normalize.h"
+#include "common/status/status_macros.h"
 
 namespace numtrace::analyzer {
 namespace {
@@ -105,10 +106,9 @@ absl::StatusOr<Overrides> ParseOverrides(std::string_view text, std::string_view
 }
 
 absl::StatusOr<Overrides> ReadOverrideFile(const std::string& path) {
-  absl::StatusOr<std::string> text = ReadBoundedFile(path, "the override file", kMaxOverrideFileBytes);
-  if (!text.ok()) return text.status();
+  NT_ASSIGN_OR_RETURN(const std::string text, ReadBoundedFile(path, "the override file", kMaxOverrideFileBytes));
   try {
-    return ParseOverrides(*text, path);
+    return ParseOverrides(text, path);
   } catch (const std::bad_alloc&) {  // named here, not blamed on the diff after it
     return absl::ResourceExhaustedError(absl::StrCat(path, ": out of memory parsing the override file"));
   }

@@ -10,6 +10,7 @@
 #include "analyzer/report/cross_rank_report.h"
 #include "analyzer/ranks/odd_rank.h"
 #include "analyzer/read/input.h"
+#include "common/status/status_macros.h"
 
 namespace numtrace::analyzer {
 
@@ -20,10 +21,9 @@ absl::StatusOr<std::vector<std::string>> RankTraceFiles(const std::string& dir) 
   }
   // Pairing the directory with itself applies the reader's own rules: which
   // files are traces, the rank of each, and a rank with two traces refused.
-  absl::StatusOr<std::vector<RankPair>> pairs = PairInputs(dir, dir);
-  if (!pairs.ok()) return pairs.status();
+  NT_ASSIGN_OR_RETURN(const std::vector<RankPair> pairs, PairInputs(dir, dir));
   std::vector<std::string> paths;
-  for (const RankPair& p : *pairs) paths.push_back(p.path_a);
+  for (const RankPair& p : pairs) paths.push_back(p.path_a);
   if (paths.size() < 2) {
     return absl::InvalidArgumentError(dir + ": " + std::to_string(paths.size()) +
                                       " rank trace(s); --across-ranks needs at least two");
@@ -55,7 +55,7 @@ int RunOddRankOut(const AcrossRanksOptions& opt, const std::vector<std::string>&
     if (!opt.html_path.empty()) out << "report written to " << opt.html_path << "\n";
   }
   out.flush();
-  return result->odd_total == 0 ? kExitSame : kExitDiverged;
+  return result->odd_total == 0 ? kExitOk : kExitDiverged;
 }
 
 }  // namespace
@@ -110,7 +110,7 @@ int RunAcrossRanks(const AcrossRanksOptions& opt, std::ostream& out, std::ostrea
     if (!opt.html_path.empty()) out << "report written to " << opt.html_path << "\n";
   }
   out.flush();
-  return result.mismatches.empty() ? kExitSame : kExitDiverged;
+  return result.mismatches.empty() ? kExitOk : kExitDiverged;
 }
 
 }  // namespace numtrace::analyzer

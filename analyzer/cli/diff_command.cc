@@ -28,7 +28,8 @@
 #include "analyzer/read/input.h"
 #include "analyzer/report/html_report.h"
 #include "analyzer/report/json_summary.h"
-#include "analyzer/report/terminal_text.h"
+#include "common/status/status_macros.h"
+#include "common/text/terminal_safe.h"
 
 namespace numtrace::analyzer {
 namespace {
@@ -72,8 +73,8 @@ absl::Status ReadPair(const RankPair& pair, RankData* data) {
   }
   if (reader_b) reader_b->join();
   else read_b();
-  if (!a_or.ok()) return a_or.status();
-  if (!b_or.ok()) return b_or.status();
+  NT_RETURN_IF_ERROR(a_or.status());
+  NT_RETURN_IF_ERROR(b_or.status());
   data->a = *std::move(a_or);
   data->b = *std::move(b_or);
   return absl::OkStatus();
@@ -226,10 +227,10 @@ int RunDiffCommand(const DiffCommandOptions& opt, std::ostream& out, std::ostrea
   // Fewer kernels compared than ran is not a clean bill: say so even under --quiet.
   const std::string incomplete = IncompleteReason(report);
   if (!incomplete.empty()) {
-    err << ProgramName() << ": warning: incomplete comparison: " << TerminalSafe(incomplete) << "\n";
+    err << ErrorLine(ProgramName(), "warning: incomplete comparison: " + incomplete);
     if (opt.strict) return kExitDiverged;
   }
-  return RollUpRanks(report).verdict == Verdict::kDiverged ? kExitDiverged : kExitSame;
+  return RollUpRanks(report).verdict == Verdict::kDiverged ? kExitDiverged : kExitOk;
 }
 
 int DiffMain(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
@@ -297,13 +298,13 @@ Examples:
     app.parse(argc, argv);
   } catch (const CLI::CallForVersion& v) {
     out << v.what() << "\n";
-    return kExitSame;
+    return kExitOk;
   } catch (const CLI::CallForHelp&) {
     out << app.help();
-    return kExitSame;
+    return kExitOk;
   } catch (const CLI::CallForAllHelp&) {
     out << app.help();
-    return kExitSame;
+    return kExitOk;
   } catch (const CLI::ParseError& e) {
     return FailLine(err, std::string(e.what()) + " (see --help)");
   }

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "analyzer/report/terminal_text.h"
+#include "common/text/terminal_safe.h"
 
 namespace numtrace::analyzer {
 
@@ -17,7 +17,7 @@ void SetProgramName(std::string_view name) { Program().assign(name.data(), name.
 std::string_view ProgramName() { return Program(); }
 
 int FailLine(std::ostream& err, std::string_view message) {
-  err << ProgramName() << ": " << TerminalSafe(message) << "\n";
+  err << ErrorLine(ProgramName(), message);
   return kExitError;
 }
 

@@ -4,10 +4,11 @@
 // stderr, "<program>: <message>", whatever the message holds (paths,
 // kernel names and values quoted from input files are made inert by
 // TerminalSafe, so a newline or ESC in them cannot add or forge a line), and
-// exit status 2 (docs/format.md, section 3). <program> is "numtrace-diff",
-// or the verb of the numtrace command that runs the diff in process
-// ("numtrace diff", "numtrace twice"): one convention for both front ends,
-// "<program as typed>: <message>", as launcher/command_context.h's FailLine.
+// exit status 2, kExitError (common/format/exit_codes.h). <program> is
+// "numtrace-diff", or the verb of the numtrace command that runs the diff in
+// process ("numtrace diff", "numtrace twice"): one convention and one line
+// writer (common/text/terminal_safe.h's ErrorLine) for both front ends, as
+// launcher/command_context.h's FailLine.
 //
 // Example:
 //   if (!trace.ok()) return FailLine(err, trace.status());  // returns kExitError
@@ -18,12 +19,9 @@
 #include <string_view>
 
 #include "absl/status/status.h"
+#include "common/format/exit_codes.h"
 
 namespace numtrace::analyzer {
-
-inline constexpr int kExitSame = 0;      // identical or within tolerance
-inline constexpr int kExitDiverged = 1;  // diverged (or incomplete under --strict)
-inline constexpr int kExitError = 2;     // bad usage or unreadable input
 
 // The name failure and warning lines start with. Set once by a front end's
 // main before any work (and before any thread): "numtrace-diff" unless set.

@@ -48,7 +48,7 @@ Example (4 shards of a 16-rank run):
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
     out << app.help();
-    return kExitSame;
+    return kExitOk;
   } catch (const CLI::ParseError& e) {
     return FailLine(err, std::string(e.what()) + " (see --help)");
   }
@@ -73,7 +73,7 @@ Example (4 shards of a 16-rank run):
   }
   if (json_path != kStdoutPath) say << "summary written to " << json_path << "\n";
   if (merged->verdict == Verdict::kDiverged) return kExitDiverged;
-  return strict && !merged->complete ? kExitDiverged : kExitSame;
+  return strict && !merged->complete ? kExitDiverged : kExitOk;
 }
 
 }  // namespace numtrace::analyzer

@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "analyzer/read/importer.h"
+#include "common/status/status_macros.h"
 
 namespace numtrace::analyzer {
 namespace {
@@ -301,10 +302,9 @@ absl::Status WriteOutput(const std::string& path, std::string_view contents, boo
   }
   // A symbolic link is refused by CheckOutputs, and one that appears during
   // the run is caught in Commit (lstat): rename(2) never follows it.
-  absl::StatusOr<TempOutput> tmp = TempOutput::Create(path);
-  if (!tmp.ok()) return tmp.status();
-  if (absl::Status s = tmp->Write(contents); !s.ok()) return s;
-  return tmp->Commit(force);
+  NT_ASSIGN_OR_RETURN(TempOutput tmp, TempOutput::Create(path));
+  NT_RETURN_IF_ERROR(tmp.Write(contents));
+  return tmp.Commit(force);
 }
 
 }  // namespace numtrace::analyzer

@@ -46,7 +46,7 @@ int RunTensorCommand(const TensorCommandOptions& opt, std::ostream& out, std::os
     if (!opt.html_path.empty()) out << "report written to " << opt.html_path << "\n";
   }
   out.flush();
-  return diff.verdict == Verdict::kDiverged ? kExitDiverged : kExitSame;
+  return diff.verdict == Verdict::kDiverged ? kExitDiverged : kExitOk;
 }
 
 }  // namespace numtrace::analyzer

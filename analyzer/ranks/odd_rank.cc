@@ -16,6 +16,7 @@
 #include "analyzer/read/trace_file_name.h"
 #include "analyzer/read/trace_reader.h"
 #include "common/format/environment.h"
+#include "common/status/status_macros.h"
 
 namespace numtrace::analyzer {
 namespace {
@@ -29,9 +30,8 @@ constexpr uint64_t kLostDigest = 0;
 class DigestStream {
  public:
   static absl::StatusOr<std::unique_ptr<DigestStream>> Open(const std::string& path) {
-    absl::StatusOr<std::unique_ptr<LineReader>> reader = LineReader::Open(path, kReaderBufferBytes);
-    if (!reader.ok()) return reader.status();
-    return std::unique_ptr<DigestStream>(new DigestStream(*std::move(reader)));
+    NT_ASSIGN_OR_RETURN(std::unique_ptr<LineReader> reader, LineReader::Open(path, kReaderBufferBytes));
+    return std::unique_ptr<DigestStream>(new DigestStream(std::move(reader)));
   }
 
   // Drops the records consumed, then reads until `budget` launches (and at
@@ -42,9 +42,8 @@ class DigestStream {
     try {
       LineReader::Line line;
       while (!eof_ && (!lines_.have_header() || (!header_only && (empty() || Buffered() < budget)))) {
-        absl::StatusOr<bool> more = reader_->Next(&line);
-        if (!more.ok()) return more.status();
-        if (!*more) {
+        NT_ASSIGN_OR_RETURN(const bool more, reader_->Next(&line));
+        if (!more) {
           eof_ = true;
           break;
         }
@@ -127,7 +126,7 @@ absl::Status FillAll(std::vector<std::unique_ptr<DigestStream>>& streams, const 
     for (std::thread& t : pool) t.join();
   }
   for (const absl::Status& s : status) {
-    if (!s.ok()) return s;
+    NT_RETURN_IF_ERROR(s);
   }
   return absl::OkStatus();
 }
@@ -182,31 +181,27 @@ void CompareStep(const std::vector<std::unique_ptr<DigestStream>>& streams, cons
 
 absl::StatusOr<bool> IsWatchTrace(const std::string& path) {
   {  // A DebugMode log has no header, and no digests.
-    absl::StatusOr<std::unique_ptr<LineReader>> reader = LineReader::Open(path, kReaderBufferBytes);
-    if (!reader.ok()) return reader.status();
-    absl::StatusOr<std::string_view> head = (*reader)->Peek();
-    if (!head.ok()) return head.status();
-    if (ImporterForContent(*head) != FindImporter("numtrace")) return false;
+    NT_ASSIGN_OR_RETURN(std::unique_ptr<LineReader> reader, LineReader::Open(path, kReaderBufferBytes));
+    NT_ASSIGN_OR_RETURN(const std::string_view head, reader->Peek());
+    if (ImporterForContent(head) != FindImporter("numtrace")) return false;
   }
-  absl::StatusOr<std::unique_ptr<DigestStream>> s = DigestStream::Open(path);
-  if (!s.ok()) return s.status();
-  if (absl::Status st = (*s)->Fill(0, /*header_only=*/true); !st.ok()) return st;
-  return (*s)->header().capture.has_value() && !(*s)->header().capture->watch.empty();
+  NT_ASSIGN_OR_RETURN(std::unique_ptr<DigestStream> s, DigestStream::Open(path));
+  NT_RETURN_IF_ERROR(s->Fill(0, /*header_only=*/true));
+  return s->header().capture.has_value() && !s->header().capture->watch.empty();
 }
 
 absl::StatusOr<OddRankResult> FindOddRankOut(const std::vector<std::string>& paths, int threads) {
   OddRankResult r;
   std::vector<std::unique_ptr<DigestStream>> streams;
   for (const std::string& path : paths) {
-    absl::StatusOr<std::unique_ptr<DigestStream>> s = DigestStream::Open(path);
-    if (!s.ok()) return s.status();
-    streams.push_back(*std::move(s));
+    NT_ASSIGN_OR_RETURN(std::unique_ptr<DigestStream> s, DigestStream::Open(path));
+    streams.push_back(std::move(s));
   }
   // The first window of every rank, then each rank as its header says
   // (as the trace reader decides: run.rank, else the file name, else 0).
   std::vector<size_t> all(streams.size());
   for (size_t i = 0; i < all.size(); ++i) all[i] = i;
-  if (absl::Status s = FillAll(streams, all, threads); !s.ok()) return s;
+  NT_RETURN_IF_ERROR(FillAll(streams, all, threads));
   for (size_t i = 0; i < streams.size(); ++i) {
     const TraceHeader& h = streams[i]->header();
     OddRankRank& rank = r.ranks.emplace_back();
@@ -221,7 +216,7 @@ absl::StatusOr<OddRankResult> FindOddRankOut(const std::vector<std::string>& pat
       if (streams[i]->empty() && !streams[i]->ended()) starving.push_back(i);
     }
     if (!starving.empty()) {
-      if (absl::Status s = FillAll(streams, starving, threads); !s.ok()) return s;
+      NT_RETURN_IF_ERROR(FillAll(streams, starving, threads));
       continue;
     }
     // Every rank has a step buffered or has ended: vote on the lowest step.

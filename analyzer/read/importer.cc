@@ -9,6 +9,7 @@
 #include "analyzer/read/text_util.h"
 #include "analyzer/read/trace_file_name.h"
 #include "analyzer/read/trace_reader.h"
+#include "common/status/status_macros.h"
 
 namespace numtrace::analyzer {
 namespace {
@@ -111,9 +112,7 @@ absl::StatusOr<Trace> ReadTrace(const std::string& path, const Importer* importe
   // how far it was read, never an abort (also on the reading thread).
   std::unique_ptr<LineReader> opened;
   try {
-    absl::StatusOr<std::unique_ptr<LineReader>> open = LineReader::Open(path);
-    if (!open.ok()) return open.status();
-    opened = *std::move(open);
+    NT_ASSIGN_OR_RETURN(opened, LineReader::Open(path));
     return ReadTraceFrom(*opened, importer);
   } catch (const std::bad_alloc&) {
     if (opened) return opened->OutOfMemoryError();

@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "analyzer/read/trace_file_name.h"
 #include "analyzer/read/text_util.h"
+#include "common/status/status_macros.h"
 
 namespace numtrace::analyzer {
 namespace {
@@ -92,12 +93,10 @@ absl::StatusOr<std::vector<RankPair>> PairInputs(const std::string& a, const std
     pair.path_b = b;
     return std::vector<RankPair>{std::move(pair)};
   }
-  absl::StatusOr<std::map<int64_t, RankFiles>> ranks_a = ListTraces(a);
-  if (!ranks_a.ok()) return ranks_a.status();
-  absl::StatusOr<std::map<int64_t, RankFiles>> ranks_b = ListTraces(b);
-  if (!ranks_b.ok()) return ranks_b.status();
+  NT_ASSIGN_OR_RETURN(const auto ranks_a, ListTraces(a));  // std::map<int64_t, RankFiles>
+  NT_ASSIGN_OR_RETURN(const auto ranks_b, ListTraces(b));
   for (const auto& [mine, theirs, mine_dir, their_dir] :
-       {std::tuple(&*ranks_a, &*ranks_b, &a, &b), std::tuple(&*ranks_b, &*ranks_a, &b, &a)}) {
+       {std::tuple(&ranks_a, &ranks_b, &a, &b), std::tuple(&ranks_b, &ranks_a, &b, &a)}) {
     for (const auto& [rank, files] : *mine) {
       if (!theirs->contains(rank)) {
         return absl::InvalidArgumentError(Cat("rank ", rank, " has a trace in ", *mine_dir,
@@ -107,14 +106,12 @@ absl::StatusOr<std::vector<RankPair>> PairInputs(const std::string& a, const std
     }
   }
   std::vector<RankPair> pairs;
-  for (const auto& [rank, files_a] : *ranks_a) {
-    absl::StatusOr<std::pair<std::string, std::string>> chosen =
-        ChooseRankFiles(rank, files_a, ranks_b->at(rank), a, b);
-    if (!chosen.ok()) return chosen.status();
+  for (const auto& [rank, files_a] : ranks_a) {
+    NT_ASSIGN_OR_RETURN(auto chosen, ChooseRankFiles(rank, files_a, ranks_b.at(rank), a, b));  // (path A, path B)
     RankPair& pair = pairs.emplace_back();
     pair.rank = rank;
-    pair.path_a = chosen->first;
-    pair.path_b = chosen->second;
+    pair.path_a = chosen.first;
+    pair.path_b = chosen.second;
   }
   return pairs;
 }

@@ -11,7 +11,7 @@
 //
 // Example:
 //   for (auto field : object) {
-//     NT_ASSIGN_KEY(key, field, line_end);
+//     std::string_view key = RawString(field.key().raw(), line_end);
 //     if (key == "seq") NT_RETURN_IF_ERROR(GetU64(field.value(), "seq", &seq));
 //   }
 #ifndef NUMTRACE_ANALYZER_READ_JSON_FIELDS_H_
@@ -23,6 +23,7 @@
 
 #include "absl/status/status.h"
 #include "common/format/records.h"
+#include "common/status/status_macros.h"
 #include "simdjson.h"
 
 namespace numtrace::analyzer::json {
@@ -89,12 +90,5 @@ absl::Status GetDim3(od::value& v, std::string_view field, uint32_t out[3]);
 [[nodiscard]] bool ParseDTypeSourceRaw(const char* raw, DTypeSource* out);
 
 }  // namespace numtrace::analyzer::json
-
-// Early return of a non-OK absl::Status.
-#define NT_RETURN_IF_ERROR(expr)                 \
-  do {                                           \
-    ::absl::Status nt_status_ = (expr);          \
-    if (!nt_status_.ok()) return nt_status_;     \
-  } while (0)
 
 #endif  // NUMTRACE_ANALYZER_READ_JSON_FIELDS_H_

@@ -10,6 +10,7 @@
 #include "analyzer/read/meta_record_parser.h"
 #include "analyzer/read/trace_file_name.h"
 #include "analyzer/read/text_util.h"
+#include "common/status/status_macros.h"
 
 namespace numtrace::analyzer {
 namespace {
@@ -108,9 +109,8 @@ absl::StatusOr<Trace> ReadTraceLines(LineReader& reader) {
   TraceLineParser loop(&trace);
   LineReader::Line line;
   while (true) {
-    absl::StatusOr<bool> more = reader.Next(&line);
-    if (!more.ok()) return more.status();
-    if (!*more) break;
+    NT_ASSIGN_OR_RETURN(const bool more, reader.Next(&line));
+    if (!more) break;
     const char* p = line.text.data();
     const size_t n = line.text.size();
     if (IsBlank(p, n)) continue;

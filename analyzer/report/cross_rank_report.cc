@@ -7,10 +7,10 @@
 #include "analyzer/report/html_escape.h"
 #include "analyzer/report/html_page.h"
 #include "analyzer/report/html_template.h"
-#include "analyzer/report/terminal_text.h"
 #include "common/format/diff_summary.h"
 #include "common/format/json_writer.h"
 #include "common/format/summary_words.h"
+#include "common/text/terminal_safe.h"
 
 namespace numtrace::analyzer {
 namespace {

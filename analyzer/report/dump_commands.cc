@@ -6,9 +6,8 @@
 #include <vector>
 
 #include "common/format/dump_record.h"
-#include "common/text/utf8.h"
-#include "analyzer/report/terminal_text.h"
 #include "common/settings/settings.h"
+#include "common/text/terminal_safe.h"
 
 namespace numtrace::analyzer {
 namespace {

@@ -3,8 +3,8 @@
 #include <string_view>
 
 #include "analyzer/report/dump_commands.h"
-#include "analyzer/report/terminal_text.h"
 #include "common/names/normalize.h"
+#include "common/text/terminal_safe.h"
 
 namespace numtrace::analyzer {
 namespace {

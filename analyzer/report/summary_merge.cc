@@ -12,6 +12,7 @@
 #include "common/format/diff_summary.h"
 #include "common/format/enum_list.h"
 #include "common/format/json_writer.h"
+#include "common/status/status_macros.h"
 #include "simdjson.h"
 
 namespace numtrace::analyzer {
@@ -242,7 +243,7 @@ absl::StatusOr<Shard> ReadShard(const ShardText& in) {
   const array listed_json = r.Get<array>(shard, summary_key::kRanks, "shard");
   const object a = r.Get<object>(root, "a", "the summary"), b = r.Get<object>(root, "b", "the summary");
   const array entries = r.Get<array>(root, summary_key::kRanks, "the summary");
-  if (!r.status().ok()) return r.status();  // the containers below exist
+  NT_RETURN_IF_ERROR(r.status());  // the containers below exist
   std::vector<int64_t> listed;
   for (element e : listed_json) {
     int64_t rank = -1;
@@ -256,7 +257,7 @@ absl::StatusOr<Shard> ReadShard(const ShardText& in) {
     if (!r.status().ok()) break;
     s.ranks.push_back(ReadEntry(r, e));
   }
-  if (!r.status().ok()) return r.status();
+  NT_RETURN_IF_ERROR(r.status());
   std::vector<int64_t> have;
   for (const RankEntry& e : s.ranks) have.push_back(e.rank);
   if (have != listed || !std::is_sorted(have.begin(), have.end())) {
@@ -409,7 +410,7 @@ absl::StatusOr<std::string> RollUpRankEntries(std::string_view path_a, std::stri
     element e;
     if (parser.parse(text).get(e)) return absl::InternalError(where + ": not JSON");
     read.push_back(ReadEntry(r, e));
-    if (!r.status().ok()) return r.status();
+    NT_RETURN_IF_ERROR(r.status());
   }
   std::vector<const RankEntry*> ranks;
   for (const RankEntry& e : read) ranks.push_back(&e);

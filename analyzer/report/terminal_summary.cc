@@ -12,7 +12,7 @@
 #include "analyzer/report/environment_report.h"
 #include "analyzer/report/roots_report.h"
 #include "analyzer/report/steps_report.h"
-#include "analyzer/report/terminal_text.h"
+#include "common/text/terminal_safe.h"
 
 namespace numtrace::analyzer {
 namespace {

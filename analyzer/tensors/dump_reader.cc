@@ -10,6 +10,7 @@
 #include "common/format/dump_record.h"
 #include "common/format/npy.h"
 #include "common/numeric/buffer_hash.h"
+#include "common/status/status_macros.h"
 #include "simdjson.h"
 
 namespace numtrace::analyzer {
@@ -39,31 +40,29 @@ std::string Hex16(uint64_t v) {
 }
 
 absl::StatusOr<DumpSide> ReadBareNpy(const std::string& path, std::optional<DType> dtype) {
-  absl::StatusOr<NpyArray> npy = ReadNpy(path);
-  if (!npy.ok()) return npy.status();
+  NT_ASSIGN_OR_RETURN(NpyArray npy, ReadNpy(path));
   DumpSide side;
   side.path = path;
   DumpArray a;
-  std::optional<DType> t = dtype ? dtype : DTypeForDescr(npy->descr);
-  if (!t) return Bad(path, "descr '" + npy->descr + "' is no trace dtype; say which with --dtype");
-  if (npy->data.size() % DTypeSize(*t) != 0) {
-    return Bad(path, std::to_string(npy->data.size()) + " bytes are not whole " + std::string(DTypeName(*t)) +
+  std::optional<DType> t = dtype ? dtype : DTypeForDescr(npy.descr);
+  if (!t) return Bad(path, "descr '" + npy.descr + "' is no trace dtype; say which with --dtype");
+  if (npy.data.size() % DTypeSize(*t) != 0) {
+    return Bad(path, std::to_string(npy.data.size()) + " bytes are not whole " + std::string(DTypeName(*t)) +
                          " elements");
   }
   a.dtype = *t;
   a.when = "after";
   a.file = path;
-  a.data = std::move(npy->data);
+  a.data = std::move(npy.data);
   side.arrays.push_back(std::move(a));
   return side;
 }
 
 absl::StatusOr<DumpSide> ReadSidecar(const std::string& path) {
-  absl::StatusOr<std::string> text = ReadBoundedFile(path, "the dump sidecar", kMaxSidecarBytes);
-  if (!text.ok()) return text.status();
+  NT_ASSIGN_OR_RETURN(const std::string text, ReadBoundedFile(path, "the dump sidecar", kMaxSidecarBytes));
   simdjson::dom::parser parser;
   simdjson::dom::element root;
-  if (auto e = parser.parse(simdjson::padded_string(*text)).get(root); e != simdjson::SUCCESS) {
+  if (auto e = parser.parse(simdjson::padded_string(text)).get(root); e != simdjson::SUCCESS) {
     if (e == simdjson::MEMALLOC) {
       return absl::ResourceExhaustedError(path + ": out of memory parsing the dump sidecar");
     }
@@ -120,13 +119,12 @@ absl::StatusOr<DumpSide> ReadSidecar(const std::string& path) {
       a.dtype = dtype;
       a.hash = hash;
       a.file = (dir / std::string(file)).string();
-      absl::StatusOr<NpyArray> npy = ReadNpy(a.file);
-      if (!npy.ok()) return npy.status();
-      if (npy->data.size() != bytes) {
-        return Bad(a.file, "holds " + std::to_string(npy->data.size()) + " bytes, the sidecar says " +
+      NT_ASSIGN_OR_RETURN(NpyArray npy, ReadNpy(a.file));
+      if (npy.data.size() != bytes) {
+        return Bad(a.file, "holds " + std::to_string(npy.data.size()) + " bytes, the sidecar says " +
                                std::to_string(bytes));
       }
-      a.data = std::move(npy->data);
+      a.data = std::move(npy.data);
       if (has_hash && a.when == "after" && HashOf(a.data) != hash) {
         side.warnings.push_back(a.file + ": its bytes hash to " + Hex16(HashOf(a.data)) +
                                 ", the trace measured " + std::string(hash_s));

@@ -5,6 +5,7 @@
 
 #include "common/io/bounded_file.h"
 #include "common/format/npy.h"
+#include "common/status/status_macros.h"
 
 namespace numtrace::analyzer {
 namespace {
@@ -120,13 +121,12 @@ absl::StatusOr<NpyArray> ParseNpy(std::string_view bytes, const std::string& pat
 }
 
 absl::StatusOr<NpyArray> ReadNpy(const std::string& path) {
-  absl::StatusOr<std::string> bytes = ReadBoundedFile(path, "the .npy array", kMaxNpyBytes);
-  if (!bytes.ok()) return bytes.status();
+  NT_ASSIGN_OR_RETURN(const std::string bytes, ReadBoundedFile(path, "the .npy array", kMaxNpyBytes));
   try {
-    return ParseNpy(*bytes, path);
+    return ParseNpy(bytes, path);
   } catch (const std::bad_alloc&) {
     return absl::ResourceExhaustedError(path + ": out of memory decoding the .npy array (" +
-                                        ByteCount(bytes->size()) + "); it needs more memory than this process may use");
+                                        ByteCount(bytes.size()) + "); it needs more memory than this process may use");
   }
 }
 

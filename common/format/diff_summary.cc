@@ -5,6 +5,7 @@
 
 #include "common/format/enum_list.h"
 #include "common/io/bounded_file.h"
+#include "common/status/status_macros.h"
 #include "simdjson.h"
 
 namespace numtrace {
@@ -44,9 +45,7 @@ absl::StatusOr<OriginView> ReadOrigin(const object& o, int64_t rank, const std::
   v.a_seq = U64(o, "a_seq");
   v.a_name = Str(o, "a_name");
   v.score = F64(o, "score");
-  absl::StatusOr<Verdict> status = Word<Verdict>(o, "status", kVerdictNames, path);
-  if (!status.ok()) return status.status();
-  v.status = *status;
+  NT_ASSIGN_OR_RETURN(v.status, Word<Verdict>(o, "status", kVerdictNames, path));
   v.descendants = U64(o, "descendants");
   return v;
 }
@@ -62,9 +61,8 @@ absl::Status ReadOrigins(const object& s, int64_t rank, const std::string& path,
       for (element e : top) {
         object o;
         if (e.get_object().get(o)) continue;
-        absl::StatusOr<OriginView> v = ReadOrigin(o, rank, path);
-        if (!v.ok()) return v.status();
-        view->origins.push_back(*std::move(v));
+        NT_ASSIGN_OR_RETURN(OriginView v, ReadOrigin(o, rank, path));
+        view->origins.push_back(std::move(v));
       }
     }
   }
@@ -84,9 +82,7 @@ absl::Status ReadSteps(const object& root, const std::string& path, DiffSummaryV
   v.compared = U64(s, "compared");
   v.first_differing = OptI64(s, "first_differing");
   if (v.first_differing) {
-    absl::StatusOr<StepDifference> kind = Word<StepDifference>(s, "first_kind", kStepDifferenceNames, path);
-    if (!kind.ok()) return kind.status();
-    v.first_kind = *kind;
+    NT_ASSIGN_OR_RETURN(v.first_kind, Word<StepDifference>(s, "first_kind", kStepDifferenceNames, path));
   }
   object k;
   if (!s["first_kernel"].get_object().get(k)) {
@@ -124,9 +120,7 @@ absl::StatusOr<DiffSummaryView> ParseDiffSummary(const std::string& json,
     return absl::InvalidArgumentError(path + ": not a numtrace-diff summary (format field)");
   }
   DiffSummaryView view;
-  absl::StatusOr<Verdict> verdict = Word<Verdict>(root, "verdict", kVerdictNames, path);
-  if (!verdict.ok()) return verdict.status();
-  view.verdict = *verdict;
+  NT_ASSIGN_OR_RETURN(view.verdict, Word<Verdict>(root, "verdict", kVerdictNames, path));
   simdjson::dom::array ranks;
   if (!root["ranks"].get_array().get(ranks)) {
     for (element e : ranks) {
@@ -134,12 +128,12 @@ absl::StatusOr<DiffSummaryView> ParseDiffSummary(const std::string& json,
       if (e.get_object().get(r)) continue;
       int64_t rank = 0;
       if (r["rank"].get_int64().get(rank)) rank = 0;
-      if (absl::Status st = ReadOrigins(r, rank, path, &view); !st.ok()) return st;
+      NT_RETURN_IF_ERROR(ReadOrigins(r, rank, path, &view));
     }
   }
   // A file pair, or a directory summary that rolls origins up only at the top.
   if (!view.has_origins) {
-    if (absl::Status st = ReadOrigins(root, -1, path, &view); !st.ok()) return st;
+    NT_RETURN_IF_ERROR(ReadOrigins(root, -1, path, &view));
   }
   // For directories the top level names the rank whose divergence comes first.
   object first;
@@ -152,29 +146,23 @@ absl::StatusOr<DiffSummaryView> ParseDiffSummary(const std::string& json,
     f.a_name = Str(first, "a_name");
     f.b_seq = U64(first, "b_seq");
     f.b_name = Str(first, "b_name");
-    absl::StatusOr<PairStatus> kind = Word<PairStatus>(first, "kind", kPairStatusNames, path);
-    if (!kind.ok()) return kind.status();
-    f.kind = *kind;
+    NT_ASSIGN_OR_RETURN(f.kind, Word<PairStatus>(first, "kind", kPairStatusNames, path));
     if (first["cause"].error() != simdjson::NO_SUCH_FIELD) {
-      absl::StatusOr<Cause> cause = Word<Cause>(first, "cause", kCauseNames, path);
-      if (!cause.ok()) return cause.status();
-      f.cause = *cause;
+      NT_ASSIGN_OR_RETURN(f.cause, Word<Cause>(first, "cause", kCauseNames, path));
     }
     view.first_divergence = f;
   }
-  if (absl::Status s = ReadSteps(root, path, &view); !s.ok()) return s;
+  NT_RETURN_IF_ERROR(ReadSteps(root, path, &view));
   return view;
 }
 
 absl::StatusOr<DiffSummaryView> ReadDiffSummary(const std::string& path) {
-  absl::StatusOr<std::string> text =
-      ReadBoundedFile(path, "the diff summary", kMaxDiffSummaryBytes);
-  if (!text.ok()) return text.status();
+  NT_ASSIGN_OR_RETURN(const std::string text, ReadBoundedFile(path, "the diff summary", kMaxDiffSummaryBytes));
   try {
-    return ParseDiffSummary(*text, path);
+    return ParseDiffSummary(text, path);
   } catch (const std::bad_alloc&) {
     return absl::ResourceExhaustedError(path + ": out of memory parsing the diff summary (" +
-                                        ByteCount(text->size()) + ")");
+                                        ByteCount(text.size()) + ")");
   }
 }
 

@@ -7,7 +7,7 @@
 // line and cannot move the terminal's cursor. Newline and tab read as \n and
 // \t; every other control byte (CR and ESC included) as \xNN; at most `max`
 // bytes, then "...". Bytes >= 0x80 pass: the terminal renderer
-// (analyzer/report/terminal_text.h) decides what a whole line may show.
+// (common/text/terminal_safe.h) decides what a whole line may show.
 //
 // Example:
 //   OneLine("2\nnumtrace: forged\r")   // "2\\nnumtrace: forged\\x0d"

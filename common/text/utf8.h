@@ -2,7 +2,7 @@
 //
 // One UTF-8 validity check for everything that writes strings taken from
 // input files: the JSON writers (invalid bytes become escapes, so output is
-// always valid UTF-8) and the terminal escaping (analyzer/report/terminal_text).
+// always valid UTF-8) and the terminal escaping (common/text/terminal_safe.h).
 // Overlong forms (C0, C1 leads) and code points past U+10FFFF (leads F5..FF)
 // are invalid; surrogates are not checked.
 //

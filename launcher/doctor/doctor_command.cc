@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "CLI/CLI.hpp"
-#include "analyzer/report/terminal_text.h"
+#include "common/text/terminal_safe.h"
 
 namespace numtrace::launcher {
 
@@ -15,9 +15,9 @@ std::string FormatDoctorReport(const DoctorReport& report) {
   for (const CheckRow& r : report.rows) {
     std::snprintf(line, sizeof line, "%-22s %-6s ", r.name.c_str(), std::string(CheckStatusName(r.status)).c_str());
     // Rows quote paths and NUMTRACE_* values: escaped as every numtrace line.
-    out += line + analyzer::TerminalSafe(r.found) + "\n";
+    out += line + TerminalSafe(r.found) + "\n";
     if (!r.fix.empty() && r.status != CheckStatus::kOk) {
-      out += std::string(30, ' ') + "-> " + analyzer::TerminalSafe(r.fix) + "\n";
+      out += std::string(30, ' ') + "-> " + TerminalSafe(r.fix) + "\n";
     }
   }
   out += report.verdict + "\n";
@@ -48,7 +48,7 @@ Examples:
   DoctorReport report = RunDoctorChecks(probe, in);
   ctx.out << FormatDoctorReport(report);
   ctx.out.flush();
-  return report.can_capture ? kExitOk : kExitDiffer;
+  return report.can_capture ? kExitOk : kExitDiverged;
 }
 
 }  // namespace numtrace::launcher

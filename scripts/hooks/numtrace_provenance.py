@@ -114,13 +114,13 @@ def _encode(text):
 # kProvenanceMaxBytes): the log shows what the kernels will be stamped with.
 _MAX_BYTES = 512
 # Characters that reorder or break a line although they print: the bidi
-# controls and the line/paragraph separators (analyzer/report/terminal_text.cc).
+# controls and the line/paragraph separators (common/text/terminal_safe.cc).
 _REORDERS = frozenset([0x061C, 0x200E, 0x200F] + list(range(0x2028, 0x202F)) + list(range(0x2066, 0x206A)))
 
 
 def _printable(text):
     """For the log: one line whatever the name holds, by the rule numtrace's printed
-    lines follow (analyzer/report/terminal_text.h): ESC -> ^[, other controls, C1 and
+    lines follow (common/text/terminal_safe.h): ESC -> ^[, other controls, C1 and
     bidi controls, line separators and bytes that are not UTF-8 -> \\xNN a byte;
     a space too is \\x20 (it separates the fields). Cut at 512 bytes like the trace."""
     raw = text.encode("utf-8", "surrogateescape")

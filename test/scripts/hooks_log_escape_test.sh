@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The hooks log's names follow the escape rule of numtrace's printed lines
-# (analyzer/report/terminal_text.h): one line per event whatever a module is
+# (common/text/terminal_safe.h): one line per event whatever a module is
 # called, nothing a terminal acts on written raw, and cut at the trace's
 # 512-byte cap (common/format/provenance.h) so the log shows what the kernels
 # are stamped with.

@@ -99,13 +99,13 @@ class DiffCommandTest : public ::testing::Test {
 };
 
 TEST_F(DiffCommandTest, IdenticalExitsZero) {
-  EXPECT_EQ(Run({P("a.jsonl"), P("same.jsonl")}), kExitSame) << err_.str();
+  EXPECT_EQ(Run({P("a.jsonl"), P("same.jsonl")}), kExitOk) << err_.str();
   EXPECT_NE(out_.str().find("identical"), std::string::npos) << out_.str();
   EXPECT_TRUE(err_.str().empty());
 }
 
 TEST_F(DiffCommandTest, WithinToleranceExitsZeroAndLooseToleranceToo) {
-  EXPECT_EQ(Run({P("a.jsonl"), P("close.jsonl"), "--json", P("s.json")}), kExitSame) << err_.str();
+  EXPECT_EQ(Run({P("a.jsonl"), P("close.jsonl"), "--json", P("s.json")}), kExitOk) << err_.str();
   simdjson::dom::parser parser;
   auto doc = parser.load(P("s.json"));
   ASSERT_EQ(doc.error(), simdjson::SUCCESS);
@@ -188,7 +188,7 @@ TEST_F(DiffCommandTest, BadFlagValuesAreUsageErrors) {
 }
 
 TEST_F(DiffCommandTest, HelpExitsZero) {
-  EXPECT_EQ(Run({"--help"}), kExitSame);
+  EXPECT_EQ(Run({"--help"}), kExitOk);
   EXPECT_NE(out_.str().find("--json"), std::string::npos);
 }
 
@@ -223,7 +223,7 @@ TEST_F(DiffCommandTest, DirectoriesArePairedByRank) {
 TEST_F(DiffCommandTest, IncompleteComparisonWarnsOnStderrAndStrictExitsOne) {
   // Same values, but B was cut short (no footer): identical, yet incomplete.
   WriteTrace(dir_ / "cut.jsonl", {1, 2, 3, 4, 5, 6}, 0, -1, /*footer=*/false);
-  EXPECT_EQ(Run({P("a.jsonl"), P("cut.jsonl"), "--quiet", "--json", P("s.json")}), kExitSame);
+  EXPECT_EQ(Run({P("a.jsonl"), P("cut.jsonl"), "--quiet", "--json", P("s.json")}), kExitOk);
   EXPECT_TRUE(out_.str().empty());
   ExpectOneErrorLine("incomplete comparison: B (" + P("cut.jsonl") + "): cut short");
   simdjson::dom::parser parser;
@@ -243,7 +243,7 @@ TEST_F(DiffCommandTest, IncompleteComparisonWarnsOnStderrAndStrictExitsOne) {
   EXPECT_EQ(Run({P("dropped.jsonl"), P("a.jsonl"), "--strict", "--quiet"}), kExitDiverged);
   ExpectOneErrorLine("A (" + P("dropped.jsonl") + "): records dropped (2)");
   // Complete traces: no warning, --strict changes nothing.
-  EXPECT_EQ(Run({P("a.jsonl"), P("same.jsonl"), "--strict"}), kExitSame);
+  EXPECT_EQ(Run({P("a.jsonl"), P("same.jsonl"), "--strict"}), kExitOk);
   EXPECT_TRUE(err_.str().empty()) << err_.str();
 }
 
@@ -295,7 +295,7 @@ void WriteWatchTrace(const fs::path& path, uint64_t lost) {
 TEST_F(DiffCommandTest, UndigestedLaunchesMakeTheComparisonIncomplete) {
   WriteWatchTrace(dir_ / "wa.jsonl", 0);
   WriteWatchTrace(dir_ / "wb.jsonl", 1);
-  EXPECT_EQ(Run({P("wa.jsonl"), P("wb.jsonl"), "--quiet", "--json", P("s.json")}), kExitSame) << err_.str();
+  EXPECT_EQ(Run({P("wa.jsonl"), P("wb.jsonl"), "--quiet", "--json", P("s.json")}), kExitOk) << err_.str();
   ExpectOneErrorLine("incomplete comparison: B (" + P("wb.jsonl") + "): 1 launches not digested");
   simdjson::dom::parser parser;
   auto doc = parser.load(P("s.json"));
@@ -308,7 +308,7 @@ TEST_F(DiffCommandTest, UndigestedLaunchesMakeTheComparisonIncomplete) {
   EXPECT_NE(out_.str().find("1 launches of B were not digested"), std::string::npos) << out_.str();
   EXPECT_NE(out_.str().find("incomplete: "), std::string::npos) << out_.str();
   // Every launch digested: complete, --strict changes nothing.
-  EXPECT_EQ(Run({P("wa.jsonl"), P("wa.jsonl"), "--strict", "--json", P("s2.json")}), kExitSame) << err_.str();
+  EXPECT_EQ(Run({P("wa.jsonl"), P("wa.jsonl"), "--strict", "--json", P("s2.json")}), kExitOk) << err_.str();
   EXPECT_TRUE(err_.str().empty()) << err_.str();
   auto doc2 = parser.load(P("s2.json"));
   ASSERT_EQ(doc2.error(), simdjson::SUCCESS);

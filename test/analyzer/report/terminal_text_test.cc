@@ -1,7 +1,6 @@
 // Terminal output is inert: text from a trace cannot move the cursor, clear
-// the screen or forge a line of the summary.
-#include "analyzer/report/terminal_text.h"
-
+// the screen or forge a line of the summary (the escape rule itself:
+// test/common/text/terminal_safe_test.cc).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,21 +12,6 @@ namespace numtrace::analyzer {
 namespace {
 
 using testing::RankFixture;
-
-TEST(TerminalTextTest, ControlBytesAreEscaped) {
-  EXPECT_EQ(TerminalSafe("gemm\x1b[2J\r\n"), "gemm^[[2J\\x0d\\x0a");
-  EXPECT_EQ(TerminalSafe(std::string_view("a\0b\x7f\t", 5)), "a\\x00b\\x7f\\x09");
-  EXPECT_EQ(TerminalSafe("caf\xc3\xa9 \xe2\x9c\x93"), "caf\xc3\xa9 \xe2\x9c\x93");  // UTF-8 stays
-  EXPECT_EQ(TerminalSafe("\xc2\x9b" "2J"), "\\xc2\\x9b2J");  // C1 CSI
-  EXPECT_EQ(TerminalSafe("\x9b" "2J\xff"), "\\x9b2J\\xff");  // not UTF-8
-}
-
-TEST(TerminalTextTest, BidiControlsAndLineSeparatorsAreEscaped) {
-  // U+202E makes the rest of a line read backwards; U+2028 breaks it.
-  EXPECT_EQ(TerminalSafe("gemm\u202E" "txt.exe"), "gemm\\xe2\\x80\\xaetxt.exe");
-  EXPECT_EQ(TerminalSafe("a\u2028" "b\u2066" "c"), "a\\xe2\\x80\\xa8" "b\\xe2\\x81\\xa6" "c");
-  EXPECT_EQ(TerminalSafe("\u2014 dash"), "\u2014 dash");  // other punctuation stays
-}
 
 TEST(TerminalTextTest, AKernelNameCannotForgeASummaryLine) {
   RankFixture f(0, "a.jsonl", "b.jsonl");

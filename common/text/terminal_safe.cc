@@ -1,4 +1,4 @@
-#include "analyzer/report/terminal_text.h"
+#include "common/text/terminal_safe.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -6,7 +6,7 @@
 
 #include "common/text/utf8.h"
 
-namespace numtrace::analyzer {
+namespace numtrace {
 namespace {
 
 void Hex(unsigned char c, std::string* out) {
@@ -64,4 +64,10 @@ std::string TerminalSafe(std::string_view s) {
   return out;
 }
 
-}  // namespace numtrace::analyzer
+std::string ErrorLine(std::string_view program, std::string_view message) {
+  std::string line(program);
+  line.append(": ").append(TerminalSafe(message)).append("\n");
+  return line;
+}
+
+}  // namespace numtrace
