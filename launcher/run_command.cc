@@ -28,8 +28,8 @@ namespace fs = std::filesystem;
 RunOptions WithAbsolutePaths(const RunOptions& options) {
   RunOptions o = options;
   for (auto& [variable, value] : o.settings) {
-    const shim::Setting* s = shim::FindSetting(variable);
-    if (s == nullptr || s->kind != shim::SettingKind::kPath || value.empty()) continue;
+    const settings::Setting* s = settings::FindSetting(variable);
+    if (s == nullptr || s->kind != settings::SettingKind::kPath || value.empty()) continue;
     std::error_code ec;
     fs::path abs = fs::absolute(value, ec);
     if (!ec) value = abs.lexically_normal().string();

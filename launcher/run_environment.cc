@@ -4,10 +4,11 @@
 #include <fstream>
 #include <iterator>
 
-#include "absl/strings/ascii.h"
 #include "common/settings/config.h"
 #include "common/settings/settings.h"
+#include "common/settings/torch_alloc_conf.h"
 #include "common/text/one_line.h"
+#include "common/text/trim.h"
 
 namespace numtrace::launcher {
 namespace {
@@ -54,15 +55,15 @@ bool LooksLikePython(const std::vector<std::string>& command) {
 
 AllocatorChoice ChooseAllocator(const Environment& env, bool hooks) {
   AllocatorChoice c;
-  c.mode = shim::ParseAllocatorMode(env.Get("NUMTRACE_ALLOCATOR")).value_or(shim::AllocatorMode::kCaching);
-  const shim::TorchAllocConf conf = shim::FindTorchAllocConf([&env](const char* name) -> const char* {
+  c.mode = settings::ParseAllocatorMode(env.Get("NUMTRACE_ALLOCATOR")).value_or(settings::AllocatorMode::kCaching);
+  const settings::TorchAllocConf conf = settings::FindTorchAllocConf([&env](const char* name) -> const char* {
     const std::string* v = env.Find(name);
     return v == nullptr ? nullptr : v->c_str();
   });
   const bool user_conf = !conf.name.empty();
   const bool user_async = user_conf && conf.cuda_malloc_async();
   const std::string yours = user_conf ? "your " + conf.name + "=" + conf.value : std::string();
-  if (c.mode == shim::AllocatorMode::kAsync) {
+  if (c.mode == settings::AllocatorMode::kAsync) {
     if (!user_conf) {
       c.set_async_conf = true;
       c.line = std::string("allocator async: PYTORCH_CUDA_ALLOC_CONF=") + kAllocatorSetting +
@@ -103,7 +104,7 @@ bool HooksFor(const RunOptions& o) { return !o.no_torch_hooks && (o.torch_hooks 
 
 bool OpsLevel(const Environment& job) {
   const std::string* level = job.Find("NUMTRACE_LEVEL");
-  return level != nullptr && absl::StripAsciiWhitespace(*level) == "ops";
+  return level != nullptr && Trim(*level) == "ops";
 }
 
 std::string AllocatorLineForCudaJob(const Environment& job, const RunOptions& o) {
@@ -160,8 +161,8 @@ size_t EditDistance(std::string_view a, std::string_view b) {
 // (NUMTRACE_HOOKS_LOG, NUMTRACE_LIB_PATH, ...) are not settings either.
 void WarnMistypedSettings(const Environment& job, std::vector<std::string>* warnings) {
   for (const auto& [name, value] : job.vars()) {
-    if (!name.starts_with("NUMTRACE_") || shim::FindSetting(name) != nullptr) continue;
-    for (const shim::Setting& s : shim::Settings()) {
+    if (!name.starts_with("NUMTRACE_") || settings::FindSetting(name) != nullptr) continue;
+    for (const settings::Setting& s : settings::Settings()) {
       if (EditDistance(name, s.variable) <= 2) {
         warnings->push_back(name + " in the environment is not a numtrace setting and is ignored: did you mean " +
                             std::string(s.variable) + "?");
@@ -182,8 +183,8 @@ absl::Status ValidateJobSettings(const Environment& job, const RunOptions& o,
                         (o.no_torch_hooks ? "" : " (--torch-hooks puts them there)"));
   }
   std::string line;
-  shim::SettingError bad;
-  auto config = shim::ParseConfig(
+  settings::SettingError bad;
+  auto config = settings::ParseConfig(
       [&job](const char* name) -> const char* {
         const std::string* v = job.Find(name);
         return v == nullptr ? nullptr : v->c_str();

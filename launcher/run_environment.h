@@ -28,7 +28,7 @@
 #include "launcher/environment.h"
 #include "launcher/install_layout.h"
 #include "launcher/run_options.h"
-#include "common/settings/config.h"
+#include "common/settings/modes.h"
 
 namespace numtrace::launcher {
 
@@ -38,7 +38,7 @@ inline constexpr const char kAllocatorSetting[] = "backend:cudaMallocAsync";
 // PYTORCH_CUDA_ALLOC_CONF) with or without the PyTorch hooks, and the line
 // saying it (shared by run and doctor).
 struct AllocatorChoice {
-  shim::AllocatorMode mode = shim::AllocatorMode::kCaching;
+  settings::AllocatorMode mode = settings::AllocatorMode::kCaching;
   bool set_async_conf = false;  // numtrace sets PYTORCH_CUDA_ALLOC_CONF
   bool tensors = true;          // false: a PyTorch job's buffers will be whole segments
   bool tensor_map = false;      // tensors come from the hooks' tensor map (needs its bridge)

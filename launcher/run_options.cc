@@ -3,7 +3,6 @@
 #include "CLI/CLI.hpp"
 #include "absl/status/status.h"
 #include "common/settings/config.h"
-#include "common/settings/settings.h"
 
 namespace numtrace::launcher {
 
@@ -14,7 +13,7 @@ const std::string& RunOptions::Get(const std::string& variable) const {
 }
 
 void AddRunOptions(CLI::App* app, RunOptions* o) {
-  for (const shim::Setting& s : shim::Settings()) {
+  for (const settings::Setting& s : settings::Settings()) {
     if (s.option.empty()) continue;
     const std::string variable(s.variable);
     std::string help(s.help);
@@ -62,14 +61,14 @@ void AddRunOptions(CLI::App* app, RunOptions* o) {
 }
 
 std::vector<std::string> NormalizeRunArgs(const std::vector<std::string>& args,
-                                          std::span<const shim::Setting> table) {
+                                          std::span<const settings::Setting> table) {
   std::vector<std::string> out = args;
   for (size_t i = 1; i < out.size(); ++i) {
     const std::string& a = out[i];
     if (a == "--" || a.empty() || a[0] != '-') break;  // the command starts here
     if (a.find('=') != std::string::npos) continue;   // --name=value
     bool takes_value = a == "--dump-first-divergence" || a == "--side";
-    for (const shim::Setting& s : table) {
+    for (const settings::Setting& s : table) {
       std::string_view names = s.option;
       while (!names.empty()) {
         const size_t comma = names.find(',');
@@ -77,7 +76,7 @@ std::vector<std::string> NormalizeRunArgs(const std::vector<std::string>& args,
           if (!s.implicit_value.empty()) {
             // `--watch sampled`, like every other option: the next word is the
             // value when it is one the setting accepts, else the command.
-            shim::Config probe;
+            settings::Config probe;
             if (i + 1 < out.size() && s.parse != nullptr && s.parse(out[i + 1], &probe)) {
               out[i] = a + "=" + out[i + 1];
               out.erase(out.begin() + static_cast<std::ptrdiff_t>(i) + 1);

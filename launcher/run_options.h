@@ -63,7 +63,7 @@ void AddRunOptions(CLI::App* app, RunOptions* options);
 // first word as its value. Call before parsing.
 // `table` is the settings table (a test passes its own).
 std::vector<std::string> NormalizeRunArgs(const std::vector<std::string>& args,
-                                          std::span<const shim::Setting> table = shim::Settings());
+                                          std::span<const settings::Setting> table = settings::Settings());
 
 // Sets options->command from what `app` left unparsed. Errors: no command;
 // an unknown option before the command (`--stpes 2 python t.py`).

@@ -17,7 +17,8 @@
 #include "launcher/watch_hunt.h"
 #include "common/format/enum_list.h"
 #include "common/format/summary_words.h"
-#include "common/settings/config.h"
+#include "common/settings/modes.h"
+#include "common/text/trim.h"
 
 namespace numtrace::launcher {
 namespace {
@@ -183,9 +184,9 @@ Examples:
   // runs inherited (the option beats the environment, as in the shim).
   std::string watch = options.Get("NUMTRACE_WATCH");
   if (options.settings.find("NUMTRACE_WATCH") == options.settings.end()) watch = ctx.env.Get("NUMTRACE_WATCH");
-  const std::optional<shim::WatchMode> watch_mode =
-      EnumFromName<shim::WatchMode>(shim::kWatchModeNames, shim::TrimBlanks(watch));
-  if (watch_mode && *watch_mode != shim::WatchMode::kOff) {
+  const std::optional<settings::WatchMode> watch_mode =
+      EnumFromName<settings::WatchMode>(settings::kWatchModeNames, Trim(watch));
+  if (watch_mode && *watch_mode != settings::WatchMode::kOff) {
     ctx.out << "digest report: " << TerminalSafe(diff.html_path)
             << "  summary: " << TerminalSafe(diff.json_path) << "\n";
     return FinishWatchHunt(options, *dir, *summary, ctx);

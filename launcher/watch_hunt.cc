@@ -8,8 +8,8 @@
 #include "launcher/run_command.h"
 #include "launcher/twice_command.h"
 #include "common/format/enum_list.h"
-#include "common/settings/config.h"
 #include "common/settings/settings.h"
+#include "common/text/trim.h"
 
 namespace numtrace::launcher {
 
@@ -36,7 +36,7 @@ int FinishWatchHunt(const RunOptions& options, const std::string& dir, const Dif
   // At operator level (--ops) the digests are of operator calls, not launches.
   std::string level = options.Get("NUMTRACE_LEVEL");
   if (options.settings.find("NUMTRACE_LEVEL") == options.settings.end()) level = ctx.env.Get("NUMTRACE_LEVEL");
-  const bool ops = EnumFromName<CaptureLevel>(kCaptureLevelNames, shim::TrimBlanks(level)) ==
+  const bool ops = EnumFromName<CaptureLevel>(kCaptureLevelNames, Trim(level)) ==
                    CaptureLevel::kOps;
   ctx.out << "== first differing step: " << step << " (of " << s.compared << " compared), "
           << (ops ? "operator call " : "launch ") << s.first_index << " of the step";
@@ -61,7 +61,7 @@ int FinishWatchHunt(const RunOptions& options, const std::string& dir, const Dif
   RunOptions once_base = options;
   once_base.settings.erase("NUMTRACE_WATCH");
   whole.env.Unset("NUMTRACE_WATCH");
-  for (const shim::Setting& setting : shim::Settings()) {
+  for (const settings::Setting& setting : settings::Settings()) {
     if (!setting.narrows_step) continue;
     const std::string variable(setting.variable);
     std::string value = options.Get(variable);

@@ -8,7 +8,7 @@
 
 namespace numtrace::sim {
 
-SimRun RunSimulation(const MlpOptions& options, const shim::GetEnvFn& getenv) {
+SimRun RunSimulation(const MlpOptions& options, const settings::GetEnvFn& getenv) {
   SimRun run;
   shim::Runtime runtime(getenv);
   run.configured = runtime.Configure();

@@ -25,7 +25,7 @@ struct SimRun {
   std::string trace_path;
 };
 
-SimRun RunSimulation(const MlpOptions& options, const shim::GetEnvFn& getenv);
+SimRun RunSimulation(const MlpOptions& options, const settings::GetEnvFn& getenv);
 
 }  // namespace numtrace::sim
 

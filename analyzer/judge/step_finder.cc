@@ -6,7 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "common/format/digest.h"
-#include "common/settings/config.h"  // ParseByteSize: the parser the setting was read with
+#include "common/settings/value_parsers.h"  // ParseByteSize: the parser the setting was read with
 
 namespace numtrace::analyzer {
 namespace {
@@ -37,7 +37,7 @@ std::string MinBytes(const Trace& t) {
 // Whether the two recorded limits differ in bytes ("4k" and "4096" do not);
 // as text where either does not parse.
 bool MinBytesDiffer(const Trace& a, const Trace& b) {
-  const std::optional<uint64_t> x = shim::ParseByteSize(MinBytes(a)), y = shim::ParseByteSize(MinBytes(b));
+  const std::optional<uint64_t> x = settings::ParseByteSize(MinBytes(a)), y = settings::ParseByteSize(MinBytes(b));
   return x && y ? *x != *y : MinBytes(a) != MinBytes(b);
 }
 

@@ -32,7 +32,7 @@ std::string DumpDir(const Trace& t, uint64_t seq) { return TraceDir(t) + "-dump-
 // whose value may be left out (--ops, --watch) the option alone when the
 // value is the one it implies, else `--opt=VALUE` (a separate word would be
 // read as the job's command).
-std::string OptionWords(const shim::Setting& s, const std::string& value) {
+std::string OptionWords(const settings::Setting& s, const std::string& value) {
   const std::string option(s.option.substr(s.option.rfind(',') + 1));
   if (s.implicit_value.empty()) return option + " " + ShellQuote(value);
   if (value == s.implicit_value) return option;
@@ -52,7 +52,7 @@ std::string RunPrefix(const Trace& t, const std::string& out, std::string steps,
   std::string env, options, own_steps;
   if (t.header.capture) {
     for (const auto& [variable, value] : t.header.capture->settings) {
-      const shim::Setting* s = shim::FindSetting(variable);
+      const settings::Setting* s = settings::FindSetting(variable);
       if (s == nullptr || !s->recapture) continue;
       if (whole_step && s->narrows_step) {
         if (left_out != nullptr) *left_out += (left_out->empty() ? "" : " ") + OptionWords(*s, value);

@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/settings/config.h"
 #include "shim/engine/engine.h"
 #include "shim/writer/trace_writer.h"
 
@@ -57,9 +58,9 @@ class NullSink : public RecordSink {
   void Finish(uint64_t, uint64_t) override {}
 };
 
-Config MakeConfig(const char* steps) {
+settings::Config MakeConfig(const char* steps) {
   std::string error;
-  auto c = ParseConfig([steps](const char* n) -> const char* {
+  auto c = settings::ParseConfig([steps](const char* n) -> const char* {
     return std::string_view(n) == "NUMTRACE_STEPS" ? steps : nullptr;
   }, &error);
   return *c;
@@ -93,7 +94,7 @@ void RegisterAllocs(Engine& e) {
 }
 
 void BM_NonCapturedLaunch(benchmark::State& state) {
-  static Config config = MakeConfig("1000000");
+  static settings::Config config = MakeConfig("1000000");
   static NoopDevice device;
   static NullSink sink;
   static Engine* engine = nullptr;
@@ -136,7 +137,7 @@ class WriterPump {
 // tensor map knows (RegisterTensors below).
 void RegisterTensors(Engine& e);
 void BM_CapturedLaunch(benchmark::State& state) {
-  Config config = MakeConfig("all");
+  settings::Config config = MakeConfig("all");
   NoopDevice device;
   NullSink sink;
   Engine engine(config, &device, &sink);
@@ -173,7 +174,7 @@ void RegisterTensors(Engine& e) {
 }
 
 void BM_TensorEvent(benchmark::State& state) {
-  Config config = MakeConfig("1000000");
+  settings::Config config = MakeConfig("1000000");
   NoopDevice device;
   NullSink sink;
   Engine engine(config, &device, &sink);
@@ -196,8 +197,8 @@ BENCHMARK(BM_TensorEvent);
 void BM_WatchedLaunch(benchmark::State& state) {
   const char* mode = state.range(0) == 0 ? "full" : "sampled";
   std::string error;
-  static Config config;
-  config = *ParseConfig([mode](const char* n) -> const char* {
+  static settings::Config config;
+  config = *settings::ParseConfig([mode](const char* n) -> const char* {
     return std::string_view(n) == "NUMTRACE_WATCH" ? mode : nullptr;
   }, &error);
   NoopDevice device;

@@ -1,13 +1,14 @@
 // File: common/settings/config.h
 //
-// The shim's settings, read once from NUMTRACE_* environment variables.
-// Which variables exist, their parsers, accepted forms and `numtrace run`
-// options are ONE table (settings.h); docs/configuration.md's reference
-// table is checked against it. Parsing takes a getenv-like function so tests
-// (and `numtrace run`, which validates the job's environment before starting
-// it) need not touch the real environment. A bad value yields ONE line
-// naming the variable, the value and the accepted forms; the caller prints
-// it and leaves the library inert.
+// The shim's settings as one value (Config), read once from the NUMTRACE_*
+// environment variables by ParseConfig. Which variables exist, their
+// parsers, accepted forms and `numtrace run` options are one table
+// (settings.h); docs/configuration.md's reference table is checked against
+// it. Parsing takes a getenv-like function so tests (and `numtrace run`,
+// which validates the job's environment before starting it) need not touch
+// the real environment. A bad value yields ONE line naming the variable, the
+// value and the accepted forms; the caller prints it and leaves the library
+// inert.
 //
 // Example:
 //   std::string error;
@@ -22,90 +23,16 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
-#include "common/format/enum_list.h"
 #include "common/format/records.h"
 #include "common/settings/dump_selector.h"
+#include "common/settings/modes.h"
+#include "common/settings/name_filter.h"
 #include "common/settings/name_pattern.h"
+#include "common/settings/step_set.h"
 
-namespace numtrace::shim {
-
-// How launches are grouped into numbered steps (NUMTRACE_STEP_MODE). ONE
-// list: the setting's words (the last three take ":ARGUMENT") and the
-// capture's selector text.
-#define NUMTRACE_STEP_MODES(X)                                                     \
-  X(kMark, "mark")         /* numtrace_mark_step() ends the current step */          \
-  X(kApi, "api")           /* each numtrace_capture_begin()..end() range is one step */ \
-  X(kProfiler, "profiler") /* each cudaProfilerStart()..Stop() range is one step */  \
-  X(kNvtx, "nvtx")         /* nvtx:REGEX: each NVTX range whose name matches */      \
-  X(kKernel, "kernel")     /* kernel:REGEX: each launch of a matching kernel starts one */ \
-  X(kLaunches, "launches") /* launches:N: every N launches form one step */
-enum class StepMode : uint8_t { NUMTRACE_STEP_MODES(NUMTRACE_ENUMERATOR) };
-inline constexpr std::string_view kStepModeNames[] = {NUMTRACE_STEP_MODES(NUMTRACE_ENUM_NAME)};
-inline std::string_view StepModeName(StepMode m) { return kStepModeNames[static_cast<int>(m)]; }
-
-// A set of step numbers: "2", "2,5", "3-4", "1,3-4", "all".
-class StepSet {
- public:
-  static StepSet All() { StepSet s; s.all_ = true; return s; }
-  static StepSet Only(int64_t step) { StepSet s; s.ranges_.emplace_back(step, step); return s; }
-  [[nodiscard]] static std::optional<StepSet> Parse(std::string_view text);
-  bool all() const { return all_; }
-  bool Contains(int64_t step) const;
-  // The largest listed step (INT64_MAX for "all"): nothing after it is captured.
-  int64_t Last() const;
-  // Explicit step numbers for the trace header (empty for "all"; ranges expanded up to 4096 entries).
-  std::vector<int64_t> Listed() const;
-  std::string ToString() const;
-
- private:
-  bool all_ = false;
-  std::vector<std::pair<int64_t, int64_t>> ranges_;  // inclusive, sorted
-};
-
-// A kernel-name filter in compute-sanitizer's style: a substring, or
-// "regex:EXPR" (ECMAScript, searched anywhere in the name; name_pattern.h).
-struct NameFilter {
-  std::string text;  // as given
-  bool is_regex = false;
-  NamePattern regex;
-  bool Matches(std::string_view name) const;
-};
-
-// NUMTRACE_OUTPUTS and the header's capture.outputs. ONE list.
-#define NUMTRACE_OUTPUTS_MODES(X)                                   \
-  X(kChanged, "changed") /* measure before and after; roles out/in */ \
-  X(kAll, "all")         /* measure after only; roles unknown */
-enum class OutputsMode : uint8_t { NUMTRACE_OUTPUTS_MODES(NUMTRACE_ENUMERATOR) };
-inline constexpr std::string_view kOutputsModeNames[] = {NUMTRACE_OUTPUTS_MODES(NUMTRACE_ENUM_NAME)};
-inline std::string_view OutputsModeName(OutputsMode m) { return kOutputsModeNames[static_cast<int>(m)]; }
-
-// Watch mode (NUMTRACE_WATCH, watch.h): a digest of every launch on every
-// step. ONE list: the setting's words and the header's capture.watch.
-#define NUMTRACE_WATCH_MODES(X)                                          \
-  X(kOff, "off")                                                         \
-  X(kFull, "full")       /* every byte of every buffer hashed          */ \
-  X(kSampled, "sampled") /* the documented sample (common/format/digest.h) */
-
-enum class WatchMode : uint8_t { NUMTRACE_WATCH_MODES(NUMTRACE_ENUMERATOR) };
-inline constexpr std::string_view kWatchModeNames[] = {NUMTRACE_WATCH_MODES(NUMTRACE_ENUM_NAME)};
-inline std::string_view WatchModeName(WatchMode m) { return kWatchModeNames[static_cast<int>(m)]; }
-
-// Where a PyTorch job's buffers get their extents (NUMTRACE_ALLOCATOR). ONE
-// list: the setting's words, `numtrace run --allocator` and doctor's row.
-#define NUMTRACE_ALLOCATOR_MODES(X)                                                  \
-  X(kCaching, "caching") /* PyTorch's own allocator, untouched; tensors from its
-                            trace, fed by the hooks (tensor_map.h)                */ \
-  X(kAsync, "async")     /* numtrace run sets PYTORCH_CUDA_ALLOC_CONF=
-                            backend:cudaMallocAsync: one allocation per tensor    */
-
-enum class AllocatorMode : uint8_t { NUMTRACE_ALLOCATOR_MODES(NUMTRACE_ENUMERATOR) };
-inline constexpr std::string_view kAllocatorModeNames[] = {NUMTRACE_ALLOCATOR_MODES(NUMTRACE_ENUM_NAME)};
-inline std::string_view AllocatorModeName(AllocatorMode m) { return kAllocatorModeNames[static_cast<int>(m)]; }
-// The mode a NUMTRACE_ALLOCATOR value names (blanks around it ignored), if any.
-std::optional<AllocatorMode> ParseAllocatorMode(std::string_view text);
+namespace numtrace::settings {
 
 // Default of NUMTRACE_RING_MAX: the most device memory one context's
 // reduction ring may grow to (cuda_device.h).
@@ -155,18 +82,9 @@ struct Config {
   std::string SelectorText() const;
 };
 
+// A getenv: std::getenv in the shim, a map in tests, the job's
+// environment-to-be in `numtrace run`.
 using GetEnvFn = std::function<const char*(const char*)>;
-
-// PyTorch's own allocator setting as the job gives it: PYTORCH_ALLOC_CONF
-// (its primary name in current torch) when set and not empty, else
-// PYTORCH_CUDA_ALLOC_CONF (the older name, lower priority). Empty `name`
-// when neither is set.
-struct TorchAllocConf {
-  std::string name;   // the variable that holds it
-  std::string value;
-  bool cuda_malloc_async() const { return value.find("cudaMallocAsync") != std::string::npos; }
-};
-TorchAllocConf FindTorchAllocConf(const GetEnvFn& getenv);
 
 struct Setting;
 
@@ -188,26 +106,6 @@ struct SettingError {
 [[nodiscard]] std::optional<Config> ParseConfig(const GetEnvFn& getenv, std::string* error,
                                                 SettingError* detail = nullptr);
 
-// The one boolean parser of every NUMTRACE_* switch (ENABLE, STRICT, any
-// later one): the words of kBoolWords, any case, surrounding blanks ignored;
-// empty is false. nullopt for anything else.
-[[nodiscard]] std::optional<bool> ParseBool(std::string_view text);
-inline constexpr std::string_view kBoolWords = "1, true, yes, on (or 0, false, no, off; any case)";
-
-// Parses "64MiB", "1G", "4096", "512k" (binary multiples). Exposed for tests.
-[[nodiscard]] std::optional<uint64_t> ParseByteSize(std::string_view text);
-
-// The value parsers the settings table (settings.cc) is made of.
-// A decimal count, blanks around ignored.
-[[nodiscard]] std::optional<uint64_t> ParseCount(std::string_view text);
-// "SUBSTRING" or "regex:EXPR", several separated by ';'; nullopt when none or a bad regex.
-[[nodiscard]] std::optional<std::vector<NameFilter>> ParseNameFilters(std::string_view text);
-// A NamePattern (ECMAScript, linear time; name_pattern.h); nullopt when it
-// does not compile or is refused there.
-[[nodiscard]] std::optional<NamePattern> CompileRegex(std::string_view text);
-// Blanks (space, tab) removed from both ends.
-std::string_view TrimBlanks(std::string_view text);
-
-}  // namespace numtrace::shim
+}  // namespace numtrace::settings
 
 #endif  // NUMTRACE_COMMON_SETTINGS_CONFIG_H_

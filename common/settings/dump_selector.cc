@@ -1,13 +1,11 @@
 #include "common/settings/dump_selector.h"
 
 #include <algorithm>
-#include <charconv>
 
 #include "common/names/normalize.h"
-#include "common/settings/config.h"  // ParseCount
-#include "shim/engine/kernel_cache.h"
+#include "common/settings/value_parsers.h"
 
-namespace numtrace::shim {
+namespace numtrace::settings {
 namespace {
 
 constexpr size_t kMaxSeqs = 4096;  // a list, not a range of the whole trace
@@ -73,7 +71,7 @@ std::optional<DumpExpectation> ParseDumpExpectation(std::string_view text) {
   return e;
 }
 
-bool DumpSelector::NameMatches(const KernelInfo& k) {
+bool DumpSelector::NameMatches(const KernelNames& k) {
   auto it = matches_.find(&k);
   if (it != matches_.end()) return it->second;
   bool m;
@@ -87,7 +85,7 @@ bool DumpSelector::NameMatches(const KernelInfo& k) {
   return m;
 }
 
-bool DumpSelector::Select(uint64_t seq, const KernelInfo& kernel) {
+bool DumpSelector::Select(uint64_t seq, const KernelNames& kernel) {
   bool selected = false;
   switch (sel_.form) {
     case DumpSelection::Form::kSeq:
@@ -132,4 +130,4 @@ std::string DumpSelector::Unreached(uint64_t captured) const {
   return "";
 }
 
-}  // namespace numtrace::shim
+}  // namespace numtrace::settings

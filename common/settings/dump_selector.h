@@ -20,7 +20,7 @@
 //   std::string why;
 //   auto sel = ParseDumpSelection("seq:3990,3991", &why);  // sel->seqs == {3990, 3991}
 //   DumpSelector s(*sel);
-//   s.Select(3990, kernel_info);   // true
+//   s.Select(3990, kernel);   // true (kernel: its KernelNames)
 #ifndef NUMTRACE_COMMON_SETTINGS_DUMP_SELECTOR_H_
 #define NUMTRACE_COMMON_SETTINGS_DUMP_SELECTOR_H_
 
@@ -33,9 +33,17 @@
 
 #include "common/settings/name_pattern.h"
 
-namespace numtrace::shim {
+namespace numtrace::settings {
 
-struct KernelInfo;
+// What the selector reads of a launch's kernel: its names. The shim's kernel
+// cache (shim/engine/kernel_cache.h) keeps one per kernel function, at an
+// address that stays valid and holds the same names while the selector
+// lives: the selector decides once per kernel and keys that decision by the
+// address.
+struct KernelNames {
+  std::string symbol;     // as launched (mangled)
+  std::string demangled;  // common/names/demangle.h
+};
 
 struct DumpSelection {
   enum class Form : uint8_t { kSeq, kNameCount, kRegex };
@@ -62,7 +70,7 @@ struct DumpExpectation {
 class DumpSelector {
  public:
   explicit DumpSelector(const DumpSelection& selection) : sel_(selection) {}
-  bool Select(uint64_t seq, const KernelInfo& kernel);
+  bool Select(uint64_t seq, const KernelNames& kernel);
   // At the end of the run, after `captured` launches were offered: what the
   // selection named that never came (`seq:99` past the last seq, `NAME#5`
   // with fewer launches of NAME, a regex that matched nothing), as one
@@ -70,14 +78,14 @@ class DumpSelector {
   std::string Unreached(uint64_t captured) const;
 
  private:
-  bool NameMatches(const KernelInfo& kernel);
+  bool NameMatches(const KernelNames& kernel);
   const DumpSelection& sel_;
   uint64_t seen_ = 0;  // kNameCount: matching launches so far
   std::vector<uint64_t> selected_;  // seqs selected so far (kSeq: at most the list's size)
   bool any_selected_ = false;
-  std::unordered_map<const KernelInfo*, bool> matches_;  // per kernel, decided once
+  std::unordered_map<const KernelNames*, bool> matches_;  // per kernel, decided once
 };
 
-}  // namespace numtrace::shim
+}  // namespace numtrace::settings
 
 #endif  // NUMTRACE_COMMON_SETTINGS_DUMP_SELECTOR_H_

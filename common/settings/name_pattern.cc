@@ -2,7 +2,7 @@
 
 #include <regex>
 
-namespace numtrace::shim {
+namespace numtrace::settings {
 
 struct NamePattern::Impl {
   std::regex re;
@@ -16,6 +16,8 @@ NamePattern::NamePattern(NamePattern&&) noexcept = default;
 NamePattern& NamePattern::operator=(NamePattern&&) noexcept = default;
 
 std::optional<NamePattern> NamePattern::Compile(std::string_view text, std::string* why) {
+  std::string ignored;
+  if (why == nullptr) why = &ignored;
   if (text.empty()) {
     *why = "an empty pattern";
     return std::nullopt;
@@ -60,4 +62,4 @@ bool NamePattern::Search(std::string_view name) const {
   }
 }
 
-}  // namespace numtrace::shim
+}  // namespace numtrace::settings

@@ -34,15 +34,15 @@
 #include <string>
 #include <string_view>
 
-namespace numtrace::shim {
+namespace numtrace::settings {
 
 class NamePattern {
  public:
   static constexpr size_t kMaxPatternBytes = 1024;
 
-  // nullopt and `*why` (one short phrase) for an empty, too long or invalid
-  // pattern or one with a back-reference.
-  [[nodiscard]] static std::optional<NamePattern> Compile(std::string_view text, std::string* why);
+  // nullopt and `*why` (one short phrase; when given) for an empty, too long
+  // or invalid pattern or one with a back-reference.
+  [[nodiscard]] static std::optional<NamePattern> Compile(std::string_view text, std::string* why = nullptr);
 
   NamePattern();  // matches nothing
   ~NamePattern();
@@ -61,6 +61,6 @@ class NamePattern {
   std::shared_ptr<const Impl> impl_;  // immutable once compiled: shared by copies
 };
 
-}  // namespace numtrace::shim
+}  // namespace numtrace::settings
 
 #endif  // NUMTRACE_COMMON_SETTINGS_NAME_PATTERN_H_

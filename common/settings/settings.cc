@@ -1,13 +1,21 @@
 #include "common/settings/settings.h"
 
-#include <cctype>
-#include <iterator>
+#include <optional>
+#include <string>
 #include <utility>
 
+#include "common/format/enum_list.h"
+#include "common/format/records.h"
 #include "common/settings/config.h"
 #include "common/settings/dump_selector.h"
+#include "common/settings/modes.h"
+#include "common/settings/name_filter.h"
+#include "common/settings/name_pattern.h"
+#include "common/settings/step_set.h"
+#include "common/settings/value_parsers.h"
+#include "common/text/trim.h"
 
-namespace numtrace::shim {
+namespace numtrace::settings {
 namespace {
 
 using std::string_view;
@@ -16,7 +24,7 @@ constexpr string_view kStepModes = "mark, api, profiler, nvtx:REGEX, kernel:REGE
 constexpr string_view kFilters = "SUBSTRING or regex:EXPR, several separated by ';'";
 constexpr string_view kBytes = "a byte count like 4096, 512k, 64MiB, 1G";
 
-bool NotBlank(string_view v) { return !TrimBlanks(v).empty(); }
+bool NotBlank(string_view v) { return !Trim(v).empty(); }
 
 bool ParseSwitch(string_view v, bool* out) {
   auto b = ParseBool(v);
@@ -25,7 +33,7 @@ bool ParseSwitch(string_view v, bool* out) {
 }
 
 bool ParseStepMode(string_view v, Config* c) {
-  string_view m = TrimBlanks(v);
+  string_view m = Trim(v);
   // The word (the list's), then for the last three ":ARGUMENT".
   const size_t colon = m.find(':');
   const std::optional<StepMode> mode = EnumFromName<StepMode>(kStepModeNames, m.substr(0, colon));
@@ -35,7 +43,7 @@ bool ParseStepMode(string_view v, Config* c) {
   c->step_mode = *mode;
   if (*mode == StepMode::kNvtx || *mode == StepMode::kKernel) {
     string_view re = m.substr(colon + 1);
-    auto compiled = CompileRegex(re);
+    auto compiled = NamePattern::Compile(re);
     if (re.empty() || !compiled) return false;
     c->step_regex_text = std::string(re);
     c->step_regex = std::move(*compiled);
@@ -217,7 +225,7 @@ constexpr Setting kSettings[] = {
      .accepted = "full, sampled or off",
      .help = "a digest of every launch (at operator level: every operator call) on every step (full: every byte; sampled: about 1/32 of each buffer)",
      .parse = [](string_view v, Config* c) {
-       auto m = EnumFromName<WatchMode>(kWatchModeNames, TrimBlanks(v));
+       auto m = EnumFromName<WatchMode>(kWatchModeNames, Trim(v));
        if (m) c->watch = *m;
        return m.has_value();
      }},
@@ -230,7 +238,7 @@ constexpr Setting kSettings[] = {
      .accepted = "kernels or ops (with NUMTRACE_WATCH/--watch, ops digests every operator call)",
      .help = "ops: one record per PyTorch operator call, measured by the hooks' dispatch mode (no CUDA or CUPTI needed); kernels: one per kernel launch (CUPTI)",
      .parse = [](string_view v, Config* c) {
-       auto m = EnumFromName<CaptureLevel>(kCaptureLevelNames, TrimBlanks(v));
+       auto m = EnumFromName<CaptureLevel>(kCaptureLevelNames, Trim(v));
        if (!m) return false;
        c->level = *m;
        return true;
@@ -255,7 +263,7 @@ constexpr Setting kSettings[] = {
      .accepted = "changed or all",
      .help = "changed: measure before and after, roles out/in; all: after only, roles unknown",
      .parse = [](string_view v, Config* c) {
-       auto m = EnumFromName<OutputsMode>(kOutputsModeNames, TrimBlanks(v));
+       auto m = EnumFromName<OutputsMode>(kOutputsModeNames, Trim(v));
        if (m) c->outputs = *m;
        return m.has_value();
      }},
@@ -281,7 +289,7 @@ constexpr Setting kSettings[] = {
      .help = "tensor dumps of these captured launches (see \"tensor dumps\")",
      .parse = [](string_view v, Config* c) {
        std::string accepted;
-       auto sel = ParseDumpSelection(TrimBlanks(v), &accepted);
+       auto sel = ParseDumpSelection(Trim(v), &accepted);
        if (sel) c->dump = std::move(*sel);
        return sel.has_value();
      }},
@@ -292,7 +300,7 @@ constexpr Setting kSettings[] = {
      .accepted = "NAME@BYTES,BYTES,... with NUMTRACE_DUMP naming one launch (seq:N or NAME#K)",
      .help = "the kernel name and buffer sizes the earlier trace recorded at the dumped launch; another launch gets a note",
      .parse = [](string_view v, Config* c) {
-       auto e = ParseDumpExpectation(TrimBlanks(v));
+       auto e = ParseDumpExpectation(Trim(v));
        const bool one_launch =
            c->dump && ((c->dump->form == DumpSelection::Form::kSeq && c->dump->seqs.size() == 1) ||
                        c->dump->form == DumpSelection::Form::kNameCount);
@@ -349,7 +357,7 @@ constexpr Setting kSettings[] = {
      .accepted = "off, error, warn, info, debug",
      .help = "the shim's stderr lines; info adds a line at start and the trace path at exit",
      .parse = [](string_view v, Config* c) {
-       string_view m = TrimBlanks(v);
+       string_view m = Trim(v);
        if (m != "off" && m != "error" && m != "warn" && m != "info" && m != "debug") return false;
        c->log_level = std::string(m);
        return true;
@@ -419,4 +427,4 @@ std::string RenderSettingsTable() {
   return t;
 }
 
-}  // namespace numtrace::shim
+}  // namespace numtrace::settings

@@ -28,7 +28,7 @@
 #include <string>
 #include <string_view>
 
-namespace numtrace::shim {
+namespace numtrace::settings {
 
 struct Config;
 
@@ -78,6 +78,6 @@ const Setting* FindSetting(std::string_view variable);
 // a separator and one row per setting.
 std::string RenderSettingsTable();
 
-}  // namespace numtrace::shim
+}  // namespace numtrace::settings
 
 #endif  // NUMTRACE_COMMON_SETTINGS_SETTINGS_H_

@@ -13,6 +13,7 @@
 #include "re2/re2.h"
 #include "common/settings/config.h"
 #include "common/settings/settings.h"
+#include "common/settings/value_parsers.h"
 #include "common/text/one_line.h"
 
 namespace numtrace::launcher {
@@ -116,15 +117,15 @@ void DeterminismRows(const Environment& env, std::vector<CheckRow>* rows) {
 CheckRow SettingsRow(const Environment& env) {
   CheckRow row{"NUMTRACE_* settings", CheckStatus::kOk, "", ""};
   std::string line;
-  shim::SettingError bad;
-  auto config = shim::ParseConfig(
+  settings::SettingError bad;
+  auto config = settings::ParseConfig(
       [&env](const char* name) -> const char* {
         const std::string* v = env.Find(name);
         return v == nullptr ? nullptr : v->c_str();
       },
       &line, &bad);
   std::vector<std::string> set;
-  for (const shim::Setting& s : shim::Settings()) {
+  for (const settings::Setting& s : settings::Settings()) {
     if (env.Find(std::string(s.variable)) != nullptr) set.emplace_back(s.variable);
   }
   if (!config) {
@@ -312,7 +313,7 @@ DoctorReport RunDoctorChecks(SystemProbe& probe, const DoctorInputs& in) {
   // a job hangs or stalls under numtrace.
   CheckRow activity{"kernel activity check", CheckStatus::kOk, "", "", false};
   const std::string* act = in.env.Find("NUMTRACE_ACTIVITY");
-  if (act != nullptr && !shim::ParseBool(*act).value_or(true)) {
+  if (act != nullptr && !settings::ParseBool(*act).value_or(true)) {
     activity.found = "off (NUMTRACE_ACTIVITY=" + *act + "): kernels that run unmeasured are not counted";
   } else {
     activity.found = "on (counts kernels that run unmeasured); if a job hangs or stalls under numtrace, "

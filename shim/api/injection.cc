@@ -47,6 +47,9 @@
 #include <memory>
 #include <string>
 
+#include "common/settings/config.h"
+#include "common/settings/modes.h"
+#include "common/settings/torch_alloc_conf.h"
 #include "shim/cupti/cupti_session.h"
 #include "shim/driver/driver_api.h"
 #include "shim/driver/driver_range_oracle.h"
@@ -68,9 +71,9 @@ void WriterTick(bool step_ended) { CuptiSession::Get().WriterTick(Runtime::Get()
 
 // libc10_cuda is loaded (PyTorch with CUDA) and its allocator is not told
 // to use cudaMallocAsync: tensors live inside caching-allocator segments.
-bool PyTorchCachingAllocatorLikely(const Config& config) {
-  if (config.allocator != AllocatorMode::kCaching) return false;
-  if (FindTorchAllocConf([](const char* n) { return std::getenv(n); }).cuda_malloc_async()) return false;
+bool PyTorchCachingAllocatorLikely(const settings::Config& config) {
+  if (config.allocator != settings::AllocatorMode::kCaching) return false;
+  if (settings::FindTorchAllocConf([](const char* n) { return std::getenv(n); }).cuda_malloc_async()) return false;
   for (const std::string& path : LoadedLibraryPaths()) {
     if (path.find("libc10_cuda.so") != std::string::npos) return true;
   }
@@ -119,7 +122,7 @@ void ContextDestroying(uint64_t context) {
   }
 }
 
-bool NvtxSteps() { return Runtime::Get().config().step_mode == StepMode::kNvtx; }
+bool NvtxSteps() { return Runtime::Get().config().step_mode == settings::StepMode::kNvtx; }
 
 // Subscribes to CUPTI; everything after this happens in callbacks.
 void Activate() {

@@ -9,7 +9,7 @@
 #include "common/version/version.h"
 #include "shim/cupti/measurement_pause.h"
 #include "shim/device/host_device.h"
-#include "common/settings/config.h"
+#include "common/settings/modes.h"
 #include "shim/engine/provenance.h"
 #include "shim/engine/runtime.h"
 #include "shim/log/log.h"
@@ -106,7 +106,7 @@ NUMTRACE_EXPORT int numtrace_annotate_kernel_ops(const char* name, const char* o
 NUMTRACE_EXPORT int numtrace_step_captured(long long step) { return Runtime::Get().StepCaptured(step); }
 
 NUMTRACE_EXPORT int numtrace_tensor_map_wanted(void) {
-  return Active() && Runtime::Get().config().allocator == numtrace::shim::AllocatorMode::kCaching ? 1 : 0;
+  return Active() && Runtime::Get().config().allocator == numtrace::settings::AllocatorMode::kCaching ? 1 : 0;
 }
 
 NUMTRACE_EXPORT int numtrace_tensor_event(int action, int device, unsigned long long address,

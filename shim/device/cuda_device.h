@@ -135,7 +135,7 @@ class CudaDevice : public Device {
   struct Options {
     uint64_t device_memory = 64ull << 20;  // per context, first chunk of the ring
     uint64_t host_memory = 0;              // pinned, per chunk; 0: device chunk / 16, >= 1 MiB
-    uint64_t ring_max = kDefaultRingMax;   // per context, all chunks (NUMTRACE_RING_MAX, config.h)
+    uint64_t ring_max = settings::kDefaultRingMax;   // per context, all chunks (NUMTRACE_RING_MAX, config.h)
     // The most Drain and ReleaseContext wait for the GPU (NUMTRACE_EXIT_WAIT).
     std::chrono::milliseconds exit_wait{10'000};
   };

@@ -6,6 +6,7 @@
 #include <optional>
 #include <utility>
 
+#include "common/settings/modes.h"
 #include "common/text/one_line.h"
 #include "shim/engine/capture_counters.h"
 #include "shim/engine/provenance.h"
@@ -113,14 +114,14 @@ std::string OpDeviceName(const OpTensor& t) {
 
 }  // namespace
 
-Engine::Engine(const Config& config, Device* device, RecordSink* sink)
+Engine::Engine(const settings::Config& config, Device* device, RecordSink* sink)
     : config_(config),
       device_(device),
       sink_(sink),
       id_(g_next_engine_id.fetch_add(1)),
       kernels_(config, &annotations_),
       tracker_(config) {
-  if (config.watch != WatchMode::kOff) {
+  if (config.watch != settings::WatchMode::kOff) {
     watch_ = std::make_unique<StepWatch>(config.watch, config.min_bytes, device, sink);
   }
 }
@@ -132,7 +133,7 @@ void Engine::OnLaunchEnter(const LaunchEvent& launch) {
   HotState& h = t_hot;
   if (h.entered && h.engine_id == id_) AbandonStale();  // the last ENTER never got its EXIT
   const bool starts =
-      config_.step_mode == StepMode::kKernel && kernels_.StartsStep(launch.function, launch.symbol);
+      config_.step_mode == settings::StepMode::kKernel && kernels_.StartsStep(launch.function, launch.symbol);
   const LaunchDecision d = tracker_.Decide(starts);
   h.engine_id = id_;
   h.function = launch.function;
@@ -160,7 +161,7 @@ void Engine::OnLaunch(const LaunchEvent& launch) {
   }
   // No ENTER was seen for this launch: decide now, measure after only.
   const bool starts =
-      config_.step_mode == StepMode::kKernel && kernels_.StartsStep(launch.function, launch.symbol);
+      config_.step_mode == settings::StepMode::kKernel && kernels_.StartsStep(launch.function, launch.symbol);
   const LaunchDecision d = tracker_.Decide(starts);
   if (!d.selected) {
     Watch(launch, tracker_.Count(d).step);
@@ -229,7 +230,7 @@ int64_t Engine::Begin(const LaunchEvent& launch, LaunchDecision d, bool at_enter
   p.block = launch.block;
   p.buffers = s.plan.buffers;
   p.provenance = provenance::ForLaunch(kernel.symbol);
-  p.want_before = at_enter && config_.outputs == OutputsMode::kChanged && !s.plan.items.empty();
+  p.want_before = at_enter && config_.outputs == settings::OutputsMode::kChanged && !s.plan.items.empty();
   s.dump = false;
   s.dropped = false;
   int64_t index;
@@ -250,7 +251,7 @@ int64_t Engine::Begin(const LaunchEvent& launch, LaunchDecision d, bool at_enter
     index = static_cast<int64_t>(base_ + pending_.size());
     pending_.push_back(std::move(p));
   }
-  if (index >= 0 && at_enter && config_.outputs == OutputsMode::kChanged && !s.plan.items.empty()) {
+  if (index >= 0 && at_enter && config_.outputs == settings::OutputsMode::kChanged && !s.plan.items.empty()) {
     if (!device_->Enqueue(launch.stream, s.plan.items, static_cast<uint64_t>(index) * 2)) {
       MarkDropped(index);
       s.dropped = true;
@@ -524,7 +525,7 @@ void Engine::OnTensorMapStatus(TensorMapState state, std::string_view detail) {
 
 void Engine::OnGraphLaunch(const GraphLaunchEvent& graph) {
   if (shut_down_.load(std::memory_order_relaxed)) return;
-  const int64_t step = config_.step_mode == StepMode::kLaunches
+  const int64_t step = config_.step_mode == settings::StepMode::kLaunches
                            ? static_cast<int64_t>(tracker_.launches() / config_.launches_per_step)
                            : tracker_.current_step();
   if (step < 0) return;

@@ -61,7 +61,7 @@ struct EngineCounters {
 class Engine : public EventSink {
  public:
   // Nothing is owned; all three must outlive the engine.
-  Engine(const Config& config, Device* device, RecordSink* sink);
+  Engine(const settings::Config& config, Device* device, RecordSink* sink);
   ~Engine() override;
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
@@ -162,7 +162,7 @@ class Engine : public EventSink {
   void CollectCopies(bool wait);
   void DumpCopyFailed(int64_t index, bool after);
 
-  const Config& config_;
+  const settings::Config& config_;
   Device* device_;
   RecordSink* sink_;
   const uint64_t id_;  // tells this engine's thread-local state from another's

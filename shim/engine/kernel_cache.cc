@@ -3,6 +3,8 @@
 #include <functional>
 
 #include "common/names/demangle.h"
+#include "common/settings/modes.h"
+#include "common/settings/name_filter.h"
 
 namespace numtrace::shim {
 
@@ -16,7 +18,7 @@ std::pair<DType, DTypeSource> KernelInfo::DTypeOf(uint32_t arg) const {
   return {inferred.primary, inferred.source};
 }
 
-KernelCache::KernelCache(const Config& config, const AnnotationTable* annotations)
+KernelCache::KernelCache(const settings::Config& config, const AnnotationTable* annotations)
     : config_(config), annotations_(annotations) {}
 
 KernelCache::~KernelCache() = default;
@@ -45,14 +47,14 @@ std::unique_ptr<KernelInfo> KernelCache::Make(std::string_view symbol) const {
     info->generation = annotations_->generation();
     if (auto a = annotations_->Lookup(info->symbol, info->demangled)) info->annotated = std::move(*a);
   }
-  auto any = [&](const std::vector<NameFilter>& filters) {
-    for (const NameFilter& f : filters) {
+  auto any = [&](const std::vector<settings::NameFilter>& filters) {
+    for (const settings::NameFilter& f : filters) {
       if (f.Matches(info->symbol) || f.Matches(info->demangled)) return true;
     }
     return false;
   };
   info->selected = (config_.include.empty() || any(config_.include)) && !any(config_.exclude);
-  if (config_.step_mode == StepMode::kKernel) {
+  if (config_.step_mode == settings::StepMode::kKernel) {
     info->starts_step = config_.step_regex.Search(info->symbol) || config_.step_regex.Search(info->demangled);
   }
   return info;

@@ -32,16 +32,17 @@
 #include "common/format/dtype.h"
 #include "shim/engine/annotations.h"
 #include "common/settings/config.h"
+#include "common/settings/dump_selector.h"
 #include "shim/engine/dtype_inference.h"
 #include "shim/engine/handle_table.h"
 
 namespace numtrace::shim {
 
 // Named apart from the CUPTI layer's KernelDescription (one library, one
-// definition per name: g++ -flto -Wodr checks it in scripts/test.sh).
-struct KernelInfo {
-  std::string symbol;
-  std::string demangled;
+// definition per name: g++ -flto -Wodr checks it in scripts/test.sh). Its
+// names (symbol, demangled) are what the dump selector reads; entries stay
+// where they are while the cache lives, as the selector needs.
+struct KernelInfo : settings::KernelNames {
   KernelDTypes inferred;
   ArgDTypes annotated;      // empty without an annotation
   bool selected = true;     // passes NUMTRACE_KERNEL / NUMTRACE_KERNEL_EXCLUDE
@@ -54,7 +55,7 @@ struct KernelInfo {
 
 class KernelCache {
  public:
-  KernelCache(const Config& config, const AnnotationTable* annotations);
+  KernelCache(const settings::Config& config, const AnnotationTable* annotations);
   ~KernelCache();
   KernelCache(const KernelCache&) = delete;
   KernelCache& operator=(const KernelCache&) = delete;
@@ -73,7 +74,7 @@ class KernelCache {
   const KernelInfo& Build(uint64_t key, uint64_t function, std::string_view symbol);
   std::unique_ptr<KernelInfo> Make(std::string_view symbol) const;
 
-  const Config& config_;
+  const settings::Config& config_;
   const AnnotationTable* annotations_;
   HandleTable<KernelInfo> table_;
   std::mutex mu_;  // one Build at a time: a kernel is made once

@@ -14,7 +14,9 @@
 #include "common/version/version.h"
 #include "shim/engine/annotations.h"
 #include "shim/engine/engine.h"
+#include "common/settings/modes.h"
 #include "common/settings/settings.h"
+#include "common/settings/value_parsers.h"
 #include "shim/log/log.h"
 #include "shim/writer/trace_file.h"
 #include "shim/writer/trace_writer.h"
@@ -37,7 +39,7 @@ std::vector<std::string> ReadArgv() {
   return argv;
 }
 
-int64_t WorldSizeFromEnv(const GetEnvFn& getenv) {
+int64_t WorldSizeFromEnv(const settings::GetEnvFn& getenv) {
   for (const char* name : {"WORLD_SIZE", "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE"}) {
     const char* v = getenv(name);
     if (v == nullptr || *v == '\0') continue;
@@ -106,7 +108,7 @@ Runtime& Runtime::Get() {
   return *rt;
 }
 
-Runtime::Runtime(GetEnvFn getenv) : getenv_(std::move(getenv)) {}
+Runtime::Runtime(settings::GetEnvFn getenv) : getenv_(std::move(getenv)) {}
 
 Runtime::~Runtime() {
   Shutdown();
@@ -122,13 +124,13 @@ bool Runtime::Configure() {
   if (configured_) return config_ok_;
   configured_ = true;
   std::string error;
-  auto cfg = ParseConfig(getenv_, &error);
+  auto cfg = settings::ParseConfig(getenv_, &error);
   if (!cfg) {
     ReportOncePerProcessTree(error);
     // The same words as every switch: STRICT=true exits too. (A bad STRICT
     // value is itself the error and parses to nullopt: no exit.)
     const char* strict = getenv_("NUMTRACE_STRICT");
-    if (strict != nullptr && ParseBool(strict).value_or(false)) std::exit(2);
+    if (strict != nullptr && settings::ParseBool(strict).value_or(false)) std::exit(2);
     return config_ok_ = false;
   }
   config_ = std::move(*cfg);
@@ -153,11 +155,11 @@ TraceHeader Runtime::MakeHeader(std::optional<DeviceInfo> info) const {
   h.device = std::move(info);
   CaptureInfo capture;
   capture.steps = config_.steps.Listed();
-  capture.outputs = std::string(OutputsModeName(config_.outputs));
+  capture.outputs = std::string(settings::OutputsModeName(config_.outputs));
   capture.selector = config_.SelectorText();
   capture.level = config_.level;
-  if (config_.watch != WatchMode::kOff) capture.watch = std::string(WatchModeName(config_.watch));
-  for (const Setting& s : Settings()) {
+  if (config_.watch != settings::WatchMode::kOff) capture.watch = std::string(settings::WatchModeName(config_.watch));
+  for (const settings::Setting& s : settings::Settings()) {
     if (!s.recapture) continue;
     if (const char* v = getenv_(std::string(s.variable).c_str())) capture.settings.emplace_back(s.variable, v);
   }
@@ -285,11 +287,11 @@ bool Runtime::MarkStep(int64_t next) {
 int Runtime::StepCaptured(int64_t step) {
   if (!Configure()) return 0;
   // config_ is written once, under mu_, by the first Configure: stable now.
-  if (config_.step_mode != StepMode::kMark) return 2;
+  if (config_.step_mode != settings::StepMode::kMark) return 2;
   if (step >= 0 && config_.steps.Contains(step)) return 1;
   // Watch mode at operator level digests every op of every step: the hooks'
   // dispatch mode must hand them over on all steps.
-  return step >= 0 && config_.level == CaptureLevel::kOps && config_.watch != WatchMode::kOff ? 2 : 0;
+  return step >= 0 && config_.level == CaptureLevel::kOps && config_.watch != settings::WatchMode::kOff ? 2 : 0;
 }
 
 bool Runtime::Annotate(std::string_view kernel_name, std::string_view dtypes, std::string* error) {

@@ -44,7 +44,7 @@ class Runtime {
  public:
   static Runtime& Get();
   // For tests: a runtime reading its settings through `getenv`.
-  explicit Runtime(GetEnvFn getenv);
+  explicit Runtime(settings::GetEnvFn getenv);
   ~Runtime();
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
@@ -53,7 +53,7 @@ class Runtime {
   // inert (a bad value was reported on stderr in one line; with
   // NUMTRACE_STRICT=1 the process exits with status 2 instead).
   bool Configure();
-  const Config& config() const { return config_; }
+  const settings::Config& config() const { return config_; }
 
   // Starts the engine on `device` (owned from now on). Called once CUDA is
   // up. Returns the sink to feed, or nullptr when inert. A second call
@@ -137,10 +137,10 @@ class Runtime {
   EnvironmentValues StartEnvironment() const;
   void ReportOncePerProcessTree(const std::string& message);
 
-  GetEnvFn getenv_;
+  settings::GetEnvFn getenv_;
   std::mutex mu_;
   bool configured_ = false, config_ok_ = false;
-  Config config_;
+  settings::Config config_;
   std::vector<std::pair<std::string, std::string>> early_annotations_;
   int64_t early_marks_ = 0;  // guarded by mu_
   int64_t early_next_ = -1;  // guarded by mu_: the last early mark's `next`

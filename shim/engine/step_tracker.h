@@ -36,7 +36,7 @@ struct LaunchDecision {
 
 class StepTracker {
  public:
-  explicit StepTracker(const Config& config);
+  explicit StepTracker(const settings::Config& config);
 
   // Counts one launch. `starts_step`: the kernel matches the kernel:REGEX step
   // mode (the caller looks that up in its per-function cache; false otherwise).
@@ -96,7 +96,7 @@ class StepTracker {
   int64_t EndRange();
   void SetStep(int64_t step);
 
-  const Config& config_;
+  const settings::Config& config_;
   std::atomic<uint64_t> launches_{0};
   std::atomic<int64_t> step_{-1};
   std::atomic<bool> selected_{false};

@@ -65,7 +65,7 @@ LaunchDump::~LaunchDump() {
   if (sidecar_fd >= 0) close(sidecar_fd);
 }
 
-TensorDumper::TensorDumper(const Config& config, int64_t rank, int64_t pid)
+TensorDumper::TensorDumper(const settings::Config& config, int64_t rank, int64_t pid)
     : config_(config),
       rank_(rank),
       pid_(pid),
@@ -193,7 +193,7 @@ std::vector<NoteRecord> TensorDumper::Finish(LaunchDump& d, const KernelRecord& 
     out.buffers.push_back(std::move(db));
   }
   if (config_.dump_expect) {
-    const DumpExpectation& e = *config_.dump_expect;
+    const settings::DumpExpectation& e = *config_.dump_expect;
     std::vector<uint64_t> sizes;
     for (const BufferRecord& b : r.buffers) sizes.push_back(b.bytes);
     if (e.name != r.name || (!e.bytes.empty() && e.bytes != sizes)) {

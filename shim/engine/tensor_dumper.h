@@ -81,7 +81,7 @@ class TensorDumper {
   // `config.dump` must be set. Files go to config.dump_dir, else output_dir.
   // `pid`: for the names of a set whose plain names are taken (-1: getpid()
   // when the set is claimed, so a forked child uses its own).
-  TensorDumper(const Config& config, int64_t rank, int64_t pid = -1);
+  TensorDumper(const settings::Config& config, int64_t rank, int64_t pid = -1);
 
   // Decides whether launch `seq` is dumped. On a skip for the byte budget,
   // `*note` says so (once per launch). Not thread-safe (engine lock).
@@ -108,11 +108,11 @@ class TensorDumper {
   // Claims `d`'s names (see LaunchDump); false with a problem recorded.
   bool Claim(LaunchDump& d);
 
-  const Config& config_;
+  const settings::Config& config_;
   const int64_t rank_;
   const int64_t pid_;
   const std::string dir_;
-  DumpSelector selector_;
+  settings::DumpSelector selector_;
   uint64_t used_ = 0;
   bool dir_made_ = false;
 };

@@ -25,7 +25,7 @@ Items* ThreadItems() {
 
 }  // namespace
 
-StepWatch::StepWatch(WatchMode mode, uint64_t min_bytes, Device* device, RecordSink* sink)
+StepWatch::StepWatch(settings::WatchMode mode, uint64_t min_bytes, Device* device, RecordSink* sink)
     : mode_(mode), min_bytes_(min_bytes), device_(device), sink_(sink) {}
 
 void StepWatch::OnLaunch(const LaunchEvent& launch, const KernelInfo& kernel, int64_t step,
@@ -43,7 +43,7 @@ void StepWatch::OnLaunch(const LaunchEvent& launch, const KernelInfo& kernel, in
     ScanBuffers(launch.params, launch.layout, allocs, &it.scanned, ranges, tensors);
     BuildPlan(it.scanned, kernel, min_bytes_, &it.plan);
     std::span<const MeasureItem> items = it.plan.items;
-    if (mode_ == WatchMode::kSampled) {
+    if (mode_ == settings::WatchMode::kSampled) {
       it.sampled.clear();
       Sample(it.plan.items, &it.sampled);
       items = it.sampled;
@@ -62,7 +62,7 @@ void StepWatch::OnLaunch(const LaunchEvent& launch, const KernelInfo& kernel, in
 }
 
 void StepWatch::Sample(std::span<const MeasureItem> items, std::vector<MeasureItem>* out) const {
-  if (mode_ != WatchMode::kSampled) {
+  if (mode_ != settings::WatchMode::kSampled) {
     out->insert(out->end(), items.begin(), items.end());
     return;
   }

@@ -42,7 +42,7 @@
 
 #include "common/format/records.h"
 #include "common/format/stats.h"
-#include "common/settings/config.h"
+#include "common/settings/modes.h"
 #include "shim/engine/device.h"
 #include "shim/engine/alloc_map.h"
 #include "shim/engine/events.h"
@@ -56,7 +56,7 @@ namespace numtrace::shim {
 
 class StepWatch {
  public:
-  StepWatch(WatchMode mode, uint64_t min_bytes, Device* device, RecordSink* sink);
+  StepWatch(settings::WatchMode mode, uint64_t min_bytes, Device* device, RecordSink* sink);
 
   static constexpr uint64_t kTicketBit = uint64_t{1} << 63;
   static bool IsWatchTicket(uint64_t ticket) { return (ticket & kTicketBit) != 0; }
@@ -75,7 +75,7 @@ class StepWatch {
   // The sample windows of `items` in `sampled` mode (common/format/digest.h),
   // appended to `out`; in `full` mode the items themselves.
   void Sample(std::span<const MeasureItem> items, std::vector<MeasureItem>* out) const;
-  WatchMode mode() const { return mode_; }
+  settings::WatchMode mode() const { return mode_; }
 
   // A measurement with a watch ticket (the Pump's thread); `failed`: the
   // device reported an error for it (the launch counts as lost).
@@ -114,7 +114,7 @@ class StepWatch {
   void EmitCurrent();
   uint64_t NameId(const std::string* name);
 
-  const WatchMode mode_;
+  const settings::WatchMode mode_;
   const uint64_t min_bytes_;
   Device* device_;
   RecordSink* sink_;

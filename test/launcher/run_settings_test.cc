@@ -90,7 +90,7 @@ TEST(RunSettings, EnableOffInTheEnvironmentIsSaid) {
 TEST(RunSettings, EveryTableOptionIsInHelp) {
   TestContext t;
   EXPECT_EQ(RunCommandMain({"run", "--help"}, t.ctx), 0);
-  for (const shim::Setting& s : shim::Settings()) {
+  for (const settings::Setting& s : settings::Settings()) {
     if (s.option.empty()) continue;
     const std::string option(s.option);
     const std::string last = option.substr(option.rfind(',') + 1);
@@ -163,7 +163,7 @@ TEST(RunCommandLine, AnUnknownOptionOrNoCommandIsOneLine) {
 }
 
 TEST(RunCommandLine, ABareOptionalValueOptionNeverTakesTheCommand) {
-  const shim::Setting table[] = {
+  const settings::Setting table[] = {
       {.variable = "NUMTRACE_W", .option = "--watch", .value_name = "HOW", .implicit_value = "full"},
       {.variable = "NUMTRACE_L", .option = "-l,--label", .value_name = "TEXT"},
   };

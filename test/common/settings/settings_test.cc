@@ -14,7 +14,7 @@
 #include "common/settings/config.h"
 #include "test/util/test_paths.h"
 
-namespace numtrace::shim {
+namespace numtrace::settings {
 namespace {
 
 std::string Slurp(const std::string& path) {
@@ -128,9 +128,9 @@ TEST(SettingsTable, TheDocsNameNoVariableTheTableLacks) {
 }
 
 }  // namespace
-}  // namespace numtrace::shim
+}  // namespace numtrace::settings
 
-namespace numtrace::shim {
+namespace numtrace::settings {
 namespace {
 
 // docs/format.md lists the settings the header's capture.settings holds.
@@ -146,4 +146,4 @@ TEST(SettingsTable, FormatDocsListEveryRecaptureSetting) {
 }
 
 }  // namespace
-}  // namespace numtrace::shim
+}  // namespace numtrace::settings

@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/settings/config.h"
 #include "shim/driver/driver_api.h"
 #include "shim/engine/capture_counters.h"
 #include "shim/engine/range_oracle.h"
@@ -837,8 +838,8 @@ TEST_F(CudaDeviceTest, TheRingStaysUnderItsCapOnABigGpu) {
   ::testing::internal::CaptureStderr();
   (void)EnqueueWithPolls(dev, item, 0, 6000);
   std::string err = ::testing::internal::GetCapturedStderr();
-  EXPECT_LE(gpu_.peak_bytes, kDefaultRingMax) << "2 GiB, not 16";
-  EXPECT_GT(gpu_.peak_bytes, kDefaultRingMax / 2) << "it did grow to near the cap";
+  EXPECT_LE(gpu_.peak_bytes, settings::kDefaultRingMax) << "2 GiB, not 16";
+  EXPECT_GT(gpu_.peak_bytes, settings::kDefaultRingMax / 2) << "it did grow to near the cap";
   EXPECT_GT(CaptureCounters::Get().value(Counter::kRingGrowthRefused), 0u);
   EXPECT_NE(err.find("NUMTRACE_RING_MAX"), std::string::npos) << err;
   gpu_.events_ready = true;  // done: 4,000 batches polled one by one would be slow

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "common/settings/config.h"
+#include "common/settings/value_parsers.h"
 #include "shim/engine/runtime.h"
 #include "test/shim/engine/engine_test_util.h"
 
@@ -21,7 +22,7 @@ TEST(ConfigWordsTest, EverySwitchTakesTheSameWords) {
   for (const char* yes : {"1", "true", "yes", "on", "TRUE", " On ", "Yes"}) {
     for (const char* var : {"NUMTRACE_STRICT", "NUMTRACE_ENABLE"}) {
       std::string error;
-      auto c = ParseConfig(MapEnv({{var, yes}}), &error);
+      auto c = settings::ParseConfig(MapEnv({{var, yes}}), &error);
       ASSERT_TRUE(c.has_value()) << var << "=" << yes << ": " << error;
       if (std::string(var) == "NUMTRACE_STRICT") EXPECT_TRUE(c->strict) << yes;
       else EXPECT_TRUE(c->enabled) << yes;
@@ -29,16 +30,16 @@ TEST(ConfigWordsTest, EverySwitchTakesTheSameWords) {
   }
   for (const char* no : {"0", "false", "no", "off", "OFF", ""}) {
     std::string error;
-    auto c = ParseConfig(MapEnv({{"NUMTRACE_STRICT", no}}), &error);
+    auto c = settings::ParseConfig(MapEnv({{"NUMTRACE_STRICT", no}}), &error);
     ASSERT_TRUE(c.has_value()) << no;
     EXPECT_FALSE(c->strict);
-    c = ParseConfig(MapEnv({{"NUMTRACE_ENABLE", no}}), &error);
+    c = settings::ParseConfig(MapEnv({{"NUMTRACE_ENABLE", no}}), &error);
     ASSERT_TRUE(c.has_value()) << no;
     EXPECT_FALSE(c->enabled);
   }
   std::string error;
-  EXPECT_FALSE(ParseConfig(MapEnv({{"NUMTRACE_STRICT", "maybe"}}), &error).has_value());
-  EXPECT_NE(error.find(kBoolWords), std::string::npos) << error;
+  EXPECT_FALSE(settings::ParseConfig(MapEnv({{"NUMTRACE_STRICT", "maybe"}}), &error).has_value());
+  EXPECT_NE(error.find(settings::kBoolWords), std::string::npos) << error;
 }
 
 TEST(ConfigWordsTest, StrictTrueExitsOnABadValueLikeStrictOne) {
@@ -53,7 +54,7 @@ TEST(ConfigWordsTest, StrictTrueExitsOnABadValueLikeStrictOne) {
 
 TEST(ConfigWordsTest, EnableZeroSilencesEverythingElse) {
   std::string error;
-  auto c = ParseConfig(MapEnv({{"NUMTRACE_ENABLE", "off"}, {"NUMTRACE_STEPS", "soon"},
+  auto c = settings::ParseConfig(MapEnv({{"NUMTRACE_ENABLE", "off"}, {"NUMTRACE_STEPS", "soon"},
                                {"NUMTRACE_STRICT", "1"}}),
                        &error);
   ASSERT_TRUE(c.has_value()) << error;
@@ -66,7 +67,7 @@ TEST(ConfigWordsTest, EnableZeroSilencesEverythingElse) {
 
 TEST(ConfigWordsTest, AValueWithNewlinesIsStillOneLine) {
   std::string error;
-  EXPECT_FALSE(ParseConfig(MapEnv({{"NUMTRACE_STEPS", "2\nnumtrace: forged line\r\x1b[2J"}}), &error));
+  EXPECT_FALSE(settings::ParseConfig(MapEnv({{"NUMTRACE_STEPS", "2\nnumtrace: forged line\r\x1b[2J"}}), &error));
   EXPECT_EQ(error.find('\n'), std::string::npos) << error;
   EXPECT_EQ(error.find('\x1b'), std::string::npos) << error;
   EXPECT_NE(error.find("2\\nnumtrace: forged line\\x0d\\x1b[2J"), std::string::npos) << error;
@@ -80,7 +81,7 @@ TEST(ConfigWordsTest, AValueWithNewlinesIsStillOneLine) {
 // Children of a process inherit its environment, and so its bad setting:
 // the first process prints the line and marks the environment.
 TEST(ConfigWordsTest, AProcessTreePrintsTheMessageOnce) {
-  const GetEnvFn real = [](const char* n) -> const char* { return std::getenv(n); };
+  const settings::GetEnvFn real = [](const char* n) -> const char* { return std::getenv(n); };
   pid_t pid = ::fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {

@@ -8,13 +8,13 @@
 #include "shim/engine/kernel_cache.h"
 #include "test/shim/engine/engine_test_util.h"
 
-namespace numtrace::shim {
+namespace numtrace::settings {
 namespace {
 
-using testing::MapEnv;
+using shim::testing::MapEnv;
 
-KernelInfo Kernel(std::string symbol, std::string demangled) {
-  KernelInfo k;
+KernelNames Kernel(std::string symbol, std::string demangled) {
+  KernelNames k;
   k.symbol = std::move(symbol);
   k.demangled = std::move(demangled);
   return k;
@@ -25,7 +25,7 @@ TEST(DumpSelectorTest, SeqListSelectsExactlyThoseSeqs) {
   auto sel = ParseDumpSelection("seq:7, 3,7", &why);
   ASSERT_TRUE(sel);
   EXPECT_EQ(sel->seqs, (std::vector<uint64_t>{3, 7}));
-  KernelInfo k = Kernel("k", "k");
+  KernelNames k = Kernel("k", "k");
   DumpSelector s(*sel);
   std::vector<uint64_t> picked;
   for (uint64_t seq = 0; seq < 10; ++seq) {
@@ -36,8 +36,8 @@ TEST(DumpSelectorTest, SeqListSelectsExactlyThoseSeqs) {
 
 TEST(DumpSelectorTest, NameCountPicksTheKthLaunchOfThatKernelByAnyOfItsNames) {
   std::string why;
-  KernelInfo gemm = Kernel("_Z4gemmPfS_", "gemm(float*, float*)");
-  KernelInfo add = Kernel("_Z3addPf", "add(float*)");
+  KernelNames gemm = Kernel("_Z4gemmPfS_", "gemm(float*, float*)");
+  KernelNames add = Kernel("_Z3addPf", "add(float*)");
   for (const char* name : {"_Z4gemmPfS_", "gemm(float*, float*)"}) {
     auto sel = ParseDumpSelection(std::string(name) + "#1", &why);
     ASSERT_TRUE(sel) << name;
@@ -56,7 +56,7 @@ TEST(DumpSelectorTest, RegexPicksEveryMatchingLaunch) {
   ASSERT_TRUE(sel);
   DumpSelector s(*sel);
   // Kernel infos live as long as the engine's cache: the selector keys on them.
-  const KernelInfo gemm = Kernel("_Z4gemmPfS_", "gemm(float*, float*)"), add = Kernel("_Z3addPf", "add(float*)");
+  const KernelNames gemm = Kernel("_Z4gemmPfS_", "gemm(float*, float*)"), add = Kernel("_Z3addPf", "add(float*)");
   EXPECT_TRUE(s.Select(0, gemm));
   EXPECT_FALSE(s.Select(1, add));
   EXPECT_TRUE(s.Select(2, gemm));
@@ -65,7 +65,7 @@ TEST(DumpSelectorTest, RegexPicksEveryMatchingLaunch) {
 // Issue 15: `--dump seq:99` in a run of 3 launches said nothing.
 TEST(DumpSelectorTest, WhatTheSelectionNamedAndNeverCameIsSaid) {
   std::string why;
-  const KernelInfo k = Kernel("k", "k");
+  const KernelNames k = Kernel("k", "k");
   auto seqs = ParseDumpSelection("seq:1,99", &why);
   ASSERT_TRUE(seqs);
   DumpSelector s(*seqs);
@@ -145,4 +145,4 @@ TEST(DumpConfigTest, BadValuesGiveOneLineNamingTheVariable) {
 }
 
 }  // namespace
-}  // namespace numtrace::shim
+}  // namespace numtrace::settings

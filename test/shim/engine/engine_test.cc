@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/settings/config.h"
 #include "shim/device/host_device.h"
 #include "shim/engine/capture_counters.h"
 #include "shim/engine/range_oracle.h"
@@ -46,7 +47,7 @@ class EngineTest : public ::testing::Test {
     for (float& v : out.data) v = write;
     engine->OnLaunch(b.event());
   }
-  Config config;
+  settings::Config config;
   HostDevice device;
   MemorySink sink;
   std::unique_ptr<Engine> engine;
@@ -375,7 +376,7 @@ class RefusingSink : public testing::MemorySink {
 };
 
 TEST(EngineSeq, RefusedRecordsLeaveNoHole) {
-  Config config = ConfigFrom({{"NUMTRACE_STEPS", "0"}});
+  settings::Config config = ConfigFrom({{"NUMTRACE_STEPS", "0"}});
   HostDevice device;
   RefusingSink sink;
   Engine engine(config, &device, &sink);

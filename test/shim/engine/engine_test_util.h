@@ -112,7 +112,7 @@ class LaunchBuilder {
   LaunchEvent ev_;
 };
 
-inline GetEnvFn MapEnv(std::map<std::string, std::string> vars) {
+inline settings::GetEnvFn MapEnv(std::map<std::string, std::string> vars) {
   auto shared = std::make_shared<std::map<std::string, std::string>>(std::move(vars));
   return [shared](const char* name) -> const char* {
     auto it = shared->find(name);
@@ -120,9 +120,9 @@ inline GetEnvFn MapEnv(std::map<std::string, std::string> vars) {
   };
 }
 
-inline Config ConfigFrom(std::map<std::string, std::string> vars) {
+inline settings::Config ConfigFrom(std::map<std::string, std::string> vars) {
   std::string error;
-  auto c = ParseConfig(MapEnv(std::move(vars)), &error);
+  auto c = settings::ParseConfig(MapEnv(std::move(vars)), &error);
   if (!c) throw std::runtime_error(error);
   return std::move(*c);
 }

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/settings/config.h"
 #include "shim/engine/annotations.h"
 #include "test/shim/engine/engine_test_util.h"
 
@@ -20,7 +21,7 @@ constexpr const char* kGather =
     "long, long, bool)";
 
 TEST(KernelCacheTest, PerArgDTypeFromTheNameEvenWhenThePrimaryIsRaw) {
-  Config config = ConfigFrom({});
+  settings::Config config = ConfigFrom({});
   KernelCache cache(config, nullptr);
   const KernelInfo& k = cache.Get(0x10, kGather);
   ASSERT_EQ(k.inferred.primary, DType::kRaw);
@@ -31,7 +32,7 @@ TEST(KernelCacheTest, PerArgDTypeFromTheNameEvenWhenThePrimaryIsRaw) {
 }
 
 TEST(KernelCacheTest, PrimaryDTypeForArgumentsWithoutOverride) {
-  Config config = ConfigFrom({});
+  settings::Config config = ConfigFrom({});
   KernelCache cache(config, nullptr);
   const KernelInfo& k = cache.Get(0x20, "void foo<float, long>(float*, long const*)");
   EXPECT_EQ(k.DTypeOf(0), std::make_pair(DType::kF32, DTypeSource::kName));
@@ -39,7 +40,7 @@ TEST(KernelCacheTest, PrimaryDTypeForArgumentsWithoutOverride) {
 }
 
 TEST(KernelCacheTest, AnnotationAddedAfterCachingWins) {
-  Config config = ConfigFrom({});
+  settings::Config config = ConfigFrom({});
   AnnotationTable annotations;
   KernelCache cache(config, &annotations);
   EXPECT_EQ(cache.Get(0x30, "triton_poi_fused_add_0").DTypeOf(1).first, DType::kRaw);
@@ -52,7 +53,7 @@ TEST(KernelCacheTest, AnnotationAddedAfterCachingWins) {
 }
 
 TEST(KernelCacheTest, FiltersAndNameKeyedLookups) {
-  Config config = ConfigFrom({{"NUMTRACE_KERNEL", "gemm"}, {"NUMTRACE_KERNEL_EXCLUDE", "splitK"}});
+  settings::Config config = ConfigFrom({{"NUMTRACE_KERNEL", "gemm"}, {"NUMTRACE_KERNEL_EXCLUDE", "splitK"}});
   KernelCache cache(config, nullptr);
   EXPECT_TRUE(cache.Get(0, "ampere_sgemm_128x64_nn").selected);
   EXPECT_FALSE(cache.Get(0, "ampere_sgemm_128x64_nn_splitK").selected);

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "common/format/digest.h"
+#include "common/settings/config.h"
+#include "common/settings/modes.h"
 #include "shim/device/host_device.h"
 #include "shim/engine/engine.h"
 #include "shim/reduce/host_reduce.h"
@@ -48,7 +50,7 @@ class OpLevelTest : public ::testing::Test {
     config = ConfigFrom(std::move(env));
     engine = std::make_unique<Engine>(config, &device, &sink);
   }
-  Config config;
+  settings::Config config;
   HostDevice device;
   WatchSink sink;  // keeps watch mode's records too (OpWatchTest)
   std::unique_ptr<Engine> engine;
@@ -306,9 +308,9 @@ TEST_F(OpWatchTest, CudaTensorsAreDigestedOnTheOpDeviceOrCountedLost) {
 }
 
 TEST(OpLevelConfig, OpsIsTakenWithWatch) {
-  const Config c = ConfigFrom({{"NUMTRACE_LEVEL", "ops"}, {"NUMTRACE_WATCH", "full"}});
+  const settings::Config c = ConfigFrom({{"NUMTRACE_LEVEL", "ops"}, {"NUMTRACE_WATCH", "full"}});
   EXPECT_EQ(c.level, CaptureLevel::kOps);
-  EXPECT_EQ(c.watch, WatchMode::kFull);
+  EXPECT_EQ(c.watch, settings::WatchMode::kFull);
   EXPECT_THROW(ConfigFrom({{"NUMTRACE_LEVEL", "op"}}), std::runtime_error);
   EXPECT_EQ(ConfigFrom({{"NUMTRACE_LEVEL", " ops "}}).level, CaptureLevel::kOps);
   EXPECT_EQ(ConfigFrom({}).level, CaptureLevel::kKernels);

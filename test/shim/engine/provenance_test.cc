@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/format/jsonl_writer.h"
+#include "common/settings/config.h"
 #include "shim/device/host_device.h"
 #include "shim/engine/capture_counters.h"
 #include "shim/engine/engine.h"
@@ -104,7 +105,7 @@ TEST_F(ProvenanceTest, StateIsPerThread) {
 }
 
 TEST_F(ProvenanceTest, EngineStampsEachCapturedLaunchWithItsThreadsState) {
-  Config config = testing::ConfigFrom({{"NUMTRACE_STEPS", "0"}});
+  settings::Config config = testing::ConfigFrom({{"NUMTRACE_STEPS", "0"}});
   HostDevice device;
   testing::MemorySink sink;
   Engine engine(config, &device, &sink);
@@ -160,7 +161,7 @@ TEST_F(ProvenanceTest, EngineStampsEachCapturedLaunchWithItsThreadsState) {
 }
 
 TEST_F(ProvenanceTest, CompiledKernelsTakeTheOpsTheyWereGeneratedFrom) {
-  Config config = testing::ConfigFrom({{"NUMTRACE_STEPS", "0"}});
+  settings::Config config = testing::ConfigFrom({{"NUMTRACE_STEPS", "0"}});
   HostDevice device;
   testing::MemorySink sink;
   Engine engine(config, &device, &sink);

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/settings/config.h"
 #include "test/shim/engine/engine_test_util.h"
 
 namespace numtrace::shim {
@@ -10,7 +11,7 @@ namespace {
 using testing::ConfigFrom;
 
 TEST(StepTrackerTest, MarkModeCountsStepsFromZero) {
-  Config c = ConfigFrom({{"NUMTRACE_STEPS", "1"}});
+  settings::Config c = ConfigFrom({{"NUMTRACE_STEPS", "1"}});
   StepTracker t(c);
   LaunchDecision d = t.OnLaunch(false);
   EXPECT_EQ(d.launch, 0u);
@@ -33,7 +34,7 @@ TEST(StepTrackerTest, MarkModeCountsStepsFromZero) {
 TEST(StepTrackerTest, NumberedMarkTakesTheJobsCountWhenAhead) {
   // A job resumed from a checkpoint at step 10 (numtrace_mark_step_to with
   // the optimizer's count): its first step ends as 10, the next is 11.
-  Config c = ConfigFrom({{"NUMTRACE_STEPS", "12"}});
+  settings::Config c = ConfigFrom({{"NUMTRACE_STEPS", "12"}});
   StepTracker t(c);
   EXPECT_EQ(t.OnLaunch(false).step, 0);
   StepTracker::Mark m = t.OnStepMark(11);
@@ -55,7 +56,7 @@ TEST(StepTrackerTest, NumberedMarkTakesTheJobsCountWhenAhead) {
 
 TEST(StepTrackerTest, NumberedMarkKeepsTheNumberOfAStepCapturedInFull) {
   // Step 0 was captured in full under its number: its records keep it.
-  Config c = ConfigFrom({{"NUMTRACE_STEPS", "0"}});
+  settings::Config c = ConfigFrom({{"NUMTRACE_STEPS", "0"}});
   StepTracker t(c);
   EXPECT_TRUE(t.OnLaunch(false).selected);
   const StepTracker::Mark m = t.OnStepMark(11);
@@ -64,7 +65,7 @@ TEST(StepTrackerTest, NumberedMarkKeepsTheNumberOfAStepCapturedInFull) {
 }
 
 TEST(StepTrackerTest, ProfilerRangesAreSteps) {
-  Config c = ConfigFrom({{"NUMTRACE_STEP_MODE", "profiler"}, {"NUMTRACE_STEPS", "1"}});
+  settings::Config c = ConfigFrom({{"NUMTRACE_STEP_MODE", "profiler"}, {"NUMTRACE_STEPS", "1"}});
   StepTracker t(c);
   EXPECT_EQ(t.OnLaunch(false).step, -1);  // before any range
   t.OnProfilerStart();
@@ -84,7 +85,7 @@ TEST(StepTrackerTest, ProfilerRangesAreSteps) {
 }
 
 TEST(StepTrackerTest, ApiRanges) {
-  Config c = ConfigFrom({{"NUMTRACE_STEP_MODE", "api"}});
+  settings::Config c = ConfigFrom({{"NUMTRACE_STEP_MODE", "api"}});
   StepTracker t(c);
   EXPECT_FALSE(t.OnLaunch(false).selected);
   t.OnCaptureBegin();
@@ -95,7 +96,7 @@ TEST(StepTrackerTest, ApiRanges) {
 }
 
 TEST(StepTrackerTest, NvtxRangeByRegexClosesAtItsOwnDepth) {
-  Config c = ConfigFrom({{"NUMTRACE_STEP_MODE", "nvtx:^train_step$"}});
+  settings::Config c = ConfigFrom({{"NUMTRACE_STEP_MODE", "nvtx:^train_step$"}});
   StepTracker t(c);
   t.OnRangePush("forward");  // not a step
   EXPECT_FALSE(t.OnLaunch(false).selected);
@@ -112,7 +113,7 @@ TEST(StepTrackerTest, NvtxRangeByRegexClosesAtItsOwnDepth) {
 }
 
 TEST(StepTrackerTest, KernelRegexStartsEachStep) {
-  Config c = ConfigFrom({{"NUMTRACE_STEP_MODE", "kernel:embedding"}, {"NUMTRACE_STEPS", "1"}});
+  settings::Config c = ConfigFrom({{"NUMTRACE_STEP_MODE", "kernel:embedding"}, {"NUMTRACE_STEPS", "1"}});
   StepTracker t(c);
   EXPECT_EQ(t.OnLaunch(false).step, -1);  // before the first match
   LaunchDecision d = t.OnLaunch(true);
@@ -127,7 +128,7 @@ TEST(StepTrackerTest, KernelRegexStartsEachStep) {
 }
 
 TEST(StepTrackerTest, EveryNLaunches) {
-  Config c = ConfigFrom({{"NUMTRACE_STEP_MODE", "launches:3"}, {"NUMTRACE_STEPS", "1"}});
+  settings::Config c = ConfigFrom({{"NUMTRACE_STEP_MODE", "launches:3"}, {"NUMTRACE_STEPS", "1"}});
   StepTracker t(c);
   std::vector<bool> selected;
   for (int i = 0; i < 9; ++i) selected.push_back(t.OnLaunch(false).selected);
@@ -137,7 +138,7 @@ TEST(StepTrackerTest, EveryNLaunches) {
 
 TEST(StepTrackerTest, QuietOutsideSelectedStepsInEveryMode) {
   {
-    Config c = ConfigFrom({{"NUMTRACE_STEPS", "1"}});  // mark mode
+    settings::Config c = ConfigFrom({{"NUMTRACE_STEPS", "1"}});  // mark mode
     StepTracker t(c);
     EXPECT_TRUE(t.Quiet());
     t.OnStepMark();
@@ -146,7 +147,7 @@ TEST(StepTrackerTest, QuietOutsideSelectedStepsInEveryMode) {
     EXPECT_TRUE(t.Quiet());  // finished
   }
   {
-    Config c = ConfigFrom({{"NUMTRACE_STEP_MODE", "kernel:embedding"}, {"NUMTRACE_STEPS", "1"}});
+    settings::Config c = ConfigFrom({{"NUMTRACE_STEP_MODE", "kernel:embedding"}, {"NUMTRACE_STEPS", "1"}});
     StepTracker t(c);
     EXPECT_TRUE(t.Quiet()) << "the next match starts step 0, not selected";
     t.OnLaunch(true);  // step 0 begins
@@ -157,7 +158,7 @@ TEST(StepTrackerTest, QuietOutsideSelectedStepsInEveryMode) {
     EXPECT_TRUE(t.Quiet());
   }
   {
-    Config c = ConfigFrom({{"NUMTRACE_STEP_MODE", "launches:3"}, {"NUMTRACE_STEPS", "1"}});
+    settings::Config c = ConfigFrom({{"NUMTRACE_STEP_MODE", "launches:3"}, {"NUMTRACE_STEPS", "1"}});
     StepTracker t(c);
     std::vector<bool> quiet;
     for (int i = 0; i < 7; ++i) {
@@ -168,7 +169,7 @@ TEST(StepTrackerTest, QuietOutsideSelectedStepsInEveryMode) {
     EXPECT_EQ(quiet, (std::vector<bool>{true, true, false, false, false, false, true}));
   }
   {
-    Config c = ConfigFrom({{"NUMTRACE_STEP_MODE", "profiler"}});
+    settings::Config c = ConfigFrom({{"NUMTRACE_STEP_MODE", "profiler"}});
     StepTracker t(c);
     EXPECT_TRUE(t.Quiet());
     t.OnProfilerStart();
@@ -179,7 +180,7 @@ TEST(StepTrackerTest, QuietOutsideSelectedStepsInEveryMode) {
 }
 
 TEST(StepTrackerTest, LaunchWindowSkipsThenCounts) {
-  Config c = ConfigFrom({{"NUMTRACE_LAUNCH_SKIP", "2"}, {"NUMTRACE_LAUNCH_COUNT", "3"},
+  settings::Config c = ConfigFrom({{"NUMTRACE_LAUNCH_SKIP", "2"}, {"NUMTRACE_LAUNCH_COUNT", "3"},
                          {"NUMTRACE_STEPS", "all"}});
   StepTracker t(c);
   std::vector<bool> taken;
@@ -189,7 +190,7 @@ TEST(StepTrackerTest, LaunchWindowSkipsThenCounts) {
 }
 
 TEST(StepTrackerTest, NoWindowTakesEverything) {
-  Config c = ConfigFrom({});
+  settings::Config c = ConfigFrom({});
   StepTracker t(c);
   for (int i = 0; i < 100; ++i) ASSERT_TRUE(t.TakeWindowSlot());
 }

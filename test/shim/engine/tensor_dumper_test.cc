@@ -10,6 +10,7 @@
 
 #include "common/format/dump_record.h"
 #include "common/format/npy.h"
+#include "common/settings/config.h"
 #include "shim/device/host_device.h"
 #include "shim/engine/engine.h"
 #include "test/shim/engine/engine_test_util.h"
@@ -51,7 +52,7 @@ class TensorDumpTest : public ::testing::Test {
     return false;
   }
   std::string dir;
-  Config config;
+  settings::Config config;
   HostDevice device;
   MemorySink sink;
   std::unique_ptr<Engine> engine;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/format/digest.h"
+#include "common/settings/config.h"
 #include "shim/device/host_device.h"
 #include "shim/engine/engine.h"
 #include "test/shim/engine/engine_test_util.h"
@@ -31,7 +32,7 @@ struct WatchEngine {
     for (float& v : buf) v = write;
     engine->OnLaunch(b.event());
   }
-  Config config;
+  settings::Config config;
   HostDevice device;
   WatchSink sink;
   std::vector<float> buf = std::vector<float>(64 * 1024, 0.0f);  // 256 KiB: sampled, not whole
