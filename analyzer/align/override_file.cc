@@ -8,17 +8,10 @@
 #include "common/io/bounded_file.h"
 #include "common/names/normalize.h"
 #include "common/status/status_macros.h"
+#include "common/text/trim.h"
 
 namespace numtrace::analyzer {
 namespace {
-
-// Abseil's Debian build has its own string_view, so trim with the standard one.
-std::string_view Strip(std::string_view s) {
-  size_t b = s.find_first_not_of(" \t\r");
-  if (b == std::string_view::npos) return {};
-  size_t e = s.find_last_not_of(" \t\r");
-  return s.substr(b, e - b + 1);
-}
 
 bool ParseUint(std::string_view s, uint64_t* out) {
   if (s.empty()) return false;
@@ -27,7 +20,7 @@ bool ParseUint(std::string_view s, uint64_t* out) {
 }
 
 absl::Status ParseKey(std::string_view text, OverrideKey* key, std::string* why) {
-  text = Strip(text);
+  text = Trim(text);
   key->text = std::string(text);
   if (text.empty()) {
     *why = "empty key";
@@ -36,7 +29,7 @@ absl::Status ParseKey(std::string_view text, OverrideKey* key, std::string* why)
   if (text.substr(0, 4) == "seq:") {
     text.remove_prefix(4);
     key->by_seq = true;
-    if (!ParseUint(Strip(text), &key->seq)) {
+    if (!ParseUint(Trim(text), &key->seq)) {
       *why = absl::StrCat("bad seq number in '", key->text, "'");
       return absl::InvalidArgumentError("");
     }
@@ -51,7 +44,7 @@ absl::Status ParseKey(std::string_view text, OverrideKey* key, std::string* why)
     *why = absl::StrCat("bad occurrence number after '#' in '", key->text, "'");
     return absl::InvalidArgumentError("");
   }
-  key->name = std::string(Strip(text.substr(0, hash)));
+  key->name = std::string(Trim(text.substr(0, hash)));
   return absl::OkStatus();
 }
 
@@ -84,7 +77,7 @@ absl::StatusOr<Overrides> ParseOverrides(std::string_view text, std::string_view
     std::string_view line = text.substr(pos, end - pos);
     pos = end + 1;
     ++line_no;
-    line = Strip(line);
+    line = Trim(line);
     if (line.empty() || line[0] == '#') {
       if (end == text.size()) break;
       continue;

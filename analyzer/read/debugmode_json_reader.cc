@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "analyzer/read/debugmode_common.h"
 #include "analyzer/read/text_util.h"
+#include "common/text/trim.h"
 #include "simdjson.h"
 
 namespace numtrace::analyzer {

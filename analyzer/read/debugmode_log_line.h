@@ -30,6 +30,7 @@
 #include <string_view>
 
 #include "analyzer/read/text_util.h"
+#include "common/text/trim.h"
 
 namespace numtrace::analyzer {
 

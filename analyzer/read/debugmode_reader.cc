@@ -12,6 +12,7 @@
 #include "analyzer/read/debugmode_log_line.h"
 #include "analyzer/read/line_reader.h"
 #include "analyzer/read/text_util.h"
+#include "common/text/trim.h"
 
 namespace numtrace::analyzer {
 namespace {

@@ -10,6 +10,7 @@
 #include "analyzer/read/trace_file_name.h"
 #include "analyzer/read/trace_reader.h"
 #include "common/status/status_macros.h"
+#include "common/text/trim.h"
 
 namespace numtrace::analyzer {
 namespace {

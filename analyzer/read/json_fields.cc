@@ -1,5 +1,6 @@
 #include "analyzer/read/json_fields.h"
 #include "analyzer/read/text_util.h"
+#include "common/text/trim.h"
 
 #include <cerrno>
 #include <cstdlib>

@@ -7,7 +7,6 @@
 //
 // Example:
 //   Cat(path, ":", 12, ": ", std::string_view("bad"))  -> "p:12: bad"
-//   Trim("  a b \r")                                    -> "a b"
 //   Split("1, 2", ',')                                  -> {"1", " 2"}
 #ifndef NUMTRACE_ANALYZER_READ_TEXT_UTIL_H_
 #define NUMTRACE_ANALYZER_READ_TEXT_UTIL_H_
@@ -53,20 +52,7 @@ inline std::string_view Message(const absl::Status& s) {
   return {s.message().data(), s.message().size()};
 }
 
-inline bool IsSpace(char c) {
-  return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
-}
 inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-
-inline std::string_view TrimLeft(std::string_view s) {
-  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
-  return s;
-}
-inline std::string_view Trim(std::string_view s) {
-  s = TrimLeft(s);
-  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
-  return s;
-}
 
 inline bool ConsumePrefix(std::string_view* s, std::string_view prefix) {
   if (!s->starts_with(prefix)) return false;

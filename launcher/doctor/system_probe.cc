@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "analyzer/read/importer.h"
 #include "common/format/capture_counter_list.h"
+#include "common/text/trim.h"
 #include "launcher/child_process.h"
 #include "launcher/rank_listing.h"
 #ifdef NUMTRACE_DOCTOR_HAS_LIBRARY_FINDER
@@ -72,11 +73,6 @@ std::string LoadedPath(void* handle, void* symbol) {
   Dl_info info{};
   if (symbol && dladdr(symbol, &info) && info.dli_fname) return info.dli_fname;
   return "";
-}
-
-std::string Trim(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  return s;
 }
 
 std::string Value(const std::string& text, const std::string& key) {
@@ -262,7 +258,7 @@ SubscriberFacts MachineProbe::Subscriber(const InstallLayout& layout, const Envi
   ReadChildLayouts(dir, &facts);
   std::filesystem::remove_all(dir, ec);
   facts.ran = child.result.started && child.result.exit_code == 0;
-  std::string err = Trim(child.err);
+  std::string err(Trim(child.err));
   if (!facts.ran) {
     facts.message = "exit " + std::to_string(child.result.exit_code) + ": " + err.substr(0, 300);
     return facts;
@@ -289,7 +285,7 @@ PythonFacts MachineProbe::Python(const InstallLayout& layout, const Environment&
   env.Set("NUMTRACE_ENABLE", "0");  // the library stays inert in the probe
   CapturedChild child = RunChildCaptured({facts.interpreter, "-c", kPythonProbe}, env, 120);
   if (!child.result.started || child.result.exit_code != 0) {
-    facts.error = Trim(child.err).substr(0, 200);
+    facts.error = std::string(Trim(child.err).substr(0, 200));
     if (facts.error.empty()) facts.error = "exit " + std::to_string(child.result.exit_code);
     return facts;
   }

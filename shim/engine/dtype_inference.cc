@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "common/names/demangle.h"
+#include "common/text/trim.h"
 #include "shim/engine/dtype_name_parts.h"
 #include "shim/engine/dtype_rules.h"
 
@@ -22,7 +23,6 @@ using dtype_internal::NormalizeType;
 using dtype_internal::ReplaceAll;
 using dtype_internal::SplitName;
 using dtype_internal::SplitTopLevel;
-using dtype_internal::Trim;
 
 constexpr size_t npos = std::string_view::npos;
 

@@ -5,6 +5,8 @@
 
 #include <cctype>
 
+#include "common/text/trim.h"
+
 namespace numtrace::shim::dtype_internal {
 namespace {
 
@@ -43,12 +45,6 @@ bool IsLiteral(std::string_view t) {
 }
 
 }  // namespace
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
 
 void ReplaceAll(std::string* s, std::string_view from, std::string_view to) {
   for (size_t at = s->find(from); at != std::string::npos; at = s->find(from, at + to.size())) {

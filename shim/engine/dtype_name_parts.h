@@ -20,7 +20,6 @@
 
 namespace numtrace::shim::dtype_internal {
 
-std::string_view Trim(std::string_view s);
 void ReplaceAll(std::string* s, std::string_view from, std::string_view to);
 
 // Index of the bracket closing the one opened at s[open]; npos if none.
