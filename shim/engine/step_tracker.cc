@@ -4,10 +4,12 @@
 
 namespace numtrace::shim {
 
+using settings::StepMode;
+
 StepTracker::StepTracker(const settings::Config& config) : config_(config) {
   // Mark mode starts in step 0; range modes and kernel mode start outside any step.
-  if (config_.step_mode == settings::StepMode::kMark) SetStep(0);
-  if (config_.step_mode == settings::StepMode::kLaunches) SetStep(0);
+  if (config_.step_mode == StepMode::kMark) SetStep(0);
+  if (config_.step_mode == StepMode::kLaunches) SetStep(0);
 }
 
 void StepTracker::SetStep(int64_t step) {
@@ -18,12 +20,12 @@ void StepTracker::SetStep(int64_t step) {
 LaunchDecision StepTracker::Decide(bool starts_step) {
   LaunchDecision d;
   switch (config_.step_mode) {
-    case settings::StepMode::kLaunches:
+    case StepMode::kLaunches:
       d.step = static_cast<int64_t>(launches_.load(std::memory_order_relaxed) /
                                     config_.launches_per_step);
       d.selected = config_.steps.Contains(d.step);
       return d;
-    case settings::StepMode::kKernel:
+    case StepMode::kKernel:
       if (starts_step) {
         const int64_t step = kernel_steps_.fetch_add(1, std::memory_order_relaxed);
         SetStep(step);
@@ -42,7 +44,7 @@ LaunchDecision StepTracker::Decide(bool starts_step) {
 
 LaunchDecision StepTracker::Count(LaunchDecision d) {
   d.launch = launches_.fetch_add(1, std::memory_order_relaxed);
-  if (config_.step_mode == settings::StepMode::kLaunches) {
+  if (config_.step_mode == StepMode::kLaunches) {
     d.step = static_cast<int64_t>(d.launch / config_.launches_per_step);
     d.selected = config_.steps.Contains(d.step);
   }
@@ -58,12 +60,12 @@ bool StepTracker::TakeWindowSlot() {
 bool StepTracker::Quiet() const {
   if (finished()) return true;
   switch (config_.step_mode) {
-    case settings::StepMode::kLaunches: {
+    case StepMode::kLaunches: {
       const uint64_t l = launches();
       return !IsSelected(static_cast<int64_t>(l / config_.launches_per_step)) &&
              !IsSelected(static_cast<int64_t>((l + 1) / config_.launches_per_step));
     }
-    case settings::StepMode::kKernel: {
+    case StepMode::kKernel: {
       const int64_t next = kernel_steps_.load(std::memory_order_relaxed);
       return !selected_.load(std::memory_order_relaxed) && !IsSelected(next);
     }
@@ -78,15 +80,15 @@ bool StepTracker::finished() const {
     return true;
   }
   const int64_t step = step_.load(std::memory_order_relaxed);
-  if (config_.step_mode == settings::StepMode::kLaunches) {
+  if (config_.step_mode == StepMode::kLaunches) {
     return static_cast<int64_t>(launches() / config_.launches_per_step) > config_.steps.Last();
   }
   return step > config_.steps.Last() ||
-         (step < 0 && config_.step_mode != settings::StepMode::kMark && ranges_seen_.load(std::memory_order_relaxed) > config_.steps.Last());
+         (step < 0 && config_.step_mode != StepMode::kMark && ranges_seen_.load(std::memory_order_relaxed) > config_.steps.Last());
 }
 
 StepTracker::Mark StepTracker::OnStepMark(int64_t next) {
-  if (config_.step_mode != settings::StepMode::kMark) return {};
+  if (config_.step_mode != StepMode::kMark) return {};
   std::lock_guard<std::mutex> lock(mu_);
   Mark m;
   m.ended = m.ended_as = step_.load(std::memory_order_relaxed);
@@ -112,31 +114,31 @@ int64_t StepTracker::EndRange() {
 }
 
 int64_t StepTracker::OnCaptureBegin() {
-  if (config_.step_mode != settings::StepMode::kApi) return -1;
+  if (config_.step_mode != StepMode::kApi) return -1;
   std::lock_guard<std::mutex> lock(mu_);
   return BeginRange();
 }
 
 int64_t StepTracker::OnCaptureEnd() {
-  if (config_.step_mode != settings::StepMode::kApi) return -1;
+  if (config_.step_mode != StepMode::kApi) return -1;
   std::lock_guard<std::mutex> lock(mu_);
   return EndRange();
 }
 
 int64_t StepTracker::OnProfilerStart() {
-  if (config_.step_mode != settings::StepMode::kProfiler) return -1;
+  if (config_.step_mode != StepMode::kProfiler) return -1;
   std::lock_guard<std::mutex> lock(mu_);
   return BeginRange();
 }
 
 int64_t StepTracker::OnProfilerStop() {
-  if (config_.step_mode != settings::StepMode::kProfiler) return -1;
+  if (config_.step_mode != StepMode::kProfiler) return -1;
   std::lock_guard<std::mutex> lock(mu_);
   return EndRange();
 }
 
 int64_t StepTracker::OnRangePush(std::string_view name) {
-  if (config_.step_mode != settings::StepMode::kNvtx) return -1;
+  if (config_.step_mode != StepMode::kNvtx) return -1;
   std::lock_guard<std::mutex> lock(mu_);
   ++nvtx_depth_;
   if (!in_range_ && config_.step_regex.Search(name)) {
@@ -147,7 +149,7 @@ int64_t StepTracker::OnRangePush(std::string_view name) {
 }
 
 int64_t StepTracker::OnRangePop() {
-  if (config_.step_mode != settings::StepMode::kNvtx) return -1;
+  if (config_.step_mode != StepMode::kNvtx) return -1;
   std::lock_guard<std::mutex> lock(mu_);
   int64_t ended = -1;
   if (in_range_ && nvtx_depth_ == nvtx_open_depth_) {

@@ -30,7 +30,8 @@ using testing::MemorySink;
 // One process's capture: launches kernel `k` twice (seq 0 and 1), writing
 // `value` into its output; seq 1 is dumped into `dir`. Returns the notes.
 std::vector<std::string> DumpOnce(const std::string& dir, float value) {
-  settings::Config config = ConfigFrom({{"NUMTRACE_STEPS", "0"}, {"NUMTRACE_DUMP", "seq:1"}, {"NUMTRACE_DUMP_DIR", dir}});
+  settings::Config config =
+      ConfigFrom({{"NUMTRACE_STEPS", "0"}, {"NUMTRACE_DUMP", "seq:1"}, {"NUMTRACE_DUMP_DIR", dir}});
   HostDevice device;
   MemorySink sink;
   Engine engine(config, &device, &sink);
