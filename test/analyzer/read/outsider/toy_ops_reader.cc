@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "analyzer/read/text_util.h"
 #include "analyzer/read/trace_file_name.h"
+#include "common/text/trim.h"
 
 namespace numtrace::analyzer {
 
