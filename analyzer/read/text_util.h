@@ -7,7 +7,6 @@
 //
 // Example:
 //   Cat(path, ":", 12, ": ", std::string_view("bad"))  -> "p:12: bad"
-//   Split("1, 2", ',')                                  -> {"1", " 2"}
 #ifndef NUMTRACE_ANALYZER_READ_TEXT_UTIL_H_
 #define NUMTRACE_ANALYZER_READ_TEXT_UTIL_H_
 
@@ -16,7 +15,6 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -58,21 +56,6 @@ inline bool ConsumePrefix(std::string_view* s, std::string_view prefix) {
   if (!s->starts_with(prefix)) return false;
   s->remove_prefix(prefix.size());
   return true;
-}
-
-// Pieces between `sep`s, empty ones included ("a,,b" -> 3 pieces).
-inline std::vector<std::string_view> Split(std::string_view s, char sep) {
-  std::vector<std::string_view> out;
-  size_t start = 0;
-  while (true) {
-    size_t at = s.find(sep, start);
-    if (at == std::string_view::npos) {
-      out.push_back(s.substr(start));
-      return out;
-    }
-    out.push_back(s.substr(start, at - start));
-    start = at + 1;
-  }
 }
 
 // The whole of `s` as a decimal unsigned integer.

@@ -4,6 +4,7 @@
 
 #include "common/names/normalize.h"
 #include "common/settings/value_parsers.h"
+#include "common/text/split.h"
 
 namespace numtrace::settings {
 namespace {
@@ -17,15 +18,10 @@ std::optional<DumpSelection> ParseDumpSelection(std::string_view text, std::stri
   DumpSelection s;
   s.text = std::string(text);
   if (text.starts_with("seq:")) {
-    std::string_view rest = text.substr(4);
-    size_t start = 0;
-    while (start <= rest.size()) {
-      size_t end = rest.find(',', start);
-      if (end == std::string_view::npos) end = rest.size();
-      auto n = ParseCount(rest.substr(start, end - start));
+    for (std::string_view piece : Split(text.substr(4), ',')) {
+      auto n = ParseCount(piece);  // an empty item ("seq:", "seq:1,,2") is refused
       if (!n) return std::nullopt;
       s.seqs.push_back(*n);
-      start = end + 1;
     }
     std::sort(s.seqs.begin(), s.seqs.end());
     s.seqs.erase(std::unique(s.seqs.begin(), s.seqs.end()), s.seqs.end());
@@ -58,15 +54,12 @@ std::optional<DumpExpectation> ParseDumpExpectation(std::string_view text) {
   if (at == std::string_view::npos || at == 0) return std::nullopt;
   DumpExpectation e;
   e.name = std::string(text.substr(0, at));
-  std::string_view sizes = text.substr(at + 1);
-  size_t start = 0;
-  while (!sizes.empty() && start <= sizes.size()) {
-    size_t end = sizes.find(',', start);
-    if (end == std::string_view::npos) end = sizes.size();
-    auto n = ParseCount(sizes.substr(start, end - start));
+  const std::string_view sizes = text.substr(at + 1);
+  if (sizes.empty()) return e;  // "NAME@": the name alone, no sizes to check
+  for (std::string_view piece : Split(sizes, ',')) {
+    auto n = ParseCount(piece);  // an empty item ("k@1,,2", "k@1,") is refused
     if (!n) return std::nullopt;
     e.bytes.push_back(*n);
-    start = end + 1;
   }
   return e;
 }

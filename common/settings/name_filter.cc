@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "common/text/split.h"
 #include "common/text/trim.h"
 
 namespace numtrace::settings {
@@ -13,13 +14,9 @@ bool NameFilter::Matches(std::string_view name) const {
 
 std::optional<std::vector<NameFilter>> ParseNameFilters(std::string_view text) {
   std::vector<NameFilter> out;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t end = text.find(';', start);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view item = Trim(text.substr(start, end - start));
-    start = end + 1;
-    if (item.empty()) continue;
+  for (std::string_view piece : Split(text, ';')) {
+    std::string_view item = Trim(piece);
+    if (item.empty()) continue;  // skipped: "a;;b" and "a; ;b" are "a;b", "a;" is "a"
     NameFilter f;
     f.text = std::string(item);
     if (item.starts_with("regex:")) {

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "common/settings/value_parsers.h"
+#include "common/text/split.h"
 #include "common/text/trim.h"
 
 namespace numtrace::settings {
@@ -13,12 +14,8 @@ std::optional<StepSet> StepSet::Parse(std::string_view text) {
   if (text == "all" || text == "*") return All();
   StepSet s;
   if (text == "none") return s;  // watch mode: digests only, no step in full
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t end = text.find(',', start);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view item = Trim(text.substr(start, end - start));
-    start = end + 1;
+  for (std::string_view piece : Split(text, ',')) {
+    std::string_view item = Trim(piece);  // an empty item ("1,,2", "1,") is refused below
     size_t dash = item.find('-');
     std::optional<uint64_t> lo, hi;
     if (dash == std::string_view::npos) {

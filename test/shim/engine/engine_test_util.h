@@ -2,7 +2,8 @@
 //
 // Helpers for engine tests: an in-memory RecordSink, a builder of launch
 // events laid out exactly as the CUPTI layer packs them (parameter bytes at
-// cuFuncGetParamInfo offsets), and a getenv over a map.
+// cuFuncGetParamInfo offsets), and (from test/common/settings/map_env.h)
+// a getenv over a map.
 //
 // Example:
 //   LaunchBuilder b("_Z3addPfS_", 0x1000);
@@ -13,17 +14,14 @@
 
 #include <cstdint>
 #include <cstring>
-#include <map>
-#include <memory>
-#include <stdexcept>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "common/format/records.h"
-#include "common/settings/config.h"
 #include "shim/engine/events.h"
 #include "shim/writer/record_sink.h"
+#include "test/common/settings/map_env.h"
 
 namespace numtrace::shim::testing {
 
@@ -112,20 +110,9 @@ class LaunchBuilder {
   LaunchEvent ev_;
 };
 
-inline settings::GetEnvFn MapEnv(std::map<std::string, std::string> vars) {
-  auto shared = std::make_shared<std::map<std::string, std::string>>(std::move(vars));
-  return [shared](const char* name) -> const char* {
-    auto it = shared->find(name);
-    return it == shared->end() ? nullptr : it->second.c_str();
-  };
-}
-
-inline settings::Config ConfigFrom(std::map<std::string, std::string> vars) {
-  std::string error;
-  auto c = settings::ParseConfig(MapEnv(std::move(vars)), &error);
-  if (!c) throw std::runtime_error(error);
-  return std::move(*c);
-}
+// The settings tests' getenv over a map (test/common/settings/map_env.h).
+using settings::testing::ConfigFrom;
+using settings::testing::MapEnv;
 
 }  // namespace numtrace::shim::testing
 

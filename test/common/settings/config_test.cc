@@ -5,14 +5,15 @@
 #include <gtest/gtest.h>
 
 #include <ostream>
+#include <string>
 
-#include "test/shim/engine/engine_test_util.h"
+#include "test/common/settings/map_env.h"
 
 namespace numtrace::settings {
 namespace {
 
-using shim::testing::ConfigFrom;
-using shim::testing::MapEnv;
+using testing::ConfigFrom;
+using testing::MapEnv;
 
 TEST(ConfigTest, DefaultsWithEmptyEnvironment) {
   Config c = ConfigFrom({});
@@ -120,6 +121,31 @@ TEST(ConfigTest, ByteSizes) {
   EXPECT_FALSE(ParseByteSize("-1"));
   EXPECT_FALSE(ParseByteSize(""));
   EXPECT_FALSE(ParseByteSize("99999999999999999999G"));
+}
+
+// One boolean parser for every switch.
+TEST(ConfigWordsTest, EverySwitchTakesTheSameWords) {
+  for (const char* yes : {"1", "true", "yes", "on", "TRUE", " On ", "Yes"}) {
+    for (const char* var : {"NUMTRACE_STRICT", "NUMTRACE_ENABLE"}) {
+      std::string error;
+      auto c = settings::ParseConfig(MapEnv({{var, yes}}), &error);
+      ASSERT_TRUE(c.has_value()) << var << "=" << yes << ": " << error;
+      if (std::string(var) == "NUMTRACE_STRICT") EXPECT_TRUE(c->strict) << yes;
+      else EXPECT_TRUE(c->enabled) << yes;
+    }
+  }
+  for (const char* no : {"0", "false", "no", "off", "OFF", ""}) {
+    std::string error;
+    auto c = settings::ParseConfig(MapEnv({{"NUMTRACE_STRICT", no}}), &error);
+    ASSERT_TRUE(c.has_value()) << no;
+    EXPECT_FALSE(c->strict);
+    c = settings::ParseConfig(MapEnv({{"NUMTRACE_ENABLE", no}}), &error);
+    ASSERT_TRUE(c.has_value()) << no;
+    EXPECT_FALSE(c->enabled);
+  }
+  std::string error;
+  EXPECT_FALSE(settings::ParseConfig(MapEnv({{"NUMTRACE_STRICT", "maybe"}}), &error).has_value());
+  EXPECT_NE(error.find(settings::kBoolWords), std::string::npos) << error;
 }
 
 struct BadCase {

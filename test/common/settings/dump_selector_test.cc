@@ -5,13 +5,12 @@
 #include <gtest/gtest.h>
 
 #include "common/settings/config.h"
-#include "shim/engine/kernel_cache.h"
-#include "test/shim/engine/engine_test_util.h"
+#include "test/common/settings/map_env.h"
 
 namespace numtrace::settings {
 namespace {
 
-using shim::testing::MapEnv;
+using testing::MapEnv;
 
 KernelNames Kernel(std::string symbol, std::string demangled) {
   KernelNames k;

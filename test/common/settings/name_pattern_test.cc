@@ -11,7 +11,7 @@
 #include <string>
 
 #include "common/settings/config.h"
-#include "test/shim/engine/engine_test_util.h"
+#include "test/common/settings/map_env.h"
 
 namespace numtrace::settings {
 namespace {
@@ -90,7 +90,7 @@ TEST(NamePattern, SearchesAnywhereAndKeepsAnchorsAndAlternatives) {
 
 TEST(NamePattern, EveryShimSettingThatTakesAPatternUsesIt) {
   const std::string huge = "void at::native::" + std::string(50000, 'x') + "gemm_kernel<float>";
-  Config c = shim::testing::ConfigFrom({{"NUMTRACE_KERNEL", "regex:^void at::native::x.*gemm"},
+  Config c = testing::ConfigFrom({{"NUMTRACE_KERNEL", "regex:^void at::native::x.*gemm"},
                                   {"NUMTRACE_STEP_MODE", "kernel:x+gemm_kernel"},
                                   {"NUMTRACE_DUMP", "regex:x.*gemm"}});
   ASSERT_EQ(c.include.size(), 1u);
@@ -100,9 +100,9 @@ TEST(NamePattern, EveryShimSettingThatTakesAPatternUsesIt) {
   ASSERT_TRUE(c.dump);
   EXPECT_TRUE(c.dump->regex.Search(huge));
   std::string error;
-  EXPECT_FALSE(ParseConfig(shim::testing::MapEnv({{"NUMTRACE_KERNEL", "regex:(a)\\1"}}), &error));
+  EXPECT_FALSE(ParseConfig(testing::MapEnv({{"NUMTRACE_KERNEL", "regex:(a)\\1"}}), &error));
   EXPECT_NE(error.find("NUMTRACE_KERNEL"), std::string::npos) << error;
-  EXPECT_FALSE(ParseConfig(shim::testing::MapEnv({{"NUMTRACE_DUMP", "regex:("}}), &error));
+  EXPECT_FALSE(ParseConfig(testing::MapEnv({{"NUMTRACE_DUMP", "regex:("}}), &error));
   EXPECT_NE(error.find("NUMTRACE_DUMP"), std::string::npos) << error;
 }
 
