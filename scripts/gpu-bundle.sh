@@ -42,39 +42,36 @@ for p in mlp_train empty_kernels device_bench shim_gpu_test shim_cupti_test gpu_
   copy_if "$build/test-bin/$p" "$out/bin/"
 done
 
-# numtrace-diff: the binary plus the non-glibc shared libraries it needs,
-# started through a wrapper that points the loader at lib/.
-if [ -e "$build/bin/numtrace-diff" ]; then
-  cp "$build/bin/numtrace-diff" "$out/bin/numtrace-diff.real"
-  ldd "$build/bin/numtrace-diff" | awk '/=> \// {print $3}' | while read -r so; do
+# A command of ours (numtrace-diff, numtrace): the binary as NAME.real, the
+# non-glibc shared libraries it needs in lib/ (the GPU machine has none of our
+# Debian packages), and NAME, a wrapper that points the loader at lib/.
+bundle_command() {
+  local name="$1"
+  cp "$build/bin/$name" "$out/bin/$name.real"
+  ldd "$build/bin/$name" | awk '/=> \// {print $3}' | while read -r so; do
     case "$(basename "$so")" in
       libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|ld-linux*|libstdc++.so*|libgcc_s.so*) ;;
       *) cp -L "$so" "$out/lib/" ;;
     esac
   done
-  cat >"$out/bin/numtrace-diff" <<'WRAP'
+  cat >"$out/bin/$name" <<WRAP
 #!/bin/sh
-here="$(cd "$(dirname "$0")" && pwd)"
-LD_LIBRARY_PATH="$here/../lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "$here/numtrace-diff.real" "$@"
+here="\$(cd "\$(dirname "\$0")" && pwd)"
+LD_LIBRARY_PATH="\$here/../lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}" exec "\$here/$name.real" "\$@"
 WRAP
-  chmod +x "$out/bin/numtrace-diff"
+  chmod +x "$out/bin/$name"
+}
+
+if [ -e "$build/bin/numtrace-diff" ]; then
+  bundle_command numtrace-diff
 else
   say "WARNING: numtrace-diff missing: diff checks will fail"
 fi
 
-# The numtrace command: beside lib/ as when installed, so it finds
-# lib/libnumtrace.so and share/numtrace/hooks relative to itself; the Debian
-# libraries it needs come from lib/ through the same wrapper as numtrace-diff.
+# The numtrace command sits beside lib/ as when installed, so it finds
+# lib/libnumtrace.so and share/numtrace/hooks relative to itself.
 if [ -e "$build/bin/numtrace" ]; then
-  cp "$build/bin/numtrace" "$out/bin/numtrace.real"
-  ldd "$build/bin/numtrace" | awk '/=> \// {print $3}' | while read -r so; do
-    case "$(basename "$so")" in
-      libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|ld-linux*|libstdc++.so*|libgcc_s.so*) ;;
-      *) cp -L "$so" "$out/lib/" ;;
-    esac
-  done
-  sed 's/numtrace-diff.real/numtrace.real/' "$out/bin/numtrace-diff" >"$out/bin/numtrace"
-  chmod +x "$out/bin/numtrace"
+  bundle_command numtrace
   mkdir -p "$out/share/numtrace/hooks"
   # The build's copy of the installed hooks (launcher/CMakeLists.txt's one list).
   cp "$build/share/numtrace/hooks/"* "$out/share/numtrace/hooks/"

@@ -62,6 +62,13 @@ void CanonicalAnon(std::string* s) {
   ReplaceAll(s, "operator()", "operator_call");
 }
 
+// The last character written that is not a space ('\0' if none): what a
+// `(` follows decides whether it opens a cast or a parameter list.
+char LastNonSpace(const std::string& out) {
+  const size_t k = out.find_last_not_of(' ');
+  return k == std::string::npos ? '\0' : out[k];
+}
+
 // `(int)4` -> `4`, `(bool)1` -> `true`, `(cub::BlockLoadAlgorithm)3` -> `3`:
 // Nsight prints template values with their type, kineto without.
 std::string DropValueCasts(const std::string& s) {
@@ -69,8 +76,7 @@ std::string DropValueCasts(const std::string& s) {
   out.reserve(s.size());
   for (size_t i = 0; i < s.size(); ++i) {
     if (s[i] == '(') {
-      size_t k = out.find_last_not_of(' ');
-      char prev = k == std::string::npos ? '\0' : out[k];
+      const char prev = LastNonSpace(out);
       size_t close = s.find(')', i);
       if ((prev == '<' || prev == ',') && close != std::string::npos) {
         std::string_view type(s.data() + i + 1, close - i - 1);
@@ -117,8 +123,7 @@ std::string DropParameterLists(const std::string& s) {
   out.reserve(s.size());
   for (size_t i = 0; i < s.size(); ++i) {
     if (s[i] == '(') {
-      size_t k = out.find_last_not_of(' ');
-      char prev = k == std::string::npos ? '\0' : out[k];
+      const char prev = LastNonSpace(out);
       if (IsIdent(prev) || prev == '>' || prev == ']' || prev == '}') {
         size_t close = MatchParen(s, i);
         if (close == std::string::npos) break;  // unbalanced tail: drop it
