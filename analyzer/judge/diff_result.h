@@ -61,15 +61,23 @@ struct DiffCounts {
   std::array<uint64_t, kMatchMethodCount> by_method{};  // indexed by MatchMethod
 };
 
-// Where the runs' differences are born (origins.h fills it).
-struct Origins {
-  uint64_t count = 0;     // pairs with cause origin
-  uint64_t diverged = 0;  // of them, beyond tolerance
-  std::optional<uint32_t> first;  // pair index of the origin earliest in A
-  std::vector<uint32_t> top;      // origin pair indices, largest score first
-  // Per pair (parallel to alignment.pairs): for an origin, how many later
+// Pairs where differences start, ranked two ways: the earliest in A's
+// launch order (`first`, what to read first) and the largest output scores
+// (`top`, what matters most). Origins and roots are each such a set
+// (ranked_pairs.h ranks both; the report writes both through one writer).
+struct RankedPairs {
+  uint64_t count = 0;             // pairs in the set
+  std::optional<uint32_t> first;  // pair index of the one earliest in A
+  std::vector<uint32_t> top;      // pair indices, largest score first
+  // Per pair (parallel to alignment.pairs): for a member, how many later
   // diverged pairs its difference flows to; 0 for every other pair.
   std::vector<uint32_t> descendants;
+};
+
+// Where the runs' differences are born (origins.h fills it): pairs with
+// cause origin.
+struct Origins : RankedPairs {
+  uint64_t diverged = 0;  // of them, beyond tolerance
   // For each entry of `top`: the pair indices its difference reaches.
   std::vector<std::vector<uint32_t>> reach;
   // The origins the first divergence flows from (itself when it is one).
@@ -78,14 +86,7 @@ struct Origins {
 
 // Where the divergences beyond tolerance are born (roots.h fills it): every
 // diverged pair whose cause is origin or born.
-struct Roots {
-  uint64_t count = 0;
-  std::optional<uint32_t> first;  // pair index of the root earliest in A
-  std::vector<uint32_t> top;      // root pair indices, largest score first
-  // Per pair (parallel to alignment.pairs): for a root, how many later
-  // diverged pairs its divergence flows to; 0 for every other pair.
-  std::vector<uint32_t> descendants;
-};
+struct Roots : RankedPairs {};
 
 struct DiffResult {
   Alignment alignment;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "analyzer/judge/data_flow.h"
+#include "analyzer/judge/ranked_pairs.h"
 
 namespace numtrace::analyzer {
 namespace {
@@ -85,10 +86,7 @@ void AnalyzeOrigins(const Trace& a, const DataFlow& flow, const Trace& b, const 
         if (p >= 0 && r->verdicts[p].status != PairStatus::kBitwiseEqual) v.cause = Cause::kInherited;
       }
     }
-    if (v.cause != Cause::kOrigin) continue;
-    ++o.count;
-    if (IsDiverged(v.status)) ++o.diverged;
-    if (!o.first || pairs[i].a < pairs[*o.first].a) o.first = i;
+    if (v.cause == Cause::kOrigin && IsDiverged(v.status)) ++o.diverged;
   }
 
   // Origins each kernel of A passes on, in launch order.
@@ -110,12 +108,7 @@ void AnalyzeOrigins(const Trace& a, const DataFlow& flow, const Trace& b, const 
   for (uint32_t i = 0; i < pairs.size(); ++i) {
     if (r->verdicts[i].cause == Cause::kOrigin) all.push_back(i);
   }
-  const size_t n = std::min(top_n, all.size());
-  std::partial_sort(all.begin(), all.begin() + n, all.end(), [&](uint32_t x, uint32_t y) {
-    if (r->verdicts[x].score != r->verdicts[y].score) return r->verdicts[x].score > r->verdicts[y].score;
-    return x < y;
-  });
-  o.top.assign(all.begin(), all.begin() + n);
+  RankPairs(std::move(all), *r, top_n, &o);
 
   o.reach.resize(o.top.size());
   for (uint32_t j = 0; j < a.kernels.size(); ++j) {

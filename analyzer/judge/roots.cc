@@ -8,6 +8,7 @@
 #include "analyzer/judge/data_flow.h"
 #include "analyzer/judge/value_compare.h"
 #include "analyzer/judge/origins.h"
+#include "analyzer/judge/ranked_pairs.h"
 
 namespace numtrace::analyzer {
 namespace {
@@ -161,16 +162,8 @@ void AnalyzeRoots(const Trace& a, const DataFlow& flow, const Trace& b, const Da
   for (uint32_t i = 0; i < pairs.size(); ++i) {
     if (!IsRoot(r->verdicts[i]) || shaped_by_forward[i]) continue;
     all.push_back(i);
-    ++o.count;
-    if (!o.first || pairs[i].a < pairs[*o.first].a) o.first = i;
   }
-
-  const size_t n = std::min(top_n, all.size());
-  std::partial_sort(all.begin(), all.begin() + n, all.end(), [&](uint32_t x, uint32_t y) {
-    if (r->verdicts[x].score != r->verdicts[y].score) return r->verdicts[x].score > r->verdicts[y].score;
-    return x < y;
-  });
-  o.top.assign(all.begin(), all.begin() + n);
+  RankPairs(std::move(all), *r, top_n, &o);
 }
 
 }  // namespace numtrace::analyzer

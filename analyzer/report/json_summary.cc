@@ -47,29 +47,13 @@ void FirstDivergence(const RankDiff& rd, JsonWriter& w) {
   w.EndObject();
 }
 
-void OriginEntry(const RankDiff& rd, uint32_t i, JsonWriter& w) {
-  const PairRef p = PairAt(rd, i);
-  w.BeginObject();
-  WritePairNames(rd, p, w);
-  w.Key("score").Double(p.verdict.score);
-  w.Key("status").String(VerdictName(IsDiverged(p.verdict.status) ? Verdict::kDiverged : Verdict::kWithinTolerance));
-  w.Key("descendants").Uint(rd.result->origins.descendants[i]);
-  ProvenanceFields(ProvenanceOf(*rd.a, &p.a, *rd.b, &p.b), w);
-  w.EndObject();
-}
-
 // `origins` of one rank (a directory's are RollUp's, summary_merge.cc).
 void WriteOrigins(const RankDiff& rd, JsonWriter& w) {
   const Origins& o = rd.result->origins;
-  w.Key("origins").BeginObject().Key("count").Uint(o.count).Key("diverged").Uint(o.diverged).Key("first");
-  if (o.first) {
-    OriginEntry(rd, *o.first, w);
-  } else {
-    w.Null();
-  }
-  w.Key("top").BeginArray();
-  for (uint32_t i : o.top) OriginEntry(rd, i, w);
-  w.EndArray().EndObject();
+  WriteRankedPairs(rd, "origins", o, o.diverged, [](const PairVerdict& v, JsonWriter& w) {
+    w.Key("score").Double(v.score);
+    w.Key("status").String(VerdictName(IsDiverged(v.status) ? Verdict::kDiverged : Verdict::kWithinTolerance));
+  }, w);
 }
 
 // `side_a`: the kernel is run A's (its provenance as a_scope/a_op), else B's.

@@ -5,6 +5,7 @@
 #include <limits>
 #include <utility>
 
+#include "analyzer/report/provenance_fields.h"
 #include "common/format/enum_list.h"
 #include "common/names/normalize.h"
 
@@ -102,15 +103,40 @@ void WritePairNames(const RankDiff& rd, const PairRef& p, JsonWriter& w) {
   w.Key("a_name").String(rd.a->Name(p.a)).Key("b_name").String(rd.b->Name(p.b));
 }
 
+void WriteRankedPairs(const RankDiff& rd, std::string_view key, const RankedPairs& set,
+                      std::optional<uint64_t> diverged,
+                      absl::FunctionRef<void(const PairVerdict&, JsonWriter&)> verdict_fields, JsonWriter& w) {
+  auto entry = [&](uint32_t i) {
+    const PairRef p = PairAt(rd, i);
+    w.BeginObject();
+    WritePairNames(rd, p, w);
+    verdict_fields(p.verdict, w);
+    w.Key("descendants").Uint(set.descendants[i]);
+    ProvenanceFields(ProvenanceOf(*rd.a, &p.a, *rd.b, &p.b), w);
+    w.EndObject();
+  };
+  w.Key(key).BeginObject().Key("count").Uint(set.count);
+  if (diverged) w.Key("diverged").Uint(*diverged);
+  w.Key("first");
+  if (set.first) {
+    entry(*set.first);
+  } else {
+    w.Null();
+  }
+  w.Key("top").BeginArray();
+  for (uint32_t i : set.top) entry(i);
+  w.EndArray().EndObject();
+}
+
 namespace {
 
-ListFacts ListOf(const RankDiff& rd, std::optional<uint32_t> first, const std::vector<uint32_t>& top) {
+ListFacts ListOf(const RankDiff& rd, const RankedPairs& set) {
   ListFacts l;
   const DiffResult& res = *rd.result;
-  if (first) l.first = LaunchOrder(PairAt(rd, *first).a);
-  l.top_scores.reserve(top.size());
+  if (set.first) l.first = LaunchOrder(PairAt(rd, *set.first).a);
+  l.top_scores.reserve(set.top.size());
   // As the summary carries it: a score that is not finite is null, read back as +inf.
-  for (uint32_t i : top) {
+  for (uint32_t i : set.top) {
     const double s = res.verdicts[i].score;
     l.top_scores.push_back(std::isfinite(s) ? s : std::numeric_limits<double>::infinity());
   }
@@ -217,10 +243,10 @@ RankFacts FactsOf(const RankDiff& rd) {
   if (res.first_divergence) f.first_divergence = LaunchOrder(PairAt(rd, *res.first_divergence).a);
   if (res.first_nonfinite_a) f.first_nonfinite_a = LaunchOrder(rd.a->kernels[*res.first_nonfinite_a]);
   if (res.first_nonfinite_b) f.first_nonfinite_b = LaunchOrder(rd.b->kernels[*res.first_nonfinite_b]);
-  f.origins = ListOf(rd, res.origins.first, res.origins.top);
+  f.origins = ListOf(rd, res.origins);
   f.origins.count = res.origins.count;
   f.origins.diverged = res.origins.diverged;
-  f.roots = ListOf(rd, res.roots.first, res.roots.top);
+  f.roots = ListOf(rd, res.roots);
   f.roots.count = res.roots.count;
   f.has_steps = res.steps.has_value();
   if (res.steps) f.first_differing_step = res.steps->first_differing;

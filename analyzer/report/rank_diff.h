@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "analyzer/judge/diff_result.h"
 #include "analyzer/model/trace.h"
 #include "common/format/json_writer.h"
@@ -172,6 +173,14 @@ std::string KernelLabel(const Trace& t, const Kernel& k);
 // begin: a_seq, b_seq, `order` (launch order: by it the roll-up over ranks
 // and `numtrace merge` pick the first), a_name, b_name.
 void WritePairNames(const RankDiff& rd, const PairRef& p, JsonWriter& w);
+
+// The summary's `origins` and `roots` (one shape, docs/format.md section 3):
+// "KEY":{"count":N[,"diverged":D],"first":ENTRY|null,"top":[ENTRY...]}, an
+// ENTRY being WritePairNames, then what the set says of its pair
+// (`verdict_fields`), then descendants and provenance.
+void WriteRankedPairs(const RankDiff& rd, std::string_view key, const RankedPairs& set,
+                      std::optional<uint64_t> diverged,
+                      absl::FunctionRef<void(const PairVerdict&, JsonWriter&)> verdict_fields, JsonWriter& w);
 
 }  // namespace numtrace::analyzer
 

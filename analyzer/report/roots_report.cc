@@ -6,21 +6,6 @@
 #include "analyzer/report/provenance_fields.h"
 
 namespace numtrace::analyzer {
-namespace {
-
-void Entry(const RankDiff& rd, uint32_t pair, JsonWriter& w) {
-  const PairRef p = PairAt(rd, pair);
-  w.BeginObject();
-  WritePairNames(rd, p, w);
-  w.Key("cause").String(CauseName(p.verdict.cause));
-  w.Key("score").Double(p.verdict.score);
-  w.Key("kind").String(DivergenceKind(p.verdict.status));
-  w.Key("descendants").Uint(rd.result->roots.descendants[pair]);
-  ProvenanceFields(ProvenanceOf(*rd.a, &p.a, *rd.b, &p.b), w);
-  w.EndObject();
-}
-
-}  // namespace
 
 std::string_view CauseMeaning(Cause c) {
   switch (c) {
@@ -34,13 +19,11 @@ std::string_view CauseMeaning(Cause c) {
 }
 
 void WriteRoots(const RankDiff& rd, JsonWriter& w) {
-  const Roots& o = rd.result->roots;
-  w.Key("roots").BeginObject().Key("count").Uint(o.count).Key("first");
-  if (o.first) Entry(rd, *o.first, w);
-  else w.Null();
-  w.Key("top").BeginArray();
-  for (uint32_t i : o.top) Entry(rd, i, w);
-  w.EndArray().EndObject();
+  WriteRankedPairs(rd, "roots", rd.result->roots, std::nullopt, [](const PairVerdict& v, JsonWriter& w) {
+    w.Key("cause").String(CauseName(v.cause));
+    w.Key("score").Double(v.score);
+    w.Key("kind").String(DivergenceKind(v.status));
+  }, w);
 }
 
 std::string RootsSentence(const RankDiff& rd) {

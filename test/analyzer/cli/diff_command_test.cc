@@ -274,7 +274,7 @@ void WriteWatchTrace(const fs::path& path, uint64_t lost) {
   std::string out;
   TraceHeader h;
   h.producer = "test";
-  h.capture = CaptureInfo{{}, "changed", "mode=mark steps=none", {}, "full"};
+  h.capture = CaptureInfo{{}, "changed", "mode=mark steps=none", {}, "full", {}};
   AppendJsonLine(h, &out);
   AppendJsonLine(KernelNameRecord{0, "gemm"}, &out);
   for (int64_t step = 0; step < 3; ++step) {

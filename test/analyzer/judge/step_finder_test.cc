@@ -46,7 +46,7 @@ std::string WatchText(const std::vector<StepSpec>& steps, bool footer = true, st
   TraceHeader h;
   h.producer = "test";
   h.run = RunInfo{label, {"python", "train.py", "--seed", "1"}, 1, 0, 1, "host", "t"};
-  h.capture = CaptureInfo{{}, "changed", "mode=mark steps=none", {}, watch};
+  h.capture = CaptureInfo{{}, "changed", "mode=mark steps=none", {}, watch, {}};
   AppendJsonLine(h, &out);
   for (uint64_t id = 0; id < 3; ++id) AppendJsonLine(KernelNameRecord{id, kNames[id]}, &out);
   for (const StepSpec& s : steps) {

@@ -36,7 +36,9 @@ TEST(TerminalTextTest, AKernelNameCannotForgeASummaryLine) {
     EXPECT_EQ(s.find("numtrace-diff: "), 0u);
     EXPECT_NE(s.find("gemm^[[2J\\x0d\\x0anumtrace-diff: identical\\x0a"), std::string::npos) << s;
     EXPECT_EQ(s.find("\x07"), std::string::npos);
-    if (!color) EXPECT_EQ(s.find('\x1b'), std::string::npos) << s;
+    if (!color) {
+      EXPECT_EQ(s.find('\x1b'), std::string::npos) << s;
+    }
     // With colour, ESC appears only in our own SGR codes.
     for (size_t at = s.find('\x1b'); at != std::string::npos; at = s.find('\x1b', at + 1)) {
       EXPECT_EQ(s[at + 1], '[') << s.substr(at, 10);
