@@ -9,6 +9,7 @@
 #include "analyzer/cli/diff_command.h"
 #include "analyzer/report/cross_rank_report.h"
 #include "analyzer/ranks/odd_rank.h"
+#include "analyzer/read/digest_stream.h"
 #include "analyzer/read/input.h"
 #include "common/status/status_macros.h"
 

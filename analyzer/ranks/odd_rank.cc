@@ -8,11 +8,11 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "analyzer/model/trace.h"
+#include "analyzer/read/digest_stream.h"
 #include "analyzer/read/input.h"
 #include "analyzer/read/json_fields.h"
 #include "analyzer/read/line_reader.h"
 #include "analyzer/read/text_util.h"
-#include "analyzer/read/importer.h"
 #include "analyzer/read/trace_file_name.h"
 #include "analyzer/read/trace_reader.h"
 #include "common/format/environment.h"
@@ -23,91 +23,6 @@ namespace {
 
 // A digest of 0 marks a launch the shim could not digest (format 1.4, `lost`).
 constexpr uint64_t kLostDigest = 0;
-
-// One rank's watch trace, a window of digest records at a time, read by the
-// trace reader's own line parser: kernel and note records are skipped
-// unparsed beyond their `type`.
-class DigestStream {
- public:
-  static absl::StatusOr<std::unique_ptr<DigestStream>> Open(const std::string& path) {
-    NT_ASSIGN_OR_RETURN(std::unique_ptr<LineReader> reader, LineReader::Open(path, kReaderBufferBytes));
-    return std::unique_ptr<DigestStream>(new DigestStream(std::move(reader)));
-  }
-
-  // Drops the records consumed, then reads until `budget` launches (and at
-  // least one step) are buffered or the file ends.
-  // `header_only`: stop once the header is read.
-  absl::Status Fill(uint64_t budget, bool header_only = false) {
-    Compact();
-    try {
-      LineReader::Line line;
-      while (!eof_ && (!lines_.have_header() || (!header_only && (empty() || Buffered() < budget)))) {
-        NT_ASSIGN_OR_RETURN(const bool more, reader_->Next(&line));
-        if (!more) {
-          eof_ = true;
-          break;
-        }
-        if (absl::Status s = ParseLine(line); !s.ok()) {
-          if (!line.terminated) {  // a killed process's last, partial line
-            eof_ = true;
-            break;
-          }
-          return LineError(reader_->path(), line.number, Message(s));
-        }
-      }
-    } catch (const std::bad_alloc&) {
-      return reader_->OutOfMemoryError();
-    }
-    if (eof_ && !lines_.have_header()) return absl::InvalidArgumentError(Cat(reader_->path(), ": empty trace"));
-    return absl::OkStatus();
-  }
-
-  bool empty() const { return head_ == trace_.digests.size(); }
-  bool ended() const { return eof_; }
-  const StepDigest& Head() const { return trace_.digests[head_]; }
-  uint64_t Digest(uint64_t i) const { return trace_.digest_hashes[Head().first + i]; }
-  std::string_view Name(uint64_t i) const { return trace_.strings.View(trace_.digest_names[Head().first + i]); }
-  void Pop() { ++head_; }
-
-  uint64_t steps() const { return steps_; }
-  bool truncated() const { return !trace_.footer.has_value(); }
-  const TraceHeader& header() const { return trace_.header; }
-  const std::string& path() const { return reader_->path(); }
-
- private:
-  explicit DigestStream(std::unique_ptr<LineReader> reader) : reader_(std::move(reader)) {}
-
-  uint64_t Buffered() const { return trace_.digest_hashes.size() - (empty() ? trace_.digest_hashes.size() : Head().first); }
-
-  void Compact() {
-    if (head_ == 0) return;
-    const uint64_t drop = empty() ? trace_.digest_hashes.size() : Head().first;
-    trace_.digests.erase(trace_.digests.begin(), trace_.digests.begin() + head_);
-    for (StepDigest& d : trace_.digests) d.first -= drop;
-    trace_.digest_hashes.erase(trace_.digest_hashes.begin(), trace_.digest_hashes.begin() + drop);
-    trace_.digest_names.erase(trace_.digest_names.begin(), trace_.digest_names.begin() + drop);
-    head_ = 0;
-  }
-
-  // The reader's own record dispatch (read/trace_reader.h), kernel and
-  // note records skipped; a digest record is a step.
-  absl::Status ParseLine(const LineReader::Line& line) {
-    const char* p = line.text.data();
-    const size_t n = line.text.size();
-    if (std::all_of(p, p + n, [](char c) { return c == ' ' || c == '\t' || c == '\r'; })) return absl::OkStatus();
-    const size_t before = trace_.digests.size();
-    NT_RETURN_IF_ERROR(lines_.ParseLine(p, n, line.readable, line.number));
-    steps_ += trace_.digests.size() - before;
-    return absl::OkStatus();
-  }
-
-  std::unique_ptr<LineReader> reader_;
-  Trace trace_;  // the header, the names, the window's digests
-  TraceLineParser lines_{&trace_, TraceLineParser::Records::kDigests};
-  size_t head_ = 0;
-  uint64_t steps_ = 0;
-  bool eof_ = false;
-};
 
 // Runs fill(i) for every i in `which`, on up to `threads` threads.
 absl::Status FillAll(std::vector<std::unique_ptr<DigestStream>>& streams, const std::vector<size_t>& which,
@@ -178,17 +93,6 @@ void CompareStep(const std::vector<std::unique_ptr<DigestStream>>& streams, cons
 }
 
 }  // namespace
-
-absl::StatusOr<bool> IsWatchTrace(const std::string& path) {
-  {  // A DebugMode log has no header, and no digests.
-    NT_ASSIGN_OR_RETURN(std::unique_ptr<LineReader> reader, LineReader::Open(path, kReaderBufferBytes));
-    NT_ASSIGN_OR_RETURN(const std::string_view head, reader->Peek());
-    if (ImporterForContent(head) != FindImporter("numtrace")) return false;
-  }
-  NT_ASSIGN_OR_RETURN(std::unique_ptr<DigestStream> s, DigestStream::Open(path));
-  NT_RETURN_IF_ERROR(s->Fill(0, /*header_only=*/true));
-  return s->header().capture.has_value() && !s->header().capture->watch.empty();
-}
 
 absl::StatusOr<OddRankResult> FindOddRankOut(const std::vector<std::string>& paths, int threads) {
   OddRankResult r;

@@ -65,19 +65,15 @@ struct OddRankResult {
   std::vector<std::string> notes;   // what limits the comparison (one line each)
 };
 
-// Per rank: launches buffered (12 bytes each), the line reader's buffer.
+// Per rank: launches buffered (12 bytes each; the line reader's buffer is
+// read/digest_stream.h's kDigestReaderBytes).
 inline constexpr uint64_t kWindowLaunches = 1 << 12;
-inline constexpr size_t kReaderBufferBytes = 64 << 10;
 inline constexpr uint64_t kMaxOddListed = 10000;
 
 // `paths`: one watch trace per rank, in rank order. Errors name the file
 // (and line). A rank without a single digest record is an error: agreement
 // over nothing is no agreement.
 [[nodiscard]] absl::StatusOr<OddRankResult> FindOddRankOut(const std::vector<std::string>& paths, int threads);
-
-// Whether the trace's header says it was captured in watch mode (a digest
-// of every launch on every step); reads the first line only.
-[[nodiscard]] absl::StatusOr<bool> IsWatchTrace(const std::string& path);
 
 }  // namespace numtrace::analyzer
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/read/digest_stream.h"
 #include "analyzer/report/cross_rank_report.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
