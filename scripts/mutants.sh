@@ -29,10 +29,17 @@ jobs="${NUMTRACE_MUTANTS_JOBS:-$(nproc)}"
 python="${PYTHON3:-python3}"
 
 read -r -d '' MUTANTS <<'EOF' || true
+@ ranked-first-latest analyzer/judge/ranked_pairs.h
+? the "first" origin and root is the latest in A's launch order, not the earliest
+- if (!out->first || pairs[i].a < pairs[*out->first].a) out->first = i;
++ if (!out->first || pairs[i].a > pairs[*out->first].a) out->first = i;
+t analyzer_judge_test analyzer_debugmode_real_test analyzer_cli_test
+r ^(Roots|Origins|Judge|DebugModeReal|DiffCommand)\.
+
 @ roots-born analyzer/judge/roots.cc
 ? a diverged pair with no diverged input stays inherited: never a root
-- if (!beyond) v.cause = Cause::kBorn;
-+ (void)beyond;
+- v.cause = Cause::kBorn;
++ (void)0;
 t analyzer_judge_test analyzer_debugmode_real_test
 r ^(Roots|Origins|Judge|DebugModeReal)\.
 
@@ -94,8 +101,8 @@ r ^StepFinderTest\.
 
 @ steps-lost-differs analyzer/judge/step_finder.cc
 ? a launch the device could not digest counts as a difference
-- } else if (digest_at || (da.hash != db.hash && da.lost == 0 && db.lost == 0)) {
-+ } else if (digest_at || da.hash != db.hash) {
+- } else if (digest_at || (da.hash != db.hash && da.lost == 0 && db.lost == 0 && StepHashHolds(a, da) &&
++ } else if (digest_at || (da.hash != db.hash && StepHashHolds(a, da) &&
 t analyzer_steps_test
 r ^StepFinderTest\.
 

@@ -82,6 +82,30 @@ TEST(Roots, PlantedChangeAfterNoiseIsTheOnlyRoot) {
   EXPECT_EQ(r.roots.descendants[3], 0u);
 }
 
+// Two independent changes, the smaller one first: origins and roots both
+// name the earlier one `first` (what to read first) and put the larger one
+// at the head of `top` (what matters most).
+TEST(Roots, FirstIsTheEarliestInATopTheLargestScore) {
+  TraceBuilder ta("a"), tb("b");
+  ta.Add("small", {At(0x100, 1, Role::kOut, 0)});
+  tb.Add("small", {At(0x100, 1, Role::kOut, 1e-2)});
+  ta.Add("large", {At(0x200, 2, Role::kOut, 0)});
+  tb.Add("large", {At(0x200, 2, Role::kOut, 1e-1)});
+  const Trace a = ta.Build(), b = tb.Build();
+  Alignment al;
+  for (uint32_t i = 0; i < 2; ++i) al.pairs.push_back({i, i, MatchMethod::kExact});
+  const DiffResult r = Judge(a, b, al);
+  ASSERT_GT(r.verdicts[1].score, r.verdicts[0].score);
+  for (const RankedPairs* set : {static_cast<const RankedPairs*>(&r.origins), static_cast<const RankedPairs*>(&r.roots)}) {
+    EXPECT_EQ(set->count, 2u);
+    ASSERT_TRUE(set->first);
+    EXPECT_EQ(*set->first, 0u);
+    ASSERT_EQ(set->top.size(), 2u);
+    EXPECT_EQ(set->top[0], 1u);
+    EXPECT_EQ(set->top[1], 0u);
+  }
+}
+
 TEST(Roots, BitwiseEqualUpToTheChangeGivesAnOriginRoot) {
   NoisyRun run = NoisyChain(0, 1e-2);
   const DiffResult& r = run.r;
