@@ -1,6 +1,5 @@
 #include "analyzer/read/digest_stream.h"
 
-#include <algorithm>
 #include <new>
 #include <utility>
 
@@ -57,7 +56,7 @@ void DigestStream::Compact() {
 absl::Status DigestStream::ParseLine(const LineReader::Line& line) {
   const char* p = line.text.data();
   const size_t n = line.text.size();
-  if (std::all_of(p, p + n, [](char c) { return c == ' ' || c == '\t' || c == '\r'; })) return absl::OkStatus();
+  if (TraceLineParser::IsBlank(p, n)) return absl::OkStatus();
   const size_t before = trace_.digests.size();
   NT_RETURN_IF_ERROR(lines_.ParseLine(p, n, line.readable, line.number));
   steps_ += trace_.digests.size() - before;

@@ -17,13 +17,6 @@ namespace {
 
 namespace od = simdjson::ondemand;
 
-bool IsBlank(const char* p, size_t n) {
-  for (size_t i = 0; i < n; ++i) {
-    if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r' && p[i] != '\n') return false;
-  }
-  return true;
-}
-
 // Whether [p, p+n) is one complete JSON value; tells a line cut short by a
 // killed process from a complete but invalid last line. Needs the padding
 // that follows the data.
@@ -113,7 +106,7 @@ absl::StatusOr<Trace> ReadTraceLines(LineReader& reader) {
     if (!more) break;
     const char* p = line.text.data();
     const size_t n = line.text.size();
-    if (IsBlank(p, n)) continue;
+    if (TraceLineParser::IsBlank(p, n)) continue;
     const size_t kernels_before = trace.kernels.size();
     const size_t buffers_before = trace.buffers.size();
     const size_t notes_before = trace.notes.size();
@@ -153,6 +146,13 @@ absl::StatusOr<Trace> ReadTraceLines(LineReader& reader) {
     trace.rank = RankFromFileName(path).value_or(0);
   }
   return trace;
+}
+
+bool TraceLineParser::IsBlank(const char* p, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r' && p[i] != '\n') return false;
+  }
+  return true;
 }
 
 }  // namespace numtrace::analyzer

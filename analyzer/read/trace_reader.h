@@ -72,6 +72,9 @@ class TraceLineParser {
   // caller to prefix with "PATH:LINE: "; throws std::bad_alloc when simdjson
   // runs out of memory.
   absl::Status ParseLine(const char* p, size_t n, size_t allocated, uint64_t line);
+  // A line of blanks only, which every reader of the format skips before
+  // ParseLine.
+  static bool IsBlank(const char* p, size_t n);
   bool have_header() const { return have_header_; }
 
  private:
